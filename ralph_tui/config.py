@@ -1,0 +1,194 @@
+"""Settings: CLI flags > environment > ``.env`` in the current directory > defaults.
+
+Every setting has a canonical ``RALPH_*`` environment name; the research prototype's
+names (``MAX_ITERS``, ``AX_MAX_ITERS``, ...) and the SDKs' standard key variables are
+accepted as aliases. A bad value becomes a ``SettingsError`` with one line naming the
+setting and where the value came from.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import (
+    AliasChoices,
+    Field,
+    NonNegativeInt,
+    PositiveFloat,
+    PositiveInt,
+    SecretStr,
+    ValidationError,
+)
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+ProviderChoice = Literal["auto", "offline"]
+
+
+def _aliases(canonical: str, *seed_names: str) -> AliasChoices:
+    names = [f"RALPH_{canonical}"]
+    for seed in seed_names:
+        names += [seed, f"AX_{seed}"]
+    return AliasChoices(*names)
+
+
+def _setting(default: Any, canonical: str, *seed: str, flag: str | None = None, doc: str) -> Any:
+    extra: dict[str, Any] = {"flag": flag, "env": f"RALPH_{canonical}", "doc": doc}
+    return Field(
+        default, validation_alias=_aliases(canonical, *seed), json_schema_extra=extra
+    )
+
+
+def _key(*names: str, doc: str) -> Any:
+    extra: dict[str, Any] = {"flag": None, "env": names[0], "doc": doc}
+    return Field(None, validation_alias=AliasChoices(*names), json_schema_extra=extra)
+
+
+class Settings(BaseSettings):
+    """All of ralph-tui's settings. Build with ``load_settings`` to get friendly errors."""
+
+    model_config = SettingsConfigDict(
+        env_file=".env",
+        env_file_encoding="utf-8",
+        extra="ignore",
+        populate_by_name=True,
+        case_sensitive=False,
+    )
+
+    generate_model: str = _setting(
+        "claude-sonnet-4-6", "GENERATE_MODEL", "GENERATE_MODEL", flag="--generate-model",
+        doc="Model of the generate role (worker, doc reader, reasoner, decomposer, compactor); "
+        "`provider:model` picks the provider, else Anthropic.",
+    )
+    validate_model: str = _setting(
+        "gpt-5-mini", "VALIDATE_MODEL", "VALIDATE_MODEL", flag="--validate-model",
+        doc="Model of the validate role (judges); `provider:model` picks the provider, else OpenAI.",
+    )
+    sub_model: str | None = _setting(
+        None, "SUB_MODEL", flag="--sub-model",
+        doc="Model answering `llm_query` calls from sandbox code (default: the generate model).",
+    )
+    provider: ProviderChoice = _setting(
+        "auto", "PROVIDER", flag="--provider",
+        doc="`auto` uses the models above; `offline` puts every role on the keyless baseline.",
+    )
+    max_iters: PositiveInt = _setting(
+        4, "MAX_ITERS", "MAX_ITERS", flag="--maxIters", doc="Outer loop iterations at most."
+    )
+    worker_max_steps: PositiveInt = _setting(
+        80, "WORKER_MAX_STEPS", "WORKER_MAX_STEPS", flag="--worker-max-steps",
+        doc="Steps of the RLM agent per iteration.",
+    )
+    worker_max_llm_calls: PositiveInt = _setting(
+        60, "WORKER_MAX_LLM_CALLS", "WORKER_MAX_LLM_CALLS", flag="--worker-max-llm-calls",
+        doc="`llm_query` sub-calls per iteration (a batch counts each prompt).",
+    )
+    progress_heartbeat_ms: PositiveInt = _setting(
+        8000, "PROGRESS_HEARTBEAT_MS", "PROGRESS_HEARTBEAT_MS", flag="--progressMs",
+        doc="Heartbeat interval during long phases.",
+    )
+    out_dir: Path = _setting(
+        Path("out"), "OUT_DIR", "OUT_DIR", flag="--out", doc="Where traces and the index go."
+    )
+    mem_file: Path | None = _setting(
+        None, "MEM_FILE", flag="--memFile", doc="Task-mode memory file (default <out>/context.md)."
+    )
+    cost_cap_usd: PositiveFloat | None = _setting(
+        None, "COST_CAP_USD", flag="--cost-cap",
+        doc="Stop the run cleanly once its LLM cost reaches this many US dollars.",
+    )
+    max_runtime_chars: PositiveInt = _setting(
+        4000, "MAX_RUNTIME_CHARS", flag=None,
+        doc="Sandbox output longer than this is cut to head + tail.",
+    )
+    cell_timeout_s: PositiveFloat = _setting(
+        30.0, "CELL_TIMEOUT_S", flag=None, doc="Wall-clock limit of one sandbox cell."
+    )
+    sub_query_concurrency: PositiveInt = _setting(
+        8, "SUB_QUERY_CONCURRENCY", flag=None, doc="Concurrent calls of `llm_query_batched`."
+    )
+    memory_budget_chars: PositiveInt = _setting(
+        1500, "MEMORY_BUDGET_CHARS", flag=None, doc="Task-mode memory file budget."
+    )
+    compact_after_episodes: PositiveInt = _setting(
+        6, "COMPACT_AFTER_EPISODES", flag=None, doc="Episodes before memory compaction."
+    )
+    embed_model: str = _setting(
+        "text-embedding-3-small", "EMBED_MODEL", flag=None, doc="OpenAI embedding model."
+    )
+    llm_max_retries: NonNegativeInt = _setting(
+        3, "LLM_MAX_RETRIES", flag=None, doc="Retries of a rate-limited or overloaded call."
+    )
+    llm_timeout_s: PositiveFloat = _setting(
+        120.0, "LLM_TIMEOUT_S", flag=None, doc="Timeout of one LLM call."
+    )
+    anthropic_api_key: SecretStr | None = _key(
+        "ANTHROPIC_API_KEY", "ANTHROPIC_APIKEY", doc="Anthropic API key."
+    )
+    openai_api_key: SecretStr | None = _key(
+        "OPENAI_API_KEY", "OPENAI_APIKEY", doc="OpenAI (or compatible server) API key."
+    )
+    anthropic_base_url: str | None = _key(
+        "ANTHROPIC_BASE_URL", doc="Anthropic-compatible endpoint."
+    )
+    openai_base_url: str | None = _key(
+        "OPENAI_BASE_URL", doc="OpenAI-compatible endpoint (Ollama, vLLM, llama.cpp...)."
+    )
+
+
+class SettingsError(ValueError):
+    """A setting has a bad value. The message is one line fit for a user."""
+
+
+def setting_fields() -> dict[str, dict[str, Any]]:
+    """Each setting's flag, canonical env name, aliases, default and description."""
+    table: dict[str, dict[str, Any]] = {}
+    for name, field in Settings.model_fields.items():
+        extra = field.json_schema_extra
+        assert isinstance(extra, dict)
+        alias = field.validation_alias
+        names = [str(c) for c in alias.choices] if isinstance(alias, AliasChoices) else []
+        table[name] = {**extra, "aliases": names[1:], "default": field.default}
+    return table
+
+
+def _source_of(name: str, cli: dict[str, Any], env_file: Path) -> str:
+    info = setting_fields()[name]
+    if name in cli:
+        return f"command-line flag {info['flag'] or name}"
+    for env in [info["env"], *info["aliases"]]:
+        for key in os.environ:
+            if key.upper() == env.upper():
+                return f"environment variable {key}"
+    if env_file.is_file():
+        return f"{env_file} ({info['env']} or an alias)"
+    return "default"
+
+
+def load_settings(cli: dict[str, Any] | None = None, env_file: Path | None = None) -> Settings:
+    """Build settings with CLI overrides on top; raise ``SettingsError`` on a bad value."""
+    cli = {k: v for k, v in (cli or {}).items() if v is not None}
+    env_path = env_file or Path(".env")
+    try:
+        return Settings(_env_file=env_path, **cli)  # type: ignore[call-arg]
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = first.get("loc") or ()
+        name = _field_for(str(loc[0])) if loc else None
+        if name is None:
+            raise SettingsError(f"invalid settings: {first['msg']}") from None
+        value = first.get("input")
+        raise SettingsError(
+            f"invalid value {value!r} for setting {name} (from {_source_of(name, cli, env_path)}):"
+            f" {first['msg']}"
+        ) from None
+
+
+def _field_for(loc: str) -> str | None:
+    if loc in Settings.model_fields:
+        return loc
+    for name, info in setting_fields().items():
+        if loc.upper() in {a.upper() for a in [info["env"], *info["aliases"]]}:
+            return name
+    return None

@@ -1,0 +1,240 @@
+"""Typed run events: the one seam between the loops and every front end.
+
+Loops report everything they do by calling an ``Emit`` callable with one of the
+events below. The TUI turns them into widget updates, the headless CLI prints
+them, and the trace store appends each as one JSON line to the session's
+``events.jsonl`` (which is also how a finished or running session is replayed).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+Phase = Literal[
+    "worker", "doc_reader", "reasoner", "judge", "memory", "decompose", "aggregate", "compact"
+]
+RunStatus = Literal["running", "passed", "failed", "cancelled", "crashed", "error"]
+
+
+class BaseEvent(BaseModel):
+    """Fields every event carries: when it happened and which session it belongs to."""
+
+    model_config = ConfigDict(frozen=True)
+
+    ts: float = Field(default_factory=time.time)
+    session_id: str = ""
+
+
+class RunStarted(BaseEvent):
+    type: Literal["run_started"] = "run_started"
+    mode: Literal["qa", "task"]
+    query: str
+    doc_path: str
+    doc_chars: int
+    max_iters: int
+    generate_model: str
+    validate_model: str
+    parent_session_id: str | None = None
+
+
+class IterationStarted(BaseEvent):
+    type: Literal["iteration_started"] = "iteration_started"
+    iteration: int
+    max_iters: int
+    constraints: list[str] = Field(default_factory=list)
+    subtask_id: str | None = None
+
+
+class PhaseStarted(BaseEvent):
+    type: Literal["phase_started"] = "phase_started"
+    iteration: int
+    phase: Phase
+
+
+class PhaseFinished(BaseEvent):
+    type: Literal["phase_finished"] = "phase_finished"
+    iteration: int
+    phase: Phase
+    duration_ms: float
+    error: str | None = None
+
+
+class AgentStep(BaseEvent):
+    """One turn of an agent loop (structured or RLM)."""
+
+    type: Literal["agent_step"] = "agent_step"
+    agent: str
+    step: int
+    max_steps: int
+    action: Literal["output", "code", "nudge", "invalid", "fallback"]
+    detail: str = ""
+
+
+class SandboxExecuted(BaseEvent):
+    type: Literal["sandbox_executed"] = "sandbox_executed"
+    agent: str
+    step: int
+    code: str
+    output: str
+    error: str | None = None
+    timed_out: bool = False
+    restarted: bool = False
+    duration_ms: float
+
+
+class SubQuery(BaseEvent):
+    """One ``llm_query`` call made from sandbox code."""
+
+    type: Literal["sub_query"] = "sub_query"
+    agent: str
+    prompt_preview: str
+    answer_preview: str
+    latency_ms: float
+    input_tokens: int = 0
+    output_tokens: int = 0
+    error: str | None = None
+    calls_used: int = 0
+    calls_budget: int = 0
+
+
+class RuleResult(BaseModel):
+    name: str
+    ok: bool
+    message: str = ""
+
+
+class HardValidation(BaseEvent):
+    type: Literal["hard_validation"] = "hard_validation"
+    iteration: int
+    ok: bool
+    rules: list[RuleResult]
+
+
+class JudgeIssue(BaseModel):
+    message: str
+    category: str | None = None
+
+
+class JudgeVerdict(BaseEvent):
+    type: Literal["judge_verdict"] = "judge_verdict"
+    iteration: int
+    ok: bool
+    issues: list[JudgeIssue] = Field(default_factory=list)
+
+
+class CandidateProduced(BaseEvent):
+    """The generate phase's candidate for this iteration (before validation)."""
+
+    type: Literal["candidate_produced"] = "candidate_produced"
+    iteration: int
+    output: dict[str, object]
+    fallback: bool = False
+
+
+class IterationFinished(BaseEvent):
+    type: Literal["iteration_finished"] = "iteration_finished"
+    iteration: int
+    passed: bool
+    failure_tag: str | None = None
+    next_constraints: list[str] = Field(default_factory=list)
+
+
+class MemoryUpdated(BaseEvent):
+    type: Literal["memory_updated"] = "memory_updated"
+    path: str
+    chars: int
+    trimmed_blocks: int = 0
+    compacted: bool = False
+
+
+class UsageUpdated(BaseEvent):
+    type: Literal["usage_updated"] = "usage_updated"
+    input_tokens: int
+    output_tokens: int
+    calls: int
+    cost_usd: float | None
+    cost_cap_usd: float | None = None
+
+
+class Heartbeat(BaseEvent):
+    type: Literal["heartbeat"] = "heartbeat"
+    phase: str
+    elapsed_ms: float
+
+
+class Notice(BaseEvent):
+    """Something a person should see: a warning, a fallback taken, a retry."""
+
+    type: Literal["notice"] = "notice"
+    level: Literal["info", "warning", "error"] = "info"
+    message: str
+
+
+class RunFinished(BaseEvent):
+    type: Literal["run_finished"] = "run_finished"
+    status: RunStatus
+    iterations: int
+    output: dict[str, object] | None = None
+    error: str | None = None
+
+
+Event = Annotated[
+    RunStarted
+    | IterationStarted
+    | PhaseStarted
+    | PhaseFinished
+    | AgentStep
+    | SandboxExecuted
+    | SubQuery
+    | HardValidation
+    | JudgeVerdict
+    | CandidateProduced
+    | IterationFinished
+    | MemoryUpdated
+    | UsageUpdated
+    | Heartbeat
+    | Notice
+    | RunFinished,
+    Field(discriminator="type"),
+]
+
+Emit = Callable[[BaseEvent], None]
+
+_EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
+
+
+def event_to_json(event: BaseEvent) -> str:
+    """One event as one JSON line (no trailing newline)."""
+    return event.model_dump_json()
+
+
+def event_from_json(line: str) -> BaseEvent:
+    """Parse a line written by ``event_to_json`` back into its typed event."""
+    return _EVENT_ADAPTER.validate_json(line)
+
+
+def discard(_event: BaseEvent) -> None:
+    """An ``Emit`` that drops every event, for callers that do not listen."""
+
+
+def stamped(emit: Emit, session_id: str) -> Emit:
+    """Wrap ``emit`` so every event carries ``session_id``."""
+
+    def emit_with_session(event: BaseEvent) -> None:
+        emit(event if event.session_id else event.model_copy(update={"session_id": session_id}))
+
+    return emit_with_session
+
+
+def fan_out(*sinks: Emit) -> Emit:
+    """An ``Emit`` that forwards each event to every sink in order."""
+
+    def emit_all(event: BaseEvent) -> None:
+        for sink in sinks:
+            sink(event)
+
+    return emit_all

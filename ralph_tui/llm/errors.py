@@ -1,0 +1,65 @@
+"""Typed LLM failures the loops can act on. No raw SDK exception leaves the LLM layer."""
+
+from __future__ import annotations
+
+
+class LLMError(Exception):
+    """Base of every failure of an LLM call. ``provider`` and ``model`` say whose call."""
+
+    retryable = False
+    stops_run = False
+
+    def __init__(self, message: str, *, provider: str = "", model: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.provider = provider
+        self.model = model
+
+    def __str__(self) -> str:
+        where = f"{self.provider}:{self.model}: " if self.provider else ""
+        return f"{where}{self.message}"
+
+
+class AuthenticationError(LLMError):
+    """The key is missing, wrong, or lacks permission. Retrying will not help."""
+
+    stops_run = True
+
+
+class RateLimitError(LLMError):
+    retryable = True
+
+    def __init__(self, message: str, *, retry_after_s: float | None = None, **kw: str) -> None:
+        super().__init__(message, **kw)
+        self.retry_after_s = retry_after_s
+
+
+class OverloadedError(LLMError):
+    """The provider is overloaded or answered 5xx."""
+
+    retryable = True
+
+
+class LLMTimeoutError(LLMError):
+    retryable = True
+
+
+class LLMConnectionError(LLMError):
+    """The provider could not be reached (network, DNS, refused connection)."""
+
+    retryable = True
+    stops_run = True
+
+
+class ContextTooLongError(LLMError):
+    """The prompt does not fit the model's context window."""
+
+
+class BadRequestError(LLMError):
+    """The provider rejected the request as malformed (unknown model, bad parameter...)."""
+
+
+class CostCapReached(LLMError):
+    """The run's cost cap was reached; the run stops cleanly."""
+
+    stops_run = True

@@ -1,0 +1,75 @@
+"""Provider-neutral chat types and the ``LLMClient`` protocol every client implements."""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from pydantic import BaseModel, Field
+
+Role = Literal["system", "user", "assistant", "tool"]
+
+
+class ToolCall(BaseModel):
+    """A tool call made by the model. ``arguments`` is the raw JSON text the model sent."""
+
+    id: str
+    name: str
+    arguments: str
+
+
+class ChatMessage(BaseModel):
+    """One message of a conversation.
+
+    ``assistant`` messages may carry ``tool_calls``; a ``tool`` message answers the
+    call named by ``tool_call_id``.
+    """
+
+    role: Role
+    content: str = ""
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    tool_call_id: str | None = None
+
+
+class ToolDefinition(BaseModel):
+    name: str
+    description: str
+    parameters: dict[str, Any]
+
+
+ToolChoice = Literal["auto", "required", "none"] | str
+"""``auto``/``required``/``none``, or the name of the one tool the model must call."""
+
+
+class Usage(BaseModel):
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+class Completion(BaseModel):
+    text: str = ""
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    usage: Usage = Field(default_factory=Usage)
+    stop_reason: str = ""
+    model: str = ""
+    provider: str = ""
+    latency_ms: float = 0.0
+    cost_usd: float | None = None
+
+
+@runtime_checkable
+class LLMClient(Protocol):
+    """An async chat model. Implementations: Anthropic, OpenAI(-compatible), offline."""
+
+    provider: str
+    model: str
+    context_window_tokens: int
+
+    async def chat(
+        self,
+        messages: list[ChatMessage],
+        *,
+        tools: list[ToolDefinition] | None = None,
+        tool_choice: ToolChoice | None = None,
+        temperature: float | None = None,
+        max_tokens: int = 4096,
+    ) -> Completion: ...
