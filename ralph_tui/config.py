@@ -26,18 +26,11 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 ProviderChoice = Literal["auto", "offline"]
 
 
-def _aliases(canonical: str, *seed_names: str) -> AliasChoices:
-    names = [f"RALPH_{canonical}"]
-    for seed in seed_names:
-        names += [seed, f"AX_{seed}"]
-    return AliasChoices(*names)
-
-
-def _setting(default: Any, canonical: str, *seed: str, flag: str | None = None, doc: str) -> Any:
-    extra: dict[str, Any] = {"flag": flag, "env": f"RALPH_{canonical}", "doc": doc}
-    return Field(
-        default, validation_alias=_aliases(canonical, *seed), json_schema_extra=extra
-    )
+def _setting(default: Any, name: str, *, seed: bool = False, flag: str | None, doc: str) -> Any:
+    """Read from ``RALPH_<name>``; a seed setting also from ``<name>`` and ``AX_<name>``."""
+    names = [f"RALPH_{name}", *([name, f"AX_{name}"] if seed else [])]
+    extra: dict[str, Any] = {"flag": flag, "env": names[0], "doc": doc}
+    return Field(default, validation_alias=AliasChoices(*names), json_schema_extra=extra)
 
 
 def _key(*names: str, doc: str) -> Any:
@@ -57,49 +50,73 @@ class Settings(BaseSettings):
     )
 
     generate_model: str = _setting(
-        "claude-sonnet-4-6", "GENERATE_MODEL", "GENERATE_MODEL", flag="--generate-model",
+        "claude-sonnet-4-6",
+        "GENERATE_MODEL",
+        seed=True,
+        flag="--generate-model",
         doc="Model of the generate role (worker, doc reader, reasoner, decomposer, compactor); "
         "`provider:model` picks the provider, else Anthropic.",
     )
     validate_model: str = _setting(
-        "gpt-5-mini", "VALIDATE_MODEL", "VALIDATE_MODEL", flag="--validate-model",
-        doc="Model of the validate role (judges); `provider:model` picks the provider, else OpenAI.",
+        "gpt-5-mini",
+        "VALIDATE_MODEL",
+        seed=True,
+        flag="--validate-model",
+        doc="Model of the validate role (judges); `provider:model` picks the provider,"
+        " else OpenAI.",
     )
     sub_model: str | None = _setting(
-        None, "SUB_MODEL", flag="--sub-model",
+        None,
+        "SUB_MODEL",
+        flag="--sub-model",
         doc="Model answering `llm_query` calls from sandbox code (default: the generate model).",
     )
     provider: ProviderChoice = _setting(
-        "auto", "PROVIDER", flag="--provider",
+        "auto",
+        "PROVIDER",
+        flag="--provider",
         doc="`auto` uses the models above; `offline` puts every role on the keyless baseline.",
     )
     max_iters: PositiveInt = _setting(
-        4, "MAX_ITERS", "MAX_ITERS", flag="--maxIters", doc="Outer loop iterations at most."
+        4, "MAX_ITERS", seed=True, flag="--maxIters", doc="Outer loop iterations at most."
     )
     worker_max_steps: PositiveInt = _setting(
-        80, "WORKER_MAX_STEPS", "WORKER_MAX_STEPS", flag="--worker-max-steps",
+        80,
+        "WORKER_MAX_STEPS",
+        seed=True,
+        flag="--worker-max-steps",
         doc="Steps of the RLM agent per iteration.",
     )
     worker_max_llm_calls: PositiveInt = _setting(
-        60, "WORKER_MAX_LLM_CALLS", "WORKER_MAX_LLM_CALLS", flag="--worker-max-llm-calls",
+        60,
+        "WORKER_MAX_LLM_CALLS",
+        seed=True,
+        flag="--worker-max-llm-calls",
         doc="`llm_query` sub-calls per iteration (a batch counts each prompt).",
     )
     progress_heartbeat_ms: PositiveInt = _setting(
-        8000, "PROGRESS_HEARTBEAT_MS", "PROGRESS_HEARTBEAT_MS", flag="--progressMs",
+        8000,
+        "PROGRESS_HEARTBEAT_MS",
+        seed=True,
+        flag="--progressMs",
         doc="Heartbeat interval during long phases.",
     )
     out_dir: Path = _setting(
-        Path("out"), "OUT_DIR", "OUT_DIR", flag="--out", doc="Where traces and the index go."
+        Path("out"), "OUT_DIR", seed=True, flag="--out", doc="Where traces and the index go."
     )
     mem_file: Path | None = _setting(
         None, "MEM_FILE", flag="--memFile", doc="Task-mode memory file (default <out>/context.md)."
     )
     cost_cap_usd: PositiveFloat | None = _setting(
-        None, "COST_CAP_USD", flag="--cost-cap",
+        None,
+        "COST_CAP_USD",
+        flag="--cost-cap",
         doc="Stop the run cleanly once its LLM cost reaches this many US dollars.",
     )
     max_runtime_chars: PositiveInt = _setting(
-        4000, "MAX_RUNTIME_CHARS", flag=None,
+        4000,
+        "MAX_RUNTIME_CHARS",
+        flag=None,
         doc="Sandbox output longer than this is cut to head + tail.",
     )
     cell_timeout_s: PositiveFloat = _setting(
@@ -171,7 +188,7 @@ def load_settings(cli: dict[str, Any] | None = None, env_file: Path | None = Non
     cli = {k: v for k, v in (cli or {}).items() if v is not None}
     env_path = env_file or Path(".env")
     try:
-        return Settings(_env_file=env_path, **cli)  # type: ignore[call-arg]
+        return Settings(_env_file=env_path, **cli)
     except ValidationError as exc:
         first = exc.errors()[0]
         loc = first.get("loc") or ()
