@@ -58,7 +58,7 @@ class Settings(BaseSettings):
         "`provider:model` picks the provider, else Anthropic.",
     )
     validate_model: str = _setting(
-        "gpt-5-mini",
+        "gpt-5.4-mini",
         "VALIDATE_MODEL",
         seed=True,
         flag="--validate-model",

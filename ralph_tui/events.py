@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 Phase = Literal[
     "worker", "doc_reader", "reasoner", "judge", "memory", "decompose", "aggregate", "compact"
 ]
+StepAction = Literal["output", "code", "nudge", "invalid", "fallback"]
 RunStatus = Literal["running", "passed", "failed", "cancelled", "crashed", "error"]
 
 
@@ -70,7 +71,7 @@ class AgentStep(BaseEvent):
     agent: str
     step: int
     max_steps: int
-    action: Literal["output", "code", "nudge", "invalid", "fallback"]
+    action: StepAction
     detail: str = ""
 
 
@@ -158,6 +159,8 @@ class UsageUpdated(BaseEvent):
     calls: int
     cost_usd: float | None
     cost_cap_usd: float | None = None
+    unknown_cost_calls: int = 0
+    """Calls whose model has no known price: ``cost_usd`` leaves them out."""
 
 
 class Heartbeat(BaseEvent):

@@ -1,0 +1,164 @@
+"""Build a run's LLM clients from settings: one per role, metered into one ledger.
+
+Roles: ``generate`` (worker, doc reader, reasoner, ...) defaults to Anthropic,
+``validate`` (judges) to OpenAI, ``sub`` (``llm_query`` from sandbox code) to the generate
+model unless ``sub_model`` is set. Any role's model may be written ``provider:model``.
+``provider == "offline"`` puts every role on the keyless offline baseline.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ralph_tui.config import Settings
+from ralph_tui.llm.errors import AuthenticationError, LLMError
+from ralph_tui.llm.models import check_model, parse_model_spec
+from ralph_tui.llm.retry import OnRetry, RetryPolicy
+from ralph_tui.llm.sdk_errors import missing_key_message
+from ralph_tui.llm.types import LLMClient
+from ralph_tui.llm.usage import MeteredClient, OnUsage, UsageLedger
+
+if TYPE_CHECKING:
+    import httpx2
+
+OnNotice = Callable[[str], None]
+"""Receives one-line warnings meant for a person (model warnings, retries)."""
+
+ROLES = ("generate", "validate", "sub")
+
+LOCAL_SERVER_KEY = "unused"
+"""Key sent to a custom base URL when none is configured: local OpenAI-compatible
+servers ignore it, but the SDKs refuse to start without one."""
+
+
+@dataclass
+class LLMClients:
+    """The clients of one run by role, and the ledger they all record into."""
+
+    generate: LLMClient
+    validate: LLMClient
+    sub: LLMClient
+    ledger: UsageLedger
+
+    async def aclose(self) -> None:
+        """Close the connections of every provider client (each once)."""
+        inners = {
+            id(c.inner): c.inner
+            for c in (self.generate, self.validate, self.sub)
+            if isinstance(c, MeteredClient)
+        }
+        for inner in inners.values():
+            close = getattr(inner, "aclose", None)
+            if close is not None:
+                await close()
+
+
+def role_specs(settings: Settings) -> dict[str, tuple[str, str]]:
+    """Each role's ``(provider, model)``; offline roles get their role as model name."""
+    if settings.provider == "offline":
+        return {role: ("offline", role) for role in ROLES}
+    generate = parse_model_spec(settings.generate_model, default_provider="anthropic")
+    validate = parse_model_spec(settings.validate_model, default_provider="openai")
+    sub = (
+        parse_model_spec(settings.sub_model, default_provider=generate[0])
+        if settings.sub_model
+        else generate
+    )
+    return {"generate": generate, "validate": validate, "sub": sub}
+
+
+def build_clients(
+    settings: Settings,
+    *,
+    http_client: httpx2.AsyncClient | None = None,
+    on_notice: OnNotice | None = None,
+    on_usage: OnUsage | None = None,
+) -> LLMClients:
+    """Clients for every role, sharing a ledger capped at ``settings.cost_cap_usd``.
+
+    Raises ``AuthenticationError`` naming the env var to set when a needed key is
+    missing. Model warnings (unknown, deprecated) and retries go to ``on_notice``.
+    """
+    notice = on_notice or _ignore
+    ledger = UsageLedger(cost_cap_usd=settings.cost_cap_usd)
+    policy = RetryPolicy(max_retries=settings.llm_max_retries)
+    specs = role_specs(settings)
+    built: dict[tuple[str, str], LLMClient] = {}
+    for role, (provider, model) in specs.items():
+        if (provider, model) not in built:
+            built[provider, model] = _provider_client(provider, model, role, settings, http_client)
+            for warning in check_model(provider, model):
+                notice(f"{provider}:{model}: {warning}")
+
+    def metered(role: str) -> MeteredClient:
+        inner = built[specs[role]]
+        on_retry = _retry_notice(notice, inner, policy)
+        return MeteredClient(inner, ledger, on_usage, retry_policy=policy, on_retry=on_retry)
+
+    return LLMClients(
+        generate=metered("generate"),
+        validate=metered("validate"),
+        sub=metered("sub"),
+        ledger=ledger,
+    )
+
+
+def _provider_client(
+    provider: str,
+    model: str,
+    role: str,
+    settings: Settings,
+    http_client: httpx2.AsyncClient | None,
+) -> LLMClient:
+    if provider == "offline":
+        from ralph_tui.llm.offline import OfflineClient
+
+        return OfflineClient(role=role)
+    if provider == "anthropic":
+        from ralph_tui.llm.anthropic_client import AnthropicClient
+
+        return AnthropicClient(
+            model,
+            api_key=_api_key(settings, "anthropic"),
+            base_url=settings.anthropic_base_url,
+            timeout_s=settings.llm_timeout_s,
+            http_client=http_client,
+        )
+    from ralph_tui.llm.openai_client import OpenAIClient
+
+    return OpenAIClient(
+        model,
+        api_key=_api_key(settings, "openai"),
+        base_url=settings.openai_base_url,
+        timeout_s=settings.llm_timeout_s,
+        http_client=http_client,
+        embed_model=settings.embed_model,
+    )
+
+
+def _api_key(settings: Settings, provider: str) -> str:
+    if provider == "anthropic":
+        key, base_url = settings.anthropic_api_key, settings.anthropic_base_url
+    else:
+        key, base_url = settings.openai_api_key, settings.openai_base_url
+    if key is not None and key.get_secret_value():
+        return key.get_secret_value()
+    if base_url:
+        return LOCAL_SERVER_KEY
+    raise AuthenticationError(missing_key_message(provider), provider=provider)
+
+
+def _retry_notice(notice: OnNotice, client: LLMClient, policy: RetryPolicy) -> OnRetry:
+    def report(attempt: int, delay_s: float, error: LLMError) -> None:
+        notice(
+            f"{client.provider}:{client.model}: {error.message}; retry {attempt} of "
+            f"{policy.max_retries} in {delay_s:.1f} s"
+        )
+
+    return report
+
+
+def _ignore(_message: str) -> None:
+    """The default ``on_notice``: nobody is listening."""

@@ -1,0 +1,120 @@
+"""``OfflineClient``: a deterministic, keyless extractive baseline that plays every role.
+
+It is not a language model. It reads the same messages and tool schema a real model gets,
+decides which role it is playing from the output tool's fields, and answers lexically.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+
+from ralph_tui.llm.errors import BadRequestError
+from ralph_tui.llm.offline import roles, worker
+from ralph_tui.llm.prompt_io import parse_input
+from ralph_tui.llm.types import ChatMessage, Completion, ToolCall, ToolChoice, ToolDefinition, Usage
+
+RoleFn = Callable[[dict[str, Any]], dict[str, Any]]
+
+STRUCTURED_ROLES: list[tuple[frozenset[str], RoleFn]] = [
+    (frozenset({"answer", "evidence"}), lambda f: _fallback(f, "answer")),
+    (frozenset({"brief"}), lambda f: _fallback(f, "brief")),
+    (frozenset({"output", "memoryUpdate"}), roles.reasoner),
+    (frozenset({"subtasks"}), roles.decomposer),
+    (frozenset({"summary"}), roles.compactor),
+    (frozenset({"output"}), roles.aggregator),
+]
+
+
+def _fallback(fields: dict[str, Any], kind: str) -> dict[str, Any]:
+    passages = worker.printed_passages(str(fields.get("trajectory", "")).replace("\\n", "\n"))
+    query = str(fields.get("query") or fields.get("task") or "")
+    return worker.qa_output(passages, query) if kind == "answer" else worker.brief_output(passages)
+
+
+def _judge(fields: dict[str, Any], tool: ToolDefinition) -> dict[str, Any]:
+    issues = tool.parameters.get("properties", {}).get("issues", {})
+    categorized = "category" in issues.get("items", {}).get("properties", {})
+    return roles.task_judge(fields) if categorized else roles.qa_judge(fields)
+
+
+class OfflineClient:
+    """An ``LLMClient`` that needs no key and no network; see the module docstring."""
+
+    provider = "offline"
+    context_window_tokens = 200_000
+
+    def __init__(self, role: str = "generate") -> None:
+        self.model = f"offline-{role}"
+        self._calls = 0
+
+    async def chat(
+        self,
+        messages: list[ChatMessage],
+        *,
+        tools: list[ToolDefinition] | None = None,
+        tool_choice: ToolChoice | None = None,
+        temperature: float | None = None,
+        max_tokens: int = 4096,
+    ) -> Completion:
+        started = time.perf_counter()
+        self._calls += 1
+        text, calls = "", []
+        if tools:
+            arguments = self._play(messages, tools[0])
+            calls = [ToolCall(id=f"offline_{self._calls}", name=tools[0].name, arguments=arguments)]
+        else:
+            text = roles.sub_query(messages[-1].content if messages else "")
+        prompt_chars = sum(
+            len(m.content) + sum(len(c.arguments) for c in m.tool_calls) for m in messages
+        )
+        return Completion(
+            text=text,
+            tool_calls=calls,
+            usage=Usage(
+                input_tokens=prompt_chars // 4 + 1,
+                output_tokens=(len(text) + sum(len(c.arguments) for c in calls)) // 4 + 1,
+            ),
+            stop_reason="tool_use" if calls else "end_turn",
+            model=self.model,
+            provider=self.provider,
+            latency_ms=(time.perf_counter() - started) * 1000,
+            cost_usd=0.0,
+        )
+
+    def _play(self, messages: list[ChatMessage], tool: ToolDefinition) -> str:
+        first_user = next((m.content for m in messages if m.role == "user"), "")
+        fields = parse_input(first_user)
+        props = frozenset(tool.parameters.get("properties", {}))
+        if {"code", "resultReady"} <= props:
+            return json.dumps(self._explore(messages, fields, props))
+        if {"ok", "issues"} <= props:
+            return json.dumps(_judge(fields, tool))
+        for needed, role in STRUCTURED_ROLES:
+            if needed <= props:
+                return json.dumps(role(fields))
+        raise BadRequestError(
+            f"the offline baseline has no role for an output tool with fields {sorted(props)}",
+            provider=self.provider,
+            model=self.model,
+        )
+
+    def _explore(
+        self, messages: list[ChatMessage], fields: dict[str, Any], props: frozenset[str]
+    ) -> dict[str, Any]:
+        """Search first, look at the head if that found too little, then submit."""
+        query = str(fields.get("query") or fields.get("task") or "")
+        hints = fields.get("docReaderHints") or []
+        query_with_hints = " ".join([query, *map(str, hints)])
+        steps_taken = sum(1 for m in messages if m.role == "assistant" and m.tool_calls)
+        observations = "\n".join(m.content for m in messages if m.role == "tool")
+        passages = worker.printed_passages(observations)
+        if steps_taken == 0:
+            return {"code": worker.search_code(query_with_hints), "resultReady": False}
+        if len(passages) < 3 and steps_taken == 1:
+            return {"code": worker.head_code(), "resultReady": False}
+        if "evidence" in props:
+            return {**worker.qa_output(passages, query), "resultReady": True}
+        return {**worker.brief_output(passages), "resultReady": True}

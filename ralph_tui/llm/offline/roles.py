@@ -1,0 +1,150 @@
+"""The offline baseline's non-code roles: judges, reasoner, decomposer, aggregator, compactor.
+
+Each takes the fields the agent rendered into its user message (the only channel a real
+model has too) and returns the arguments of its output tool.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ralph_tui.llm.offline.text import (
+    clip_words,
+    content_words,
+    rank_sentences,
+    sentences,
+    stems,
+    support,
+)
+
+SUPPORTED = 0.6
+"""Share of a claim's content stems that its evidence must contain to count as supported."""
+
+
+def _as_text(value: Any) -> str:
+    if isinstance(value, list):
+        return "\n".join(_as_text(v) for v in value)
+    if isinstance(value, dict):
+        return "\n".join(_as_text(v) for v in value.values())
+    return "" if value is None else str(value)
+
+
+def _bullets(answer: str) -> list[str]:
+    return [line[2:].strip() for line in answer.splitlines() if line.startswith("- ")]
+
+
+def qa_judge(fields: dict[str, Any]) -> dict[str, Any]:
+    """Each bullet must be lexically supported by the evidence windows around the quotes."""
+    windows = _as_text(fields.get("evidence_contexts") or fields.get("evidence"))
+    issues = []
+    for number, bullet in enumerate(_bullets(_as_text(fields.get("answer"))), start=1):
+        share = support(bullet, windows)
+        if share < SUPPORTED:
+            missing = sorted(stems(bullet) - stems(windows))[:6]
+            issues.append(
+                f"Bullet {number} is not supported by the evidence ({share:.0%} of its terms "
+                f"appear; missing: {', '.join(missing)}): {clip_words(bullet, 120)}"
+            )
+    return {"ok": "no" if issues else "yes", "issues": issues}
+
+
+def task_judge(fields: dict[str, Any]) -> dict[str, Any]:
+    """Categorized issues: unsupported sentences, task terms not covered, too little detail."""
+    output = _as_text(fields.get("output"))
+    source = _as_text(fields.get("brief")) + "\n" + _as_text(fields.get("memory"))
+    issues: list[dict[str, str]] = []
+    for sentence in sentences(output, min_chars=30):
+        if support(sentence, source) < SUPPORTED / 2:
+            issues.append(
+                {
+                    "category": "unsupported_claim",
+                    "message": f"Not supported by the brief: {clip_words(sentence, 120)}",
+                }
+            )
+    task_terms = stems(_as_text(fields.get("task")))
+    uncovered = sorted(task_terms - stems(output))
+    if task_terms and len(uncovered) > len(task_terms) / 2:
+        issues.append(
+            {
+                "category": "missing_scope",
+                "message": "The output does not address: " + ", ".join(uncovered[:8]),
+            }
+        )
+    if len(content_words(output)) < 25:
+        issues.append(
+            {"category": "low_specificity", "message": "The output is too short to be specific."}
+        )
+    return {"ok": "no" if issues else "yes", "issues": issues[:6]}
+
+
+def reasoner(fields: dict[str, Any]) -> dict[str, Any]:
+    """Compose the output from the brief's passages that best match the task."""
+    task = _as_text(fields.get("task"))
+    brief = _as_text(fields.get("brief"))
+    passages = [line[2:].strip() for line in brief.splitlines() if line.startswith("- ")]
+    passages = passages or sentences(brief)
+    wanted = 8 if fields.get("constraints") else 5
+    chosen = rank_sentences(task, passages, wanted) or passages[:wanted]
+    if not chosen:
+        return {
+            "output": f"The brief holds nothing relevant to the task: {task}",
+            "memoryUpdate": "No relevant passage found yet; search with other terms.",
+        }
+    body = "\n".join(f"- {p}" for p in chosen)
+    output = f'Findings from the document for the task "{clip_words(task, 120)}":\n{body}'
+    terms = sorted({w for p in chosen for w in stems(p)} & stems(task))
+    memory = f"Covered {len(chosen)} passages about: {', '.join(terms) or 'the task'}."
+    return {"output": output, "memoryUpdate": memory}
+
+
+def decomposer(fields: dict[str, Any]) -> dict[str, Any]:
+    """Split the task at ``;``, `` and then ``, and sentence ends; at most five sub-tasks."""
+    task = _as_text(fields.get("task")).strip()
+    parts = [p.strip(" .") for p in re.split(r";|\band then\b|(?<=[.?!])\s+", task)]
+    parts = [p for p in parts if len(content_words(p)) >= 2][:5]
+    if len(parts) < 2:
+        parts = [f"Find the passages of the document relevant to: {task}", task]
+    subtasks = []
+    for index, part in enumerate(parts, start=1):
+        subtasks.append(
+            {
+                "id": f"s{index}",
+                "title": clip_words(part, 60),
+                "description": part,
+                "depends_on": [f"s{index - 1}"] if index > 1 else [],
+                "priority": index,
+            }
+        )
+    return {"subtasks": subtasks}
+
+
+def aggregator(fields: dict[str, Any]) -> dict[str, Any]:
+    results = fields.get("subtask_results") or []
+    sections = []
+    for item in results if isinstance(results, list) else []:
+        if isinstance(item, dict):
+            sections.append(f"## {item.get('title', item.get('id', ''))}\n{item.get('output', '')}")
+    return {"output": "\n\n".join(sections) or "No sub-task produced an output."}
+
+
+def compactor(fields: dict[str, Any]) -> dict[str, Any]:
+    """The first sentence of each episode's memory update, within the budget."""
+    budget = int(fields.get("budget_chars") or 1500)
+    episodes = fields.get("episodes") or []
+    lines = []
+    for episode in episodes if isinstance(episodes, list) else []:
+        update = _as_text(episode.get("memoryUpdate") if isinstance(episode, dict) else episode)
+        first = (sentences(update, min_chars=1) or [""])[0]
+        if first and first not in lines:
+            lines.append(first)
+    return {"summary": clip_words(" ".join(lines), budget) or "No findings yet."}
+
+
+def sub_query(prompt: str) -> str:
+    """Answer an ``llm_query``: the sentences of the passed slice that best match the question."""
+    question, _, passage = prompt.partition("\n\n---\n")
+    if not passage.strip():
+        return "No text was passed to answer from."
+    best = rank_sentences(question, sentences(passage, min_chars=10), 3)
+    return " ".join(best) if best else "The passage does not mention it."

@@ -1,0 +1,239 @@
+"""``OpenAIClient``: the ``LLMClient`` on OpenAI Chat Completions (``openai`` SDK).
+
+Also serves any OpenAI-compatible server (Ollama, vLLM, llama.cpp) through
+``OPENAI_BASE_URL``. Messages map one to one (system inline, assistant ``tool_calls``
+with JSON-string ``arguments``, ``role: tool`` results). Stop reasons are reported in
+the same words as the other providers (``end_turn``, ``tool_use``, ``max_tokens``,
+``refusal``). The SDK is imported when a client is built, not at module import.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import TYPE_CHECKING, Any
+
+from ralph_tui.llm.errors import AuthenticationError
+from ralph_tui.llm.models import context_window_tokens
+from ralph_tui.llm.pricing import cost_usd
+from ralph_tui.llm.sdk_errors import missing_key_message, translate_sdk_error
+from ralph_tui.llm.types import ChatMessage, Completion, ToolCall, ToolChoice, ToolDefinition, Usage
+
+if TYPE_CHECKING:
+    import httpx2
+    from openai import AsyncOpenAI
+    from openai.types.chat import ChatCompletion
+
+DEFAULT_EMBED_MODEL = "text-embedding-3-small"
+EMBED_BATCH = 2048
+"""Inputs per embeddings request: the API's limit per call."""
+
+STOP_REASONS = {
+    "stop": "end_turn",
+    "tool_calls": "tool_use",
+    "function_call": "tool_use",
+    "length": "max_tokens",
+    "content_filter": "refusal",
+}
+
+_NEWER_FAMILY = re.compile(r"^(o\d|gpt-([5-9]|\d{2,}))")
+
+
+def uses_max_completion_tokens(model: str) -> bool:
+    """Whether ``model`` is of the families (gpt-5 and later, o-series) that reject
+    ``max_tokens`` and a custom temperature. Other models and local servers keep
+    ``max_tokens``, which is what OpenAI-compatible servers understand."""
+    return bool(_NEWER_FAMILY.match(model.lower()))
+
+
+def to_openai_messages(messages: list[ChatMessage]) -> list[dict[str, Any]]:
+    """Chat Completions ``messages`` for our messages."""
+    wire: list[dict[str, Any]] = []
+    for message in messages:
+        if message.role == "tool":
+            wire.append(
+                {
+                    "role": "tool",
+                    "tool_call_id": message.tool_call_id or "",
+                    "content": message.content,
+                }
+            )
+        elif message.role == "assistant" and message.tool_calls:
+            wire.append(
+                {
+                    "role": "assistant",
+                    "content": message.content or None,
+                    "tool_calls": [
+                        {
+                            "id": call.id,
+                            "type": "function",
+                            "function": {"name": call.name, "arguments": call.arguments},
+                        }
+                        for call in message.tool_calls
+                    ],
+                }
+            )
+        else:
+            wire.append({"role": message.role, "content": message.content})
+    return wire
+
+
+def to_openai_tools(tools: list[ToolDefinition]) -> list[dict[str, Any]]:
+    return [
+        {
+            "type": "function",
+            "function": {
+                "name": tool.name,
+                "description": tool.description,
+                "parameters": tool.parameters,
+            },
+        }
+        for tool in tools
+    ]
+
+
+def to_openai_tool_choice(choice: ToolChoice) -> str | dict[str, Any]:
+    """``auto``/``required``/``none`` as they are; a tool name as a named function."""
+    if choice in ("auto", "required", "none"):
+        return choice
+    return {"type": "function", "function": {"name": choice}}
+
+
+def completion_from_openai(
+    response: ChatCompletion, *, requested_model: str, latency_ms: float
+) -> Completion:
+    """Our ``Completion`` from a Chat Completions response (its first choice)."""
+    usage = Usage(
+        input_tokens=response.usage.prompt_tokens if response.usage else 0,
+        output_tokens=response.usage.completion_tokens if response.usage else 0,
+    )
+    text, calls, finish = "", [], ""
+    if response.choices:
+        choice = response.choices[0]
+        text = choice.message.content or choice.message.refusal or ""
+        calls = [
+            ToolCall(id=call.id, name=call.function.name, arguments=call.function.arguments)
+            for call in choice.message.tool_calls or []
+            if call.type == "function"
+        ]
+        finish = STOP_REASONS.get(choice.finish_reason, choice.finish_reason or "")
+    cost = cost_usd(requested_model, usage.input_tokens, usage.output_tokens)
+    if cost is None and response.model:
+        cost = cost_usd(response.model, usage.input_tokens, usage.output_tokens)
+    return Completion(
+        text=text,
+        tool_calls=calls,
+        usage=usage,
+        stop_reason=finish,
+        model=response.model or requested_model,
+        provider="openai",
+        latency_ms=latency_ms,
+        cost_usd=cost,
+    )
+
+
+class OpenAIClient:
+    """An ``LLMClient`` for one OpenAI(-compatible) model, plus ``embed``. The SDK's own
+    retries are off: ``MeteredClient`` retries instead."""
+
+    provider = "openai"
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        timeout_s: float = 120.0,
+        http_client: httpx2.AsyncClient | None = None,
+        context_window: int | None = None,
+        embed_model: str = DEFAULT_EMBED_MODEL,
+    ) -> None:
+        import openai
+
+        self._sdk = openai
+        self.model = model
+        self.embed_model = embed_model
+        self.context_window_tokens = context_window or context_window_tokens("openai", model)
+        try:
+            self._client: AsyncOpenAI = openai.AsyncOpenAI(
+                api_key=api_key,
+                base_url=base_url,
+                timeout=timeout_s,
+                max_retries=0,
+                http_client=http_client,
+            )
+        except openai.OpenAIError as exc:
+            raise AuthenticationError(
+                missing_key_message(self.provider), provider=self.provider, model=model
+            ) from exc
+
+    def request_params(
+        self,
+        messages: list[ChatMessage],
+        *,
+        tools: list[ToolDefinition] | None = None,
+        tool_choice: ToolChoice | None = None,
+        temperature: float | None = None,
+        max_tokens: int = 4096,
+    ) -> dict[str, Any]:
+        """The keyword arguments of ``chat.completions.create`` for one chat call."""
+        params: dict[str, Any] = {"model": self.model, "messages": to_openai_messages(messages)}
+        if uses_max_completion_tokens(self.model):
+            params["max_completion_tokens"] = max_tokens
+        else:
+            params["max_tokens"] = max_tokens
+            if temperature is not None:
+                params["temperature"] = temperature
+        if tools:
+            params["tools"] = to_openai_tools(tools)
+            if tool_choice is not None:
+                params["tool_choice"] = to_openai_tool_choice(tool_choice)
+        return params
+
+    async def chat(
+        self,
+        messages: list[ChatMessage],
+        *,
+        tools: list[ToolDefinition] | None = None,
+        tool_choice: ToolChoice | None = None,
+        temperature: float | None = None,
+        max_tokens: int = 4096,
+    ) -> Completion:
+        params = self.request_params(
+            messages,
+            tools=tools,
+            tool_choice=tool_choice,
+            temperature=temperature,
+            max_tokens=max_tokens,
+        )
+        started = time.perf_counter()
+        try:
+            response = await self._client.chat.completions.create(**params)
+        except self._sdk.OpenAIError as exc:
+            raise translate_sdk_error(
+                exc, self._sdk, provider=self.provider, model=self.model
+            ) from exc
+        latency_ms = (time.perf_counter() - started) * 1000
+        return completion_from_openai(response, requested_model=self.model, latency_ms=latency_ms)
+
+    async def embed(self, texts: list[str]) -> list[list[float]]:
+        """One embedding vector per text, in order, with ``embed_model``."""
+        vectors: list[list[float]] = []
+        for start in range(0, len(texts), EMBED_BATCH):
+            try:
+                response = await self._client.embeddings.create(
+                    model=self.embed_model,
+                    input=texts[start : start + EMBED_BATCH],
+                    encoding_format="float",
+                )
+            except self._sdk.OpenAIError as exc:
+                raise translate_sdk_error(
+                    exc, self._sdk, provider=self.provider, model=self.embed_model
+                ) from exc
+            vectors += [item.embedding for item in sorted(response.data, key=lambda d: d.index)]
+        return vectors
+
+    async def aclose(self) -> None:
+        """Close the SDK client's connections."""
+        await self._client.close()

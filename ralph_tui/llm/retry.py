@@ -1,0 +1,77 @@
+"""Bounded retries of retryable LLM failures, with exponential backoff and jitter.
+
+The SDKs' own retries are switched off (``max_retries=0``) so that this is the one place
+that decides: how often, how long to wait, and who gets told (``on_retry``, which the
+loops turn into a ``Notice``). A provider's ``retry-after`` is honoured, up to a cap.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TypeVar
+
+from ralph_tui.llm.errors import LLMError, RateLimitError
+
+T = TypeVar("T")
+
+Sleep = Callable[[float], Awaitable[None]]
+OnRetry = Callable[[int, float, LLMError], None]
+"""Called before each wait with the retry's number (1 = first retry), the delay in
+seconds, and the error that caused it."""
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How many times to retry and how long to wait between attempts."""
+
+    max_retries: int = 3
+    base_delay_s: float = 1.0
+    max_delay_s: float = 30.0
+    max_retry_after_s: float = 60.0
+
+
+def backoff_delay(
+    attempt: int,
+    error: LLMError,
+    policy: RetryPolicy,
+    rand: Callable[[], float] = random.random,
+) -> float:
+    """Seconds to wait before retry number ``attempt`` (1-based) after ``error``.
+
+    A rate limit that names its wait gets exactly that (capped): the provider knows
+    best. Otherwise exponential backoff with jitter in [half, full] of the step, so
+    concurrent callers spread out instead of retrying in lockstep.
+    """
+    if isinstance(error, RateLimitError) and error.retry_after_s is not None:
+        return min(error.retry_after_s, policy.max_retry_after_s)
+    step = min(policy.base_delay_s * 2 ** (attempt - 1), policy.max_delay_s)
+    return step * (0.5 + rand() / 2)
+
+
+async def call_with_retries(
+    call: Callable[[], Awaitable[T]],
+    *,
+    policy: RetryPolicy,
+    sleep: Sleep = asyncio.sleep,
+    on_retry: OnRetry | None = None,
+    rand: Callable[[], float] = random.random,
+) -> T:
+    """Await ``call()``, retrying retryable ``LLMError``s up to ``policy.max_retries`` times.
+
+    A non-retryable error, or the last retryable one, propagates unchanged.
+    """
+    attempt = 0
+    while True:
+        try:
+            return await call()
+        except LLMError as error:
+            attempt += 1
+            if not error.retryable or attempt > policy.max_retries:
+                raise
+            delay = backoff_delay(attempt, error, policy, rand)
+            if on_retry is not None:
+                on_retry(attempt, delay, error)
+            await sleep(delay)

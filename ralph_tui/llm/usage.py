@@ -1,0 +1,171 @@
+"""A run's token and cost ledger, and the client wrapper that fills it.
+
+``UsageLedger`` adds up every completion of a run. A call whose model has no known price
+adds its tokens but not a cost; such calls are counted, so a total is shown as "known
+part + unknown" rather than silently low. With a cost cap, ``check()`` raises
+``CostCapReached`` once the known cost reaches it. ``MeteredClient`` wraps any
+``LLMClient``: cap check before each call, bounded retries, recording after.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ralph_tui.events import UsageUpdated
+from ralph_tui.llm.errors import CostCapReached
+from ralph_tui.llm.retry import OnRetry, RetryPolicy, Sleep, call_with_retries
+from ralph_tui.llm.types import ChatMessage, Completion, LLMClient, ToolChoice, ToolDefinition
+
+
+@dataclass(frozen=True)
+class ModelUsage:
+    """Totals of one ``provider:model``."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    calls: int = 0
+    cost_usd: float = 0.0
+    unknown_cost_calls: int = 0
+
+
+@dataclass(frozen=True)
+class UsageSnapshot:
+    """The ledger's totals at one moment. ``cost_usd`` sums the calls of known price."""
+
+    input_tokens: int
+    output_tokens: int
+    calls: int
+    cost_usd: float
+    unknown_cost_calls: int
+    cost_cap_usd: float | None
+    by_model: dict[str, ModelUsage] = field(default_factory=dict)
+
+    @property
+    def cost_fully_known(self) -> bool:
+        return self.unknown_cost_calls == 0
+
+    def to_event(self) -> UsageUpdated:
+        """The ``UsageUpdated`` event a loop emits for this snapshot.
+
+        Its ``cost_usd`` is ``None`` only when no call had a known price.
+        """
+        all_unknown = self.unknown_cost_calls > 0 and self.unknown_cost_calls == self.calls
+        return UsageUpdated(
+            input_tokens=self.input_tokens,
+            output_tokens=self.output_tokens,
+            calls=self.calls,
+            cost_usd=None if all_unknown else self.cost_usd,
+            cost_cap_usd=self.cost_cap_usd,
+            unknown_cost_calls=self.unknown_cost_calls,
+        )
+
+
+class UsageLedger:
+    """Token and cost totals of one run, shared by all its clients.
+
+    Safe to share between asyncio tasks and the sandbox host's threads: every update
+    holds a lock and none awaits.
+    """
+
+    def __init__(self, cost_cap_usd: float | None = None) -> None:
+        self.cost_cap_usd = cost_cap_usd
+        self._lock = threading.Lock()
+        self._by_model: dict[str, ModelUsage] = {}
+
+    def record(self, completion: Completion) -> UsageSnapshot:
+        """Add one completion's tokens and cost; return the new totals."""
+        key = f"{completion.provider}:{completion.model}"
+        known = completion.cost_usd is not None
+        with self._lock:
+            old = self._by_model.get(key, ModelUsage())
+            self._by_model[key] = ModelUsage(
+                input_tokens=old.input_tokens + completion.usage.input_tokens,
+                output_tokens=old.output_tokens + completion.usage.output_tokens,
+                calls=old.calls + 1,
+                cost_usd=old.cost_usd + (completion.cost_usd or 0.0),
+                unknown_cost_calls=old.unknown_cost_calls + (0 if known else 1),
+            )
+            return self._snapshot()
+
+    def snapshot(self) -> UsageSnapshot:
+        with self._lock:
+            return self._snapshot()
+
+    def _snapshot(self) -> UsageSnapshot:
+        parts = self._by_model.values()
+        return UsageSnapshot(
+            input_tokens=sum(p.input_tokens for p in parts),
+            output_tokens=sum(p.output_tokens for p in parts),
+            calls=sum(p.calls for p in parts),
+            cost_usd=sum(p.cost_usd for p in parts),
+            unknown_cost_calls=sum(p.unknown_cost_calls for p in parts),
+            cost_cap_usd=self.cost_cap_usd,
+            by_model=dict(self._by_model),
+        )
+
+    def check(self) -> None:
+        """Raise ``CostCapReached`` if the known cost has reached the cap."""
+        if self.cost_cap_usd is None:
+            return
+        spent = self.snapshot().cost_usd
+        if spent >= self.cost_cap_usd:
+            raise CostCapReached(
+                f"cost cap reached: ${spent:.4f} spent of the ${self.cost_cap_usd:.2f} cap"
+            )
+
+
+OnUsage = Callable[[UsageSnapshot], None]
+
+
+class MeteredClient:
+    """An ``LLMClient`` that checks the cost cap, retries, and records usage around ``inner``."""
+
+    def __init__(
+        self,
+        inner: LLMClient,
+        ledger: UsageLedger,
+        on_usage: OnUsage | None = None,
+        *,
+        retry_policy: RetryPolicy | None = None,
+        on_retry: OnRetry | None = None,
+        sleep: Sleep = asyncio.sleep,
+    ) -> None:
+        self.inner = inner
+        self.ledger = ledger
+        self.on_usage = on_usage
+        self.retry_policy = retry_policy or RetryPolicy()
+        self.on_retry = on_retry
+        self.sleep = sleep
+        self.provider = inner.provider
+        self.model = inner.model
+        self.context_window_tokens = inner.context_window_tokens
+
+    async def chat(
+        self,
+        messages: list[ChatMessage],
+        *,
+        tools: list[ToolDefinition] | None = None,
+        tool_choice: ToolChoice | None = None,
+        temperature: float | None = None,
+        max_tokens: int = 4096,
+    ) -> Completion:
+        self.ledger.check()
+        completion = await call_with_retries(
+            lambda: self.inner.chat(
+                messages,
+                tools=tools,
+                tool_choice=tool_choice,
+                temperature=temperature,
+                max_tokens=max_tokens,
+            ),
+            policy=self.retry_policy,
+            sleep=self.sleep,
+            on_retry=self.on_retry,
+        )
+        snapshot = self.ledger.record(completion)
+        if self.on_usage is not None:
+            self.on_usage(snapshot)
+        return completion

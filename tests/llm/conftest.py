@@ -1,0 +1,54 @@
+"""Fixtures of the LLM-layer tests: a fake API and clients of the real SDKs wired to it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from llm_wire import FakeAPI
+
+from ralph_tui.config import setting_fields
+from ralph_tui.llm.anthropic_client import AnthropicClient
+from ralph_tui.llm.openai_client import OpenAIClient
+
+
+@pytest.fixture
+def api() -> FakeAPI:
+    return FakeAPI()
+
+
+@pytest.fixture
+def make_anthropic(api: FakeAPI) -> Callable[..., AnthropicClient]:
+    def make(model: str = "claude-sonnet-4-6") -> AnthropicClient:
+        return AnthropicClient(
+            model,
+            api_key="sk-ant-test",
+            base_url="https://anthropic.test",
+            http_client=api.http_client(),
+        )
+
+    return make
+
+
+@pytest.fixture
+def make_openai(api: FakeAPI) -> Callable[..., OpenAIClient]:
+    def make(model: str = "gpt-4o-mini", **kw: Any) -> OpenAIClient:
+        return OpenAIClient(
+            model,
+            api_key="sk-test",
+            base_url="https://openai.test/v1",
+            http_client=api.http_client(),
+            **kw,
+        )
+
+    return make
+
+
+@pytest.fixture
+def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
+    """No setting or key from the machine's environment or a stray ``.env`` leaks in."""
+    for info in setting_fields().values():
+        for name in [info["env"], *info["aliases"]]:
+            monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(tmp_path)

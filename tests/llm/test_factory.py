@@ -1,0 +1,131 @@
+"""build_clients: role defaults, provider:model specs, offline, missing keys, notices."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from llm_wire import FakeAPI, anthropic_error, anthropic_message, make_settings
+
+from ralph_tui.llm.anthropic_client import AnthropicClient
+from ralph_tui.llm.errors import AuthenticationError
+from ralph_tui.llm.factory import LOCAL_SERVER_KEY, LLMClients, build_clients
+from ralph_tui.llm.models import check_model
+from ralph_tui.llm.offline import OfflineClient
+from ralph_tui.llm.openai_client import OpenAIClient
+from ralph_tui.llm.types import ChatMessage, LLMClient
+from ralph_tui.llm.usage import MeteredClient, UsageSnapshot
+
+pytestmark = pytest.mark.usefixtures("clean_env")
+
+KEYS = {"anthropic_api_key": "sk-ant-test", "openai_api_key": "sk-test"}
+
+
+def inner(client: LLMClient) -> LLMClient:
+    assert isinstance(client, MeteredClient)
+    return client.inner
+
+
+def test_role_defaults() -> None:
+    clients = build_clients(make_settings(**KEYS))
+    generate, validate, sub = (inner(c) for c in (clients.generate, clients.validate, clients.sub))
+    assert isinstance(generate, AnthropicClient) and generate.model == "claude-sonnet-4-6"
+    assert isinstance(validate, OpenAIClient) and validate.model == "gpt-5.4-mini"
+    assert sub is generate
+    assert all(
+        isinstance(c, MeteredClient) and c.ledger is clients.ledger
+        for c in (clients.generate, clients.validate, clients.sub)
+    )
+
+
+def test_provider_model_specs_and_local_server() -> None:
+    notices: list[str] = []
+    settings = make_settings(
+        generate_model="openai:qwen2.5:7b",
+        validate_model="anthropic:claude-haiku-4-5",
+        sub_model="llama3.2:3b",
+        anthropic_api_key="sk-ant-test",
+        openai_base_url="http://localhost:11434/v1",
+    )
+    clients = build_clients(settings, on_notice=notices.append)
+    generate, validate, sub = (inner(c) for c in (clients.generate, clients.validate, clients.sub))
+    assert isinstance(generate, OpenAIClient) and generate.model == "qwen2.5:7b"
+    assert isinstance(validate, AnthropicClient) and validate.model == "claude-haiku-4-5"
+    assert isinstance(sub, OpenAIClient) and sub.model == "llama3.2:3b"
+    assert generate._client.api_key == LOCAL_SERVER_KEY
+    assert str(generate._client.base_url) == "http://localhost:11434/v1/"
+    assert [n for n in notices if "used as given" in n] == [
+        f"openai:qwen2.5:7b: {check_model('openai', 'qwen2.5:7b')[0]}",
+        f"openai:llama3.2:3b: {check_model('openai', 'llama3.2:3b')[0]}",
+    ]
+
+
+def test_deprecated_model_notice() -> None:
+    notices: list[str] = []
+    build_clients(
+        make_settings(generate_model="claude-sonnet-4-20250514", **KEYS), on_notice=notices.append
+    )
+    assert any("claude-sonnet-4-20250514" in n and "June 15th, 2026" in n for n in notices)
+
+
+def test_offline_needs_no_key() -> None:
+    clients = build_clients(make_settings(provider="offline"))
+    roles = {name: inner(getattr(clients, name)) for name in ("generate", "validate", "sub")}
+    assert all(isinstance(c, OfflineClient) for c in roles.values())
+    assert roles["generate"] is not roles["validate"]
+
+
+@pytest.mark.parametrize(
+    ("settings", "env_var"),
+    [
+        ({"openai_api_key": "sk-test"}, "ANTHROPIC_API_KEY"),
+        ({"anthropic_api_key": "sk-ant-test"}, "OPENAI_API_KEY"),
+        ({"anthropic_api_key": "", "openai_api_key": "sk-test"}, "ANTHROPIC_API_KEY"),
+    ],
+)
+def test_missing_key_says_which_env_var_to_set(settings: dict[str, str], env_var: str) -> None:
+    with pytest.raises(AuthenticationError) as caught:
+        build_clients(make_settings(**settings))
+    assert env_var in str(caught.value) and "--provider offline" in str(caught.value)
+
+
+def test_one_key_is_enough_when_both_roles_use_it() -> None:
+    settings = make_settings(
+        validate_model="anthropic:claude-haiku-4-5", anthropic_api_key="sk-ant-test"
+    )
+    clients = build_clients(settings)
+    assert isinstance(inner(clients.validate), AnthropicClient)
+
+
+async def test_calls_are_metered_retried_and_reported(api: FakeAPI) -> None:
+    api.reply(429, anthropic_error("rate_limit_error", "slow down"), headers={"retry-after": "0"})
+    api.reply(200, anthropic_message([{"type": "text", "text": "ok"}], output_tokens=7))
+    api.reply(200, anthropic_message([{"type": "text", "text": "sub"}], output_tokens=3))
+    notices: list[str] = []
+    usage: list[UsageSnapshot] = []
+    clients: LLMClients = build_clients(
+        make_settings(cost_cap_usd=5.0, **KEYS),
+        http_client=api.http_client(),
+        on_notice=notices.append,
+        on_usage=usage.append,
+    )
+    await clients.generate.chat([ChatMessage(role="user", content="q")])
+    await clients.sub.chat([ChatMessage(role="user", content="slice")])
+    assert any("rate limited" in n and "retry 1 of 3 in 0.0 s" in n for n in notices)
+    assert [u.calls for u in usage] == [1, 2]
+    assert clients.ledger.snapshot().output_tokens == 10
+    assert clients.ledger.snapshot().cost_cap_usd == 5.0
+    await clients.aclose()
+
+
+def test_importing_the_llm_layer_does_not_import_the_sdks() -> None:
+    code = (
+        "import sys, ralph_tui.llm.factory, ralph_tui.llm.usage, ralph_tui.llm.models, "
+        "ralph_tui.llm.anthropic_client, ralph_tui.llm.openai_client\n"
+        "print(sorted(m for m in ('anthropic', 'openai', 'httpx2') if m in sys.modules))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == "[]"

@@ -1,0 +1,96 @@
+"""The usage ledger, the cost cap, and MeteredClient around a real SDK client."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from llm_wire import FakeAPI, anthropic_message
+
+from ralph_tui.llm.errors import CostCapReached
+from ralph_tui.llm.types import ChatMessage, Completion, LLMClient, Usage
+from ralph_tui.llm.usage import MeteredClient, UsageLedger, UsageSnapshot
+
+
+def completion(model: str, cost: float | None, tokens: tuple[int, int] = (100, 10)) -> Completion:
+    return Completion(
+        provider="anthropic",
+        model=model,
+        usage=Usage(input_tokens=tokens[0], output_tokens=tokens[1]),
+        cost_usd=cost,
+    )
+
+
+def test_ledger_adds_up_tokens_calls_and_cost() -> None:
+    ledger = UsageLedger()
+    ledger.record(completion("claude-haiku-4-5", 0.25, (1000, 100)))
+    snap = ledger.record(completion("claude-sonnet-4-6", 0.5, (2000, 200)))
+    assert (snap.input_tokens, snap.output_tokens, snap.calls) == (3000, 300, 2)
+    assert snap.cost_usd == pytest.approx(0.75)
+    assert snap.cost_fully_known
+    assert snap.by_model["anthropic:claude-haiku-4-5"].calls == 1
+
+
+def test_unknown_cost_is_counted_not_guessed() -> None:
+    ledger = UsageLedger()
+    ledger.record(completion("claude-haiku-4-5", 0.25))
+    snap = ledger.record(completion("mystery", None))
+    assert snap.cost_usd == pytest.approx(0.25)
+    assert snap.unknown_cost_calls == 1 and not snap.cost_fully_known
+    event = snap.to_event()
+    assert (event.cost_usd, event.unknown_cost_calls, event.calls) == (0.25, 1, 2)
+
+
+def test_event_cost_is_none_when_no_price_is_known() -> None:
+    ledger = UsageLedger(cost_cap_usd=1.0)
+    event = ledger.record(completion("mystery", None)).to_event()
+    assert event.cost_usd is None and event.cost_cap_usd == 1.0
+
+
+def test_cost_cap_trips_once_reached() -> None:
+    ledger = UsageLedger(cost_cap_usd=0.5)
+    ledger.record(completion("m", 0.3))
+    ledger.check()
+    ledger.record(completion("m", 0.2))
+    with pytest.raises(CostCapReached, match=r"\$0\.5000 spent of the \$0\.50 cap"):
+        ledger.check()
+    assert CostCapReached.stops_run
+
+
+def test_no_cap_never_trips() -> None:
+    ledger = UsageLedger()
+    ledger.record(completion("m", 1000.0))
+    ledger.check()
+
+
+async def test_metered_client_records_and_reports(
+    api: FakeAPI, make_anthropic: Callable[..., LLMClient]
+) -> None:
+    api.reply(
+        200,
+        anthropic_message(
+            [{"type": "text", "text": "ok"}], input_tokens=1_000_000, output_tokens=0
+        ),
+    )
+    ledger = UsageLedger(cost_cap_usd=2.0)
+    reports: list[UsageSnapshot] = []
+    client = MeteredClient(make_anthropic(), ledger, reports.append)
+    assert (client.provider, client.model) == ("anthropic", "claude-sonnet-4-6")
+    assert client.context_window_tokens == 200_000
+
+    result = await client.chat([ChatMessage(role="user", content="x")])
+
+    assert result.cost_usd == pytest.approx(3.0)
+    assert len(reports) == 1 and reports[0].calls == 1
+    assert reports[0].cost_usd == pytest.approx(3.0)
+    assert isinstance(client, LLMClient)
+
+
+async def test_metered_client_refuses_calls_past_the_cap(
+    api: FakeAPI, make_anthropic: Callable[..., LLMClient]
+) -> None:
+    ledger = UsageLedger(cost_cap_usd=0.01)
+    ledger.record(completion("m", 0.02))
+    with pytest.raises(CostCapReached):
+        await MeteredClient(make_anthropic(), ledger).chat([ChatMessage(role="user", content="x")])
+    assert api.requests == []
