@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from llm_wire import FakeAPI
+from tests.llm.llm_wire import FakeAPI
 
 from ralph_tui.config import setting_fields
 from ralph_tui.llm.anthropic_client import AnthropicClient

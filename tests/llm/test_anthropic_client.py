@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from llm_wire import FakeAPI, anthropic_message
+from tests.llm.llm_wire import FakeAPI, anthropic_message
 
 from ralph_tui.llm.anthropic_client import AnthropicClient
 from ralph_tui.llm.errors import AuthenticationError

@@ -9,7 +9,7 @@ from typing import Any
 
 import httpx2
 import pytest
-from llm_wire import FakeAPI, anthropic_error, anthropic_message, openai_completion, openai_error
+from tests.llm.llm_wire import FakeAPI, anthropic_error, anthropic_message, openai_completion, openai_error
 
 from ralph_tui.llm.errors import (
     AuthenticationError,

@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 import pytest
-from llm_wire import FakeAPI, anthropic_error, anthropic_message, make_settings
+from tests.llm.llm_wire import FakeAPI, anthropic_error, anthropic_message, make_settings
 
 from ralph_tui.llm.anthropic_client import AnthropicClient
 from ralph_tui.llm.errors import AuthenticationError

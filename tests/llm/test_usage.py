@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from llm_wire import FakeAPI, anthropic_message
+from tests.llm.llm_wire import FakeAPI, anthropic_message
 
 from ralph_tui.llm.errors import CostCapReached
 from ralph_tui.llm.types import ChatMessage, Completion, LLMClient, Usage

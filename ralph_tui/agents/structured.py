@@ -1,0 +1,127 @@
+"""The structured-output agent: loop until the model calls the output tool with valid arguments."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel
+
+from ralph_tui.agents.output_tool import (
+    OUTPUT_TOOL_NAME,
+    ArgumentsError,
+    output_tool,
+    parse_arguments,
+)
+from ralph_tui.events import AgentStep, Emit
+from ralph_tui.llm.prompt_io import render_input
+from ralph_tui.llm.types import ChatMessage, Completion, LLMClient, ToolCall
+
+T = TypeVar("T", bound=BaseModel)
+
+NUDGE = (
+    f"You did not call the `{OUTPUT_TOOL_NAME}` tool. Your answer only counts when you call "
+    f"`{OUTPUT_TOOL_NAME}` with arguments that match its schema. Call it now."
+)
+
+
+class MaxStepsError(Exception):
+    """The step budget ran out before a valid output; ``gathered`` holds what the model said."""
+
+    def __init__(self, agent: str, max_steps: int, gathered: list[str], last_error: str) -> None:
+        super().__init__(
+            f"{agent} used all {max_steps} steps without a valid output"
+            + (f" (last problem: {last_error.splitlines()[0]})" if last_error else "")
+        )
+        self.agent = agent
+        self.max_steps = max_steps
+        self.gathered = gathered
+        self.last_error = last_error
+
+
+@dataclass
+class AgentSpec(Generic[T]):
+    """What a role needs to run: its name, system prompt, output model and budgets."""
+
+    name: str
+    system: str
+    output_model: type[T]
+    description: str = "Submit the final output."
+    max_steps: int = 6
+    temperature: float | None = None
+    max_tokens: int = 4096
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def tool_feedback(call: ToolCall, text: str) -> ChatMessage:
+    return ChatMessage(role="tool", tool_call_id=call.id, content=text)
+
+
+def assistant_turn(completion: Completion) -> ChatMessage:
+    return ChatMessage(role="assistant", content=completion.text, tool_calls=completion.tool_calls)
+
+
+def answer_other_calls(completion: Completion, keep: ToolCall) -> list[ChatMessage]:
+    """Every tool call but ``keep`` needs a result too (providers reject dangling calls)."""
+    return [
+        tool_feedback(call, f"Unknown tool `{call.name}`; only `{OUTPUT_TOOL_NAME}` exists.")
+        for call in completion.tool_calls
+        if call is not keep
+    ]
+
+
+def find_output_call(completion: Completion) -> ToolCall | None:
+    for call in completion.tool_calls:
+        if call.name == OUTPUT_TOOL_NAME:
+            return call
+    return completion.tool_calls[0] if completion.tool_calls else None
+
+
+async def agent_forward(
+    client: LLMClient, spec: AgentSpec[T], inputs: dict[str, Any], emit: Emit
+) -> T:
+    """Run ``spec`` on ``inputs`` until a valid output or ``MaxStepsError``."""
+    tool = output_tool(spec.output_model, spec.description)
+    messages = [
+        ChatMessage(role="system", content=spec.system),
+        ChatMessage(role="user", content=render_input(inputs)),
+    ]
+    gathered: list[str] = []
+    last_error = ""
+    for step in range(1, spec.max_steps + 1):
+        completion = await client.chat(
+            messages,
+            tools=[tool],
+            tool_choice="required",
+            temperature=spec.temperature,
+            max_tokens=spec.max_tokens,
+        )
+        messages.append(assistant_turn(completion))
+        if completion.text:
+            gathered.append(completion.text)
+        call = find_output_call(completion)
+        if call is None:
+            last_error = "no tool call"
+            messages.append(ChatMessage(role="user", content=NUDGE))
+            emit(AgentStep(agent=spec.name, step=step, max_steps=spec.max_steps, action="nudge"))
+            continue
+        gathered.append(call.arguments)
+        messages.extend(answer_other_calls(completion, call))
+        try:
+            output = parse_arguments(call.arguments, spec.output_model)
+        except ArgumentsError as exc:
+            last_error = str(exc)
+            messages.append(tool_feedback(call, last_error))
+            emit(
+                AgentStep(
+                    agent=spec.name,
+                    step=step,
+                    max_steps=spec.max_steps,
+                    action="invalid",
+                    detail=last_error,
+                )
+            )
+            continue
+        emit(AgentStep(agent=spec.name, step=step, max_steps=spec.max_steps, action="output"))
+        return output
+    raise MaxStepsError(spec.name, spec.max_steps, gathered, last_error)

@@ -1,0 +1,164 @@
+"""``llm_query`` / ``llm_query_batched``: the host side of the sandbox's sub-model calls."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+
+from ralph_tui.events import Emit, SubQuery
+from ralph_tui.llm.errors import CostCapReached, LLMError
+from ralph_tui.llm.types import ChatMessage, LLMClient
+
+PREVIEW_CHARS = 240
+CHARS_PER_TOKEN = 4
+"""A conservative estimate of characters per token, used to refuse oversized sub-prompts."""
+
+
+def preview(text: str) -> str:
+    return text if len(text) <= PREVIEW_CHARS else text[: PREVIEW_CHARS - 1] + "…"
+
+
+def estimate_tokens(text: str) -> int:
+    return len(text) // CHARS_PER_TOKEN + 1
+
+
+@dataclass
+class SubQueryBudget:
+    """The sub-call budget of one agent run, and the warnings it owes the model."""
+
+    limit: int
+    used: int = 0
+    warned: bool = False
+    cost_cap_hit: CostCapReached | None = None
+    pending_notes: list[str] = field(default_factory=list)
+
+    def take(self) -> bool:
+        """Use one call if any is left; note the 80 % warning once."""
+        if self.used >= self.limit:
+            return False
+        self.used += 1
+        if not self.warned and self.used >= 0.8 * self.limit:
+            self.warned = True
+            self.pending_notes.append(
+                f"Warning: {self.used} of {self.limit} llm_query calls used. "
+                "Plan to finish with the calls you have left."
+            )
+        return True
+
+    def drain_notes(self) -> list[str]:
+        notes, self.pending_notes = self.pending_notes, []
+        return notes
+
+
+class SubQueryRunner:
+    """Runs sub-model calls for sandbox code under a budget and a concurrency limit."""
+
+    def __init__(
+        self,
+        client: LLMClient,
+        budget: SubQueryBudget,
+        emit: Emit,
+        *,
+        agent: str,
+        concurrency: int = 8,
+        max_tokens: int = 2048,
+    ) -> None:
+        self.client = client
+        self.budget = budget
+        self.emit = emit
+        self.agent = agent
+        self.max_tokens = max_tokens
+        self.semaphore = asyncio.Semaphore(concurrency)
+
+    def _refusal(self, prompt: str) -> str | None:
+        if self.budget.cost_cap_hit is not None:
+            return "[error] The run's cost cap was reached. Finish now with what you have."
+        if not self.budget.take():
+            return (
+                f"[error] The llm_query budget ({self.budget.limit} calls) is exhausted. "
+                "Do not call llm_query again; finish with what you have and set resultReady."
+            )
+        tokens = estimate_tokens(prompt)
+        window = self.client.context_window_tokens
+        if tokens + self.max_tokens > window:
+            return (
+                f"[error] Sub-prompt refused: about {tokens:,} tokens ({len(prompt):,} characters)"
+                f" plus {self.max_tokens:,} for the answer exceeds the sub-model's window of "
+                f"{window:,} tokens. Pass a smaller slice."
+            )
+        return None
+
+    async def query(self, prompt: str, context_slice: str | None = None) -> str:
+        """One sub-call. Failures come back as ``[error] ...`` strings, never as exceptions."""
+        full = prompt if context_slice is None else f"{prompt}\n\n---\n{context_slice}"
+        refusal = self._refusal(full)
+        if refusal is not None:
+            self._report(full, refusal, 0.0, error=refusal)
+            return refusal
+        started = time.perf_counter()
+        async with self.semaphore:
+            try:
+                completion = await self.client.chat(
+                    [ChatMessage(role="user", content=full)], max_tokens=self.max_tokens
+                )
+            except CostCapReached as exc:
+                self.budget.cost_cap_hit = exc
+                return self._failed(full, started, exc)
+            except LLMError as exc:
+                return self._failed(full, started, exc)
+        latency = (time.perf_counter() - started) * 1000
+        self._report(
+            full,
+            completion.text,
+            latency,
+            input_tokens=completion.usage.input_tokens,
+            output_tokens=completion.usage.output_tokens,
+        )
+        return completion.text
+
+    async def query_batched(self, prompts: list[object]) -> list[str]:
+        """Many sub-calls at once; one failing item does not sink the others."""
+        if not isinstance(prompts, list):
+            return ["[error] llm_query_batched takes a list of prompts"]
+        return list(await asyncio.gather(*(self._query_item(item) for item in prompts)))
+
+    async def _query_item(self, item: object) -> str:
+        if isinstance(item, str):
+            return await self.query(item)
+        if (
+            isinstance(item, list | tuple)
+            and len(item) == 2
+            and all(isinstance(part, str) for part in item)
+        ):
+            return await self.query(item[0], item[1])
+        return "[error] each item must be a prompt string or a [prompt, context_slice] pair"
+
+    def _failed(self, prompt: str, started: float, exc: LLMError) -> str:
+        message = f"[error] {type(exc).__name__}: {exc.message}"
+        self._report(prompt, message, (time.perf_counter() - started) * 1000, error=message)
+        return message
+
+    def _report(
+        self,
+        prompt: str,
+        answer: str,
+        latency_ms: float,
+        *,
+        error: str | None = None,
+        input_tokens: int = 0,
+        output_tokens: int = 0,
+    ) -> None:
+        self.emit(
+            SubQuery(
+                agent=self.agent,
+                prompt_preview=preview(prompt),
+                answer_preview=preview(answer),
+                latency_ms=latency_ms,
+                input_tokens=input_tokens,
+                output_tokens=output_tokens,
+                error=error,
+                calls_used=self.budget.used,
+                calls_budget=self.budget.limit,
+            )
+        )

@@ -1,0 +1,77 @@
+"""The structured-output agent over the real Anthropic SDK: nudge, feedback, step budget."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import BaseModel, Field
+
+from ralph_tui.agents.structured import AgentSpec, MaxStepsError, agent_forward
+from ralph_tui.events import AgentStep
+from ralph_tui.llm.anthropic_client import AnthropicClient
+from tests.agents.conftest import Recorder, reply_text, reply_tool
+from tests.llm.llm_wire import FakeAPI
+
+
+class Verdict(BaseModel):
+    ok: bool
+    issues: list[str] = Field(max_length=2)
+
+
+SPEC = AgentSpec(name="judge", system="You judge.", output_model=Verdict, max_steps=3)
+
+
+async def test_valid_first_call_returns_the_output(
+    api: FakeAPI, claude: AnthropicClient, events: Recorder
+) -> None:
+    reply_tool(api, {"ok": True, "issues": []})
+    result = await agent_forward(claude, SPEC, {"question": "q"}, events)
+    assert result == Verdict(ok=True, issues=[])
+    body = api.bodies[0]
+    assert body["system"] == "You judge."
+    assert body["tools"][0]["name"] == "submit_output"
+    assert body["tools"][0]["input_schema"]["required"] == ["ok", "issues"]
+    assert '"question": "q"' in body["messages"][0]["content"][0]["text"]
+    assert [e.action for e in events.of(AgentStep)] == ["output"]
+
+
+async def test_a_reply_without_tool_call_gets_a_nudge(
+    api: FakeAPI, claude: AnthropicClient, events: Recorder
+) -> None:
+    reply_text(api, "I think it is fine.")
+    reply_tool(api, {"ok": True, "issues": []})
+    await agent_forward(claude, SPEC, {}, events)
+    second = api.bodies[1]["messages"]
+    assert second[-2] == {
+        "role": "assistant",
+        "content": [{"type": "text", "text": "I think it is fine."}],
+    }
+    assert "did not call the `submit_output` tool" in second[-1]["content"][0]["text"]
+    assert [e.action for e in events.of(AgentStep)] == ["nudge", "output"]
+
+
+async def test_schema_violations_go_back_as_precise_tool_results(
+    api: FakeAPI, claude: AnthropicClient, events: Recorder
+) -> None:
+    reply_tool(api, {"ok": "perhaps", "issues": ["a", "b", "c"]})
+    reply_tool(api, {"ok": False, "issues": ["a"]})
+    result = await agent_forward(claude, SPEC, {}, events)
+    assert result.issues == ["a"]
+    feedback = api.bodies[1]["messages"][-1]["content"][0]
+    assert feedback["type"] == "tool_result"
+    assert "`ok`" in feedback["content"] and "`issues`" in feedback["content"]
+    assert "at most 2 items" in feedback["content"]
+    invalid = events.of(AgentStep)[0]
+    assert invalid.action == "invalid" and "`ok`" in invalid.detail
+
+
+async def test_step_budget_runs_out_with_what_was_gathered(
+    api: FakeAPI, claude: AnthropicClient, events: Recorder
+) -> None:
+    for _ in range(3):
+        reply_tool(api, {"ok": True})
+    with pytest.raises(MaxStepsError) as info:
+        await agent_forward(claude, SPEC, {}, events)
+    assert info.value.max_steps == 3
+    assert len(info.value.gathered) == 3 and '"ok": true' in info.value.gathered[0]
+    assert "issues" in info.value.last_error
+    assert len(api.requests) == 3
