@@ -6,11 +6,11 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from tests.llm.llm_wire import FakeAPI
 
 from ralph_tui.config import setting_fields
 from ralph_tui.llm.anthropic_client import AnthropicClient
 from ralph_tui.llm.openai_client import OpenAIClient
+from tests.llm.llm_wire import FakeAPI
 
 
 @pytest.fixture

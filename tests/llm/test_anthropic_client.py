@@ -7,11 +7,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from tests.llm.llm_wire import FakeAPI, anthropic_message
 
 from ralph_tui.llm.anthropic_client import AnthropicClient
 from ralph_tui.llm.errors import AuthenticationError
 from ralph_tui.llm.types import ChatMessage, ToolCall, ToolDefinition
+from tests.llm.llm_wire import FakeAPI, anthropic_message
 
 RUN_CODE = ToolDefinition(
     name="run_code",

@@ -9,7 +9,6 @@ from typing import Any
 
 import httpx2
 import pytest
-from tests.llm.llm_wire import FakeAPI, anthropic_error, anthropic_message, openai_completion, openai_error
 
 from ralph_tui.llm.errors import (
     AuthenticationError,
@@ -24,6 +23,13 @@ from ralph_tui.llm.errors import (
 from ralph_tui.llm.retry import RetryPolicy
 from ralph_tui.llm.types import ChatMessage, LLMClient
 from ralph_tui.llm.usage import MeteredClient, UsageLedger
+from tests.llm.llm_wire import (
+    FakeAPI,
+    anthropic_error,
+    anthropic_message,
+    openai_completion,
+    openai_error,
+)
 
 HI = [ChatMessage(role="user", content="hi")]
 

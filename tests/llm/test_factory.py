@@ -6,7 +6,6 @@ import subprocess
 import sys
 
 import pytest
-from tests.llm.llm_wire import FakeAPI, anthropic_error, anthropic_message, make_settings
 
 from ralph_tui.llm.anthropic_client import AnthropicClient
 from ralph_tui.llm.errors import AuthenticationError
@@ -16,6 +15,7 @@ from ralph_tui.llm.offline import OfflineClient
 from ralph_tui.llm.openai_client import OpenAIClient
 from ralph_tui.llm.types import ChatMessage, LLMClient
 from ralph_tui.llm.usage import MeteredClient, UsageSnapshot
+from tests.llm.llm_wire import FakeAPI, anthropic_error, anthropic_message, make_settings
 
 pytestmark = pytest.mark.usefixtures("clean_env")
 

@@ -6,10 +6,10 @@ import json
 from collections.abc import Callable
 
 import pytest
-from tests.llm.llm_wire import FakeAPI, openai_completion
 
 from ralph_tui.llm.openai_client import OpenAIClient, uses_max_completion_tokens
 from ralph_tui.llm.types import ChatMessage, ToolCall, ToolDefinition
+from tests.llm.llm_wire import FakeAPI, openai_completion
 
 VERDICT = ToolDefinition(
     name="submit_verdict",

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from tests.llm.llm_wire import FakeAPI, anthropic_message
 
 from ralph_tui.llm.errors import CostCapReached
 from ralph_tui.llm.types import ChatMessage, Completion, LLMClient, Usage
 from ralph_tui.llm.usage import MeteredClient, UsageLedger, UsageSnapshot
+from tests.llm.llm_wire import FakeAPI, anthropic_message
 
 
 def completion(model: str, cost: float | None, tokens: tuple[int, int] = (100, 10)) -> Completion:
