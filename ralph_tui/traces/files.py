@@ -1,0 +1,80 @@
+"""Reading the session folders: the source of truth the index is built from.
+
+A session folder holds ``session.json`` (a ``SessionRecord``), one
+``iter-XX.json`` per iteration (an ``IterationTrace``), ``events.jsonl``, and
+one ``subtask-<id>/`` folder (laid out the same way) per sub-task.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from ralph_tui.traces.models import IterationTrace, SessionRecord
+from ralph_tui.traces.session_ids import SESSIONS_DIR, SUBTASK_PREFIX
+
+SESSION_FILE = "session.json"
+EVENTS_FILE = "events.jsonl"
+ITER_GLOB = "iter-*.json"
+
+_ITER_NAME_RE = re.compile(r"iter-(\d+)\.json")
+
+log = logging.getLogger(__name__)
+
+
+def iter_filename(iteration: int) -> str:
+    """``iter-01.json`` for iteration 1 (two digits at least, like the seeds)."""
+    return f"iter-{iteration:02d}.json"
+
+
+def iteration_number(filename: str) -> int | None:
+    """The iteration an ``iter-XX.json`` name stands for, or ``None`` for other names."""
+    match = _ITER_NAME_RE.fullmatch(filename)
+    return int(match.group(1)) if match else None
+
+
+def read_record(folder: Path) -> SessionRecord:
+    """The ``session.json`` of a session folder."""
+    return SessionRecord.model_validate_json((folder / SESSION_FILE).read_bytes())
+
+
+def read_iterations(folder: Path) -> list[IterationTrace]:
+    """Every readable iteration trace in a session folder, in iteration order.
+
+    A file that does not parse (edited by hand, say) is skipped with a warning
+    rather than hiding the rest of the session.
+    """
+    numbered = sorted(
+        (number, path)
+        for path in folder.glob(ITER_GLOB)
+        if (number := iteration_number(path.name)) is not None
+    )
+    traces = []
+    for _, path in numbered:
+        try:
+            traces.append(IterationTrace.model_validate_json(path.read_bytes()))
+        except (OSError, ValidationError) as exc:
+            log.warning("skipping unreadable trace %s: %s", path, exc)
+    return traces
+
+
+def session_folders(out_dir: Path) -> Iterator[tuple[str, Path]]:
+    """``(session_id, folder)`` for every session and sub-task folder under ``out_dir``."""
+    sessions = out_dir / SESSIONS_DIR
+    if not sessions.is_dir():
+        return
+    for day in sorted(p for p in sessions.iterdir() if p.is_dir()):
+        for folder in sorted(p for p in day.iterdir() if p.is_dir()):
+            yield from _with_subtasks(f"{day.name}/{folder.name}", folder)
+
+
+def _with_subtasks(session_id: str, folder: Path) -> Iterator[tuple[str, Path]]:
+    if (folder / SESSION_FILE).is_file():
+        yield session_id, folder
+    for child in sorted(folder.glob(f"{SUBTASK_PREFIX}*")):
+        if child.is_dir():
+            yield from _with_subtasks(f"{session_id}/{child.name}", child)

@@ -1,0 +1,114 @@
+"""What the trace files hold: a session's record and each iteration's trace.
+
+Both models accept and keep unknown fields (``extra="allow"``) so a loop can
+record more than is listed here, and both accept snake_case or camelCase keys.
+``IterationTrace`` writes the seed-style camelCase keys (``hardValidation``,
+``failureTag``, ``briefLen``...); ``SessionRecord`` writes snake_case.
+Timestamps are Unix seconds (like ``BaseEvent.ts``).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+from typing import Any
+
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
+from pydantic.alias_generators import to_camel
+
+from ralph_tui.events import JudgeIssue, RuleResult, RunStatus
+
+FINISHED_STATUSES: frozenset[str] = frozenset({"passed", "failed", "cancelled", "crashed", "error"})
+
+
+class SessionRecord(BaseModel):
+    """One run: what was asked of which document, with which settings, and how it went.
+
+    ``pid`` and ``host`` name the process currently writing the session, so a
+    reader can tell a live ``running`` session from one whose writer died.
+    A sub-task of a decomposed run is a session too, with ``subtask_of`` set.
+    """
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+    session_id: str = ""
+    mode: str
+    query: str
+    doc_path: str = ""
+    doc_sha256: str = ""
+    doc_chars: int = 0
+    settings: dict[str, Any] = Field(default_factory=dict)
+    parent_session_id: str | None = None
+    status: RunStatus = "running"
+    created_at: float = Field(default_factory=time.time)
+    updated_at: float = Field(default_factory=time.time)
+    finished_at: float | None = None
+    iterations: int = 0
+    duration_ms: float | None = None
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float | None = None
+    error: str | None = None
+    pid: int = Field(default_factory=os.getpid)
+    host: str = Field(default_factory=socket.gethostname)
+    subtask_of: str | None = None
+    subtask_id: str | None = None
+
+    def to_json(self) -> str:
+        return self.model_dump_json(indent=2)
+
+
+class HardValidationResult(BaseModel):
+    """The deterministic checks of one iteration, rule by rule."""
+
+    model_config = ConfigDict(extra="allow")
+
+    ok: bool
+    rules: list[RuleResult] = Field(default_factory=list)
+
+
+class JudgeResult(BaseModel):
+    """The LLM judge's verdict on one iteration's candidate."""
+
+    model_config = ConfigDict(extra="allow")
+
+    ok: bool
+    issues: list[JudgeIssue] = Field(default_factory=list)
+
+    @field_validator("issues", mode="before")
+    @classmethod
+    def _plain_strings_are_issues(cls, value: Any) -> Any:
+        # The seeds' judges returned bare strings; keep such traces readable.
+        if isinstance(value, list):
+            return [{"message": item} if isinstance(item, str) else item for item in value]
+        return value
+
+
+class IterationTrace(BaseModel):
+    """One outer-loop iteration: the ``iter-XX.json`` file of the seed layout."""
+
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, alias_generator=to_camel, serialize_by_alias=True
+    )
+
+    iteration: int
+    query: str = Field(default="", validation_alias=AliasChoices("query", "task"))
+    constraints: list[str] = Field(default_factory=list)
+    output: dict[str, Any] = Field(default_factory=dict)
+    hard_validation: HardValidationResult = Field(
+        default_factory=lambda: HardValidationResult(ok=False)
+    )
+    judge: JudgeResult | None = None
+    passed: bool = False
+    fallback: bool = False
+    timings: dict[str, float] = Field(default_factory=dict)
+    failure_tag: str | None = None
+    brief_len: int | None = None
+    output_len: int | None = None
+    feedback: list[str] = Field(default_factory=list)
+    started_at: float | None = None
+    finished_at: float | None = None
+
+    def to_json(self) -> str:
+        return self.model_dump_json(indent=2, by_alias=True)
