@@ -1,1 +1,18 @@
-"""sandbox layer."""
+"""Sandbox layer: an isolated, persistent Python child that runs the model's code.
+
+``Sandbox.start(globals=..., functions=..., limits=...)`` then ``await execute(code)`` for
+each cell and ``await close()`` (or ``async with``). See ``host`` for the lifecycle,
+``launch`` for isolation, ``child`` for the code that runs inside.
+"""
+
+from ralph_tui.sandbox.host import HostFunction, Sandbox, SandboxStartError
+from ralph_tui.sandbox.limits import ExecResult, Isolation, SandboxLimits
+
+__all__ = [
+    "ExecResult",
+    "HostFunction",
+    "Isolation",
+    "Sandbox",
+    "SandboxLimits",
+    "SandboxStartError",
+]

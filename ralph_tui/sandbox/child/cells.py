@@ -1,0 +1,138 @@
+"""Running one cell the way the Python REPL would.
+
+Globals persist in one namespace across cells; a final bare expression's value is shown
+(``repr``, nothing for ``None``); top-level ``await`` works, on one event loop kept for the
+child's life; errors come back as a short traceback of the cells' own lines, without the
+child's internals. Each cell gets its own file name (``<cell-N>``) registered with
+``linecache``, so a function defined in an earlier cell still shows its source lines.
+"""
+
+from __future__ import annotations
+
+import ast
+import linecache
+import sys
+import traceback
+from types import CodeType
+from typing import TYPE_CHECKING, Any
+
+from .capture import OutputCapture, drain_fd_output
+from .interrupts import Interrupts
+
+if TYPE_CHECKING:
+    import asyncio
+
+CELL_PREFIX = "<cell-"
+COMPILE_FLAGS = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
+CO_COROUTINE = 0x80
+"""``inspect.CO_COROUTINE``, spelled out: importing ``inspect`` would slow every child start."""
+
+
+class CellRunner:
+    """Executes cells in one persistent namespace and reports output and errors."""
+
+    def __init__(
+        self,
+        namespace: dict[str, Any],
+        interrupts: Interrupts,
+        *,
+        output_limit: int,
+        fd_output: int,
+    ) -> None:
+        self._namespace = namespace
+        self._interrupts = interrupts
+        self._output_limit = output_limit
+        self._fd_output = fd_output
+        self._cells = 0
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def run(self, source: str, timeout_s: float) -> dict[str, Any]:
+        """Run ``source``; return the ``done`` message for the host."""
+        self._cells += 1
+        filename = f"{CELL_PREFIX}{self._cells}>"
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+        capture = OutputCapture(self._output_limit)
+        error: str | None = None
+        self._interrupts.install()
+        saved = sys.stdout, sys.stderr
+        sys.stdout = sys.stderr = capture
+        try:
+            self._interrupts.arm(f"cell exceeded {timeout_s:g} s")
+            try:
+                value = self._execute(source, filename)
+                # Text written below sys.stdout comes before the value, as in a terminal.
+                drain_fd_output(self._fd_output, capture)
+                if value is not None:
+                    capture.write(repr(value) + "\n")
+            finally:
+                self._interrupts.disarm()
+        except BaseException as exc:  # the cell's failure, whatever it is, is its result
+            self._interrupts.disarm()
+            error = format_cell_error(exc)
+        finally:
+            sys.stdout, sys.stderr = saved
+        drain_fd_output(self._fd_output, capture)
+        return {
+            "op": "done",
+            "output": capture.text(),
+            "error": error,
+            "interrupted": self._interrupts.fired,
+        }
+
+    def _execute(self, source: str, filename: str) -> Any:
+        """Run the cell; the value of its final bare expression, if it ends with one."""
+        tree = compile(source, filename, "exec", flags=ast.PyCF_ONLY_AST | COMPILE_FLAGS)
+        last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+        self._evaluate(compile(tree, filename, "exec", flags=COMPILE_FLAGS))
+        if last is None:
+            return None
+        expression = ast.Expression(last.value)
+        return self._evaluate(compile(expression, filename, "eval", flags=COMPILE_FLAGS))
+
+    def _evaluate(self, code: CodeType) -> Any:
+        result = eval(code, self._namespace)
+        if code.co_flags & CO_COROUTINE:
+            result = self._run_coroutine(result)
+        return result
+
+    def _run_coroutine(self, coroutine: Any) -> Any:
+        if self._loop is None:
+            import asyncio  # only cells with top-level await pay for it
+
+            self._loop = asyncio.new_event_loop()
+        try:
+            return self._loop.run_until_complete(coroutine)
+        except BaseException:
+            # An interrupted or failed cell must not leave tasks that wake up in a later cell.
+            _cancel_pending(self._loop)
+            raise
+
+
+def _cancel_pending(loop: asyncio.AbstractEventLoop) -> None:
+    import asyncio
+
+    pending = [task for task in asyncio.all_tasks(loop) if not task.done()]
+    for task in pending:
+        task.cancel()
+    if pending:
+        loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+
+
+def format_cell_error(exc: BaseException) -> str:
+    """The traceback of ``exc`` reduced to frames from cell code, chained exceptions included."""
+    report = traceback.TracebackException.from_exception(exc)
+    _keep_cell_frames(report, set())
+    return "".join(report.format()).rstrip("\n")
+
+
+def _keep_cell_frames(report: traceback.TracebackException, seen: set[int]) -> None:
+    if id(report) in seen:
+        return
+    seen.add(id(report))
+    report.stack = traceback.StackSummary.from_list(
+        [frame for frame in report.stack if frame.filename.startswith(CELL_PREFIX)]
+    )
+    related = [report.__cause__, report.__context__, *(report.exceptions or [])]
+    for nested in related:
+        if nested is not None:
+            _keep_cell_frames(nested, seen)

@@ -1,0 +1,122 @@
+"""The child's end of the framed channel to the host.
+
+The main loop waits here for the next cell, and cell code waits here for host-function
+results, possibly from several threads at once. One waiting thread at a time reads from the
+channel and routes what arrives: results to the thread that asked for them, everything else
+to the main loop. Results for calls nobody waits for any more (the cell was interrupted)
+are dropped.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import threading
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+from .framing import FrameDecoder, encode_frame
+from .interrupts import Interrupts
+
+READ_CHUNK = 1 << 16
+
+
+class ChannelClosed(Exception):
+    """The host closed the channel; the child has nothing left to do."""
+
+
+class Channel:
+    """Framed, thread-safe messaging over one file descriptor."""
+
+    def __init__(self, fd: int, interrupts: Interrupts) -> None:
+        self._fd = fd
+        self._interrupts = interrupts
+        self._decoder = FrameDecoder()
+        self._write_lock = threading.Lock()
+        self._state = threading.Condition()
+        self._reading = False
+        self._closed = False
+        self._awaited: set[int] = set()
+        self._results: dict[int, dict[str, Any]] = {}
+        self._controls: deque[dict[str, Any]] = deque()
+        self._call_ids = itertools.count(1)
+
+    def send(self, message: dict[str, Any]) -> None:
+        data = encode_frame(message)
+        with self._interrupts.deferred():
+            self._write(data)
+
+    def next_control(self) -> dict[str, Any]:
+        """Block until the host sends a message that is not a call result."""
+        with self._interrupts.deferred():
+            self._pump_until(lambda: bool(self._controls))
+            return self._controls.popleft()
+
+    def call(self, name: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        """Run host function ``name`` and return its result; its failure raises here."""
+        call_id = next(self._call_ids)
+        message = {"op": "call", "id": call_id, "fn": name, "args": args, "kwargs": kwargs}
+        try:
+            frame = encode_frame(message)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(
+                f"{name}() takes only JSON-serializable arguments "
+                f"(str, int, float, bool, None, list, dict): {exc}"
+            ) from None
+        with self._interrupts.deferred():
+            with self._state:
+                self._awaited.add(call_id)
+            try:
+                self._write(frame)
+                self._pump_until(lambda: call_id in self._results)
+                reply = self._results.pop(call_id)
+            finally:
+                with self._state:
+                    self._awaited.discard(call_id)
+        if "error" in reply:
+            raise RuntimeError(f"{name} failed: {reply['error']}")
+        return reply.get("value")
+
+    def _write(self, data: bytes) -> None:
+        with self._write_lock:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(self._fd, view) :]
+
+    def _pump_until(self, ready: Callable[[], bool]) -> None:
+        with self._state:
+            while not ready():
+                if self._closed:
+                    raise ChannelClosed
+                if self._reading:
+                    self._state.wait()
+                    continue
+                self._reading = True
+                try:
+                    self._state.release()
+                    try:
+                        data = self._read()
+                    finally:
+                        self._state.acquire()
+                    self._route(data)
+                finally:
+                    self._reading = False
+                    self._state.notify_all()
+
+    def _read(self) -> bytes:
+        try:
+            return os.read(self._fd, READ_CHUNK)
+        except OSError:
+            # A pty reports the host's end closing as EIO rather than end-of-file.
+            return b""
+
+    def _route(self, data: bytes) -> None:
+        if not data:
+            self._closed = True
+            return
+        for message in self._decoder.feed(data):
+            if message.get("op") != "result":
+                self._controls.append(message)
+            elif message.get("id") in self._awaited:
+                self._results[message["id"]] = message

@@ -1,0 +1,126 @@
+"""Resource limits and the ban on new processes, applied by the child to itself.
+
+They are applied after the globals are loaded and before the first cell, and cannot be
+lifted by cell code: hard limits only go down without privileges in the host's user
+namespace, and a seccomp filter cannot be removed.
+
+Processes: ``RLIMIT_NPROC`` bounds them only for non-root users (the kernel exempts uid 0,
+and the sandbox's uid 0 is the host's when the host runs as root). So a seccomp filter also
+refuses every new process (``fork``, ``vfork``, ``clone`` without ``CLONE_THREAD``) while
+threads still work: a fork bomb fails on its first fork whoever runs the host.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import resource
+import signal
+import struct
+from typing import Any
+
+PR_SET_NO_NEW_PRIVS = 38
+PR_SET_SECCOMP = 22
+SECCOMP_MODE_FILTER = 2
+CLONE_THREAD = 0x10000
+X32_SYSCALL_BIT = 0x40000000
+
+# Classic BPF opcodes and seccomp return values (linux/filter.h, linux/seccomp.h).
+LOAD_WORD = 0x20
+JUMP_EQUAL = 0x15
+JUMP_AT_LEAST = 0x35
+JUMP_BITS_SET = 0x45
+RETURN = 0x06
+ALLOW = 0x7FFF0000
+FAIL_WITH = 0x00050000
+EPERM = 1
+ENOSYS = 38
+
+# seccomp_data offsets: syscall number, audit arch, low word of the first argument.
+NR_OFFSET = 0
+ARCH_OFFSET = 4
+ARG0_OFFSET = 16
+
+
+class _ProcessSyscalls:
+    """Audit arch and syscall numbers of the process-creating calls on one architecture."""
+
+    def __init__(self, arch: int, clone: int, clone3: int, plain: tuple[int, ...]) -> None:
+        self.arch = arch
+        self.clone = clone
+        self.clone3 = clone3
+        self.plain = plain
+
+
+SYSCALLS = {
+    "x86_64": _ProcessSyscalls(0xC000003E, clone=56, clone3=435, plain=(57, 58)),
+    "aarch64": _ProcessSyscalls(0xC00000B7, clone=220, clone3=435, plain=()),
+}
+
+
+def apply_limits(limits: dict[str, Any]) -> None:
+    """Set the rlimits (soft = hard) and refuse new processes."""
+    # Writes past the file-size limit then fail with EFBIG instead of killing the child.
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    for name, value in (
+        ("RLIMIT_AS", limits["memory_bytes"]),
+        ("RLIMIT_CPU", limits["cpu_seconds"]),
+        ("RLIMIT_FSIZE", limits["file_bytes"]),
+        ("RLIMIT_NOFILE", limits["open_files"]),
+        ("RLIMIT_NPROC", limits["processes"]),
+        ("RLIMIT_CORE", 0),
+    ):
+        resource.setrlimit(getattr(resource, name), (value, value))
+    deny_new_processes()
+
+
+def _instruction(code: int, jump_true: int, jump_false: int, value: int) -> bytes:
+    return struct.pack("HBBI", code, jump_true, jump_false, value)
+
+
+def process_filter(calls: _ProcessSyscalls) -> list[bytes]:
+    """The BPF program: threads pass, every other way to start a process fails."""
+    program = [
+        _instruction(LOAD_WORD, 0, 0, ARCH_OFFSET),
+        _instruction(JUMP_EQUAL, 1, 0, calls.arch),
+        _instruction(RETURN, 0, 0, FAIL_WITH | ENOSYS),
+        _instruction(LOAD_WORD, 0, 0, NR_OFFSET),
+        # x32 numbers would be another route to the same calls on x86_64.
+        _instruction(JUMP_AT_LEAST, 0, 1, X32_SYSCALL_BIT),
+        _instruction(RETURN, 0, 0, FAIL_WITH | ENOSYS),
+        # clone3 hides its flags in memory; ENOSYS makes libc fall back to clone for threads.
+        _instruction(JUMP_EQUAL, 0, 1, calls.clone3),
+        _instruction(RETURN, 0, 0, FAIL_WITH | ENOSYS),
+    ]
+    for number in calls.plain:
+        program += [
+            _instruction(JUMP_EQUAL, 0, 1, number),
+            _instruction(RETURN, 0, 0, FAIL_WITH | EPERM),
+        ]
+    program += [
+        _instruction(JUMP_EQUAL, 0, 3, calls.clone),
+        _instruction(LOAD_WORD, 0, 0, ARG0_OFFSET),
+        _instruction(JUMP_BITS_SET, 1, 0, CLONE_THREAD),
+        _instruction(RETURN, 0, 0, FAIL_WITH | EPERM),
+        _instruction(RETURN, 0, 0, ALLOW),
+    ]
+    return program
+
+
+class _FilterProgram(ctypes.Structure):
+    _fields_ = (("len", ctypes.c_ushort), ("filter", ctypes.c_void_p))
+
+
+def deny_new_processes() -> None:
+    """Install the process filter; on an architecture without a table, rely on RLIMIT_NPROC."""
+    calls = SYSCALLS.get(os.uname().machine)
+    if calls is None:
+        return
+    program = process_filter(calls)
+    code = ctypes.create_string_buffer(b"".join(program))
+    fprog = _FilterProgram(len(program), ctypes.addressof(code))
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS) failed")
+    if libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_SECCOMP) failed")

@@ -1,0 +1,99 @@
+"""Entry point of the sandbox child: take over stdio, load the globals, confine, serve cells.
+
+The host starts it as ``python -I -S -B -X utf8 -c BOOT CHILD_PARENT MANIFEST [SITE_DIR ...]``
+(see ``ralph_tui.sandbox.launch``). ``-I -S`` keep the user's environment, ``site`` and its
+``.pth`` files out; the host's site-packages directories (read-only under bwrap) are appended
+to ``sys.path`` explicitly, so third-party packages such as numpy stay importable.
+"""
+
+from __future__ import annotations
+
+import builtins
+import fcntl
+import json
+import os
+import sys
+import traceback
+from typing import Any
+
+from .cells import CellRunner
+from .channel import Channel, ChannelClosed
+from .confine import apply_limits
+from .interrupts import Interrupts
+
+CHANNEL_FD_MIN = 100
+
+
+def take_over_stdio() -> tuple[int, int]:
+    """Move the channel to a private descriptor; point fd 0 at /dev/null and fds 1-2 at a file.
+
+    Cell code that writes to fd 1 or 2 (``os.write``, C extensions) then lands in the output
+    file, which is read back as part of the cell's output, and cannot corrupt the framing.
+    """
+    channel_fd = fcntl.fcntl(1, fcntl.F_DUPFD_CLOEXEC, CHANNEL_FD_MIN)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    output_fd = os.memfd_create("cell-output", os.MFD_CLOEXEC)
+    os.dup2(output_fd, 1)
+    os.dup2(output_fd, 2)
+    return channel_fd, output_fd
+
+
+def read_text(path: str) -> str:
+    with open(path, "rb") as file:
+        data = file.read()
+    return data.decode("utf-8", "surrogatepass")
+
+
+def host_function(channel: Channel, name: str) -> Any:
+    """The cell-side stand-in for host function ``name``: a blocking call over the channel."""
+
+    def call_host(*args: Any, **kwargs: Any) -> Any:
+        return channel.call(name, list(args), kwargs)
+
+    call_host.__name__ = call_host.__qualname__ = name
+    call_host.__doc__ = f"Runs the host function `{name}` and returns its result."
+    return call_host
+
+
+def load_namespace(manifest_path: str, channel: Channel) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The cells' globals (values and host functions) and the limits, from the manifest."""
+    with open(manifest_path, "rb") as file:
+        manifest = json.loads(file.read())
+    folder = os.path.dirname(manifest_path)
+    namespace: dict[str, Any] = {"__name__": "__main__", "__builtins__": builtins}
+    for name, spec in manifest["globals"].items():
+        if "file" in spec:
+            namespace[name] = read_text(os.path.join(folder, spec["file"]))
+        else:
+            namespace[name] = spec["value"]
+    for name in manifest["functions"]:
+        namespace[name] = host_function(channel, name)
+    return namespace, manifest["limits"]
+
+
+def main() -> None:
+    manifest_path, site_dirs = sys.argv[2], sys.argv[3:]
+    channel_fd, output_fd = take_over_stdio()
+    interrupts = Interrupts()
+    channel = Channel(channel_fd, interrupts)
+    try:
+        sys.path.extend(site_dirs)
+        namespace, limits = load_namespace(manifest_path, channel)
+        apply_limits(limits)
+    except BaseException as exc:  # any failure to start is reported, then the child exits
+        channel.send({"op": "failed", "error": "".join(traceback.format_exception_only(exc))})
+        raise SystemExit(1) from None
+    runner = CellRunner(
+        namespace, interrupts, output_limit=limits["max_output_chars"], fd_output=output_fd
+    )
+    channel.send({"op": "ready"})
+    while True:
+        try:
+            message = channel.next_control()
+        except ChannelClosed:
+            return
+        if message.get("op") != "exec":
+            raise RuntimeError(f"unexpected message from the host: {message.get('op')!r}")
+        channel.send(runner.run(message["code"], message["timeout_s"]))

@@ -1,0 +1,390 @@
+"""The sandbox host: a persistent, isolated Python child that runs cells for the agent.
+
+``Sandbox.start`` writes the globals to the scratch directory, starts the child at the
+strongest isolation level that works here (saying so loudly when it has to settle for a
+weaker one), and waits until the child has loaded them. ``execute`` runs one cell: it
+sends the code, answers the child's host-function calls while the cell runs, enforces the
+cell's time (SIGINT, then kill), and turns whatever happened to the child (crash, exit,
+garbage on the channel) into a result the model can act on, restarting the child when it
+was lost. The host itself never waits on the child without a bound.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+import weakref
+from collections.abc import Awaitable, Callable, Coroutine
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import pexpect
+
+from ralph_tui.sandbox.clock import CellClock
+from ralph_tui.sandbox.launch import (
+    ISOLATION_LEVELS,
+    IsolationUnavailable,
+    Scratch,
+    create_scratch,
+    plan_launch,
+    remove_scratch,
+    write_manifest,
+)
+from ralph_tui.sandbox.limits import ExecResult, Isolation, SandboxLimits
+from ralph_tui.sandbox.process import ChildGone, ChildProcess
+
+HostFunction = Callable[..., Awaitable[object]]
+
+_log = logging.getLogger(__name__)
+
+DEGRADED = {
+    "unshare-net": ("cells run with no network but can read and write your files with your rights"),
+    "rlimits-only": (
+        "cells run with resource limits only: they can read and write your files "
+        "and reach the network"
+    ),
+}
+
+
+class SandboxStartError(RuntimeError):
+    """No sandbox child could be started, or it could not load its globals."""
+
+
+@dataclass
+class _Cell:
+    """The cell in flight: how it ended (a ``done`` message or why the child was lost)."""
+
+    finished: asyncio.Future[dict[str, Any] | str]
+    clock: CellClock
+    timed_out: bool = False
+    killed: bool = False
+    grace: asyncio.TimerHandle | None = field(default=None, repr=False)
+
+
+class Sandbox:
+    """An isolated, persistent Python interpreter for the model's code. See module docs."""
+
+    isolation: Isolation
+
+    def __init__(
+        self,
+        scratch: Scratch,
+        functions: dict[str, HostFunction],
+        limits: SandboxLimits,
+        emit_notice: Callable[[str], None] | None,
+        global_names: list[str],
+    ) -> None:
+        self.isolation = "rlimits-only"
+        self._scratch = scratch
+        self._functions = functions
+        self._limits = limits
+        self._emit_notice = emit_notice
+        self._reloaded = [*global_names, *(f"{name}()" for name in functions)]
+        self._child: ChildProcess | None = None
+        self._lost_between_cells: str | None = None
+        self._ready: asyncio.Future[None] | None = None
+        self._cell: _Cell | None = None
+        self._calls: set[asyncio.Task[None]] = set()
+        self._cell_lock = asyncio.Lock()
+        self._closed = False
+        self._remove_scratch = weakref.finalize(self, remove_scratch, str(scratch.root))
+
+    @classmethod
+    async def start(
+        cls,
+        *,
+        globals: dict[str, object] | None = None,
+        functions: dict[str, HostFunction] | None = None,
+        limits: SandboxLimits | None = None,
+        emit_notice: Callable[[str], None] | None = None,
+    ) -> Sandbox:
+        """Start a sandbox whose cells see ``globals`` and can call ``functions``."""
+        values = dict(globals or {})
+        hosted = dict(functions or {})
+        limits = limits or SandboxLimits()
+        scratch = create_scratch()
+        sandbox = cls(scratch, hosted, limits, emit_notice, list(values))
+        try:
+            write_manifest(scratch, values, list(hosted), limits)
+            await sandbox._start_strongest()
+        except BaseException:
+            await sandbox.close()
+            raise
+        return sandbox
+
+    @property
+    def work_dir(self) -> Path:
+        """The host path of the cells' working directory (``/sandbox`` inside bwrap)."""
+        return self._scratch.work
+
+    async def __aenter__(self) -> Sandbox:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    async def execute(self, code: str) -> ExecResult:
+        """Run one cell and report what it printed, its error, and what happened to the child."""
+        if self._closed:
+            raise RuntimeError("the sandbox is closed")
+        async with self._cell_lock:
+            started = time.perf_counter()
+            note = ""
+            if self._child is not None and self._child.ending:
+                await self._child.finished  # its loss is then recorded for this cell's report
+            if self._child is None:
+                what = f"After the previous cell, the sandbox process {self._lost_between_cells}"
+                restarted, consequence = await self._restart()
+                if not restarted:
+                    return _lost_result(started, f"{what}. {consequence}", timed_out=False)
+                note = f"{what}. {consequence}\n"
+            child = self._child
+            assert child is not None
+            outcome, cell = await self._run_cell(child, code)
+            if isinstance(outcome, dict):
+                return self._finished_result(started, outcome, cell, note)
+            what = note + self._describe_loss(outcome, cell)
+            if self._closed:
+                return _lost_result(started, f"{what}.", cell.timed_out)
+            _, consequence = await self._restart()
+            return _lost_result(started, f"{what}. {consequence}", cell.timed_out)
+
+    async def close(self) -> None:
+        """Stop the child, cancel host calls, delete the scratch directory. Idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._ready is not None and not self._ready.done():
+            self._ready.set_exception(SandboxStartError("the sandbox was closed while starting"))
+        if self._cell is not None and not self._cell.finished.done():
+            self._cell.finished.set_result("was closed by the host")
+        for task in self._calls:
+            task.cancel()
+        if self._calls:
+            await asyncio.gather(*self._calls, return_exceptions=True)
+        child, self._child = self._child, None
+        if child is not None:
+            await child.close()
+        self._remove_scratch()
+
+    async def _start_strongest(self) -> None:
+        unavailable: list[str] = []
+        for isolation in ISOLATION_LEVELS:
+            try:
+                self._child = await self._spawn(isolation)
+            except IsolationUnavailable as exc:
+                unavailable.append(f"{isolation}: {exc}")
+                continue
+            self.isolation = isolation
+            if unavailable:
+                self._notice(
+                    f"Sandbox isolation degraded to {isolation} ({'; '.join(unavailable)}): "
+                    f"{DEGRADED[isolation]}."
+                )
+            return
+        raise SandboxStartError("the sandbox could not start: " + "; ".join(unavailable))
+
+    async def _spawn(self, isolation: Isolation) -> ChildProcess:
+        """Start a child and wait until it has loaded its globals."""
+        plan = plan_launch(isolation, self._scratch, self._limits)
+        ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._ready = ready
+        try:
+            child = ChildProcess(plan, self._on_message, self._on_lost)
+        except (OSError, pexpect.ExceptionPexpect) as exc:
+            raise IsolationUnavailable(f"could not run {plan.argv[0]}: {exc}") from None
+        self._child = child
+        try:
+            await asyncio.wait_for(ready, self._limits.start_timeout_s)
+        except BaseException as exc:
+            self._child = None
+            await child.close()
+            if isinstance(exc, TimeoutError):
+                raise SandboxStartError(
+                    f"the sandbox did not start within {self._limits.start_timeout_s:g} s"
+                ) from None
+            raise
+        finally:
+            self._ready = None
+        return child
+
+    async def _restart(self) -> tuple[bool, str]:
+        """Start a new child at the same isolation level: did it work, and what it means."""
+        self._lost_between_cells = None
+        try:
+            self._child = await self._spawn(self.isolation)
+        except (IsolationUnavailable, SandboxStartError) as exc:
+            self._lost_between_cells = f"could not be restarted ({exc})"
+            return False, (
+                f"It could not be restarted ({exc}); the next cell will try again. "
+                "Everything defined in earlier cells is lost."
+            )
+        available = ", ".join(f"`{name}`" for name in self._reloaded) or "nothing"
+        return True, (
+            "A fresh sandbox process was started: every variable, import and function "
+            f"defined in earlier cells is lost. Available again: {available}. Re-create "
+            "anything else you need (files in the working directory are kept)."
+        )
+
+    async def _run_cell(self, child: ChildProcess, code: str) -> tuple[dict[str, Any] | str, _Cell]:
+        loop = asyncio.get_running_loop()
+        cell = _Cell(loop.create_future(), CellClock(self._limits.timeout_s, self._on_timeout))
+        self._cell = cell
+        try:
+            try:
+                await child.send({"op": "exec", "code": code, "timeout_s": self._limits.timeout_s})
+                if not self._calls:
+                    cell.clock.run()
+            except ChildGone:
+                pass  # the child's loss is being reported and will finish the cell
+            return await cell.finished, cell
+        except asyncio.CancelledError:
+            child.stop("was stopped because the host cancelled the cell it was running")
+            raise
+        finally:
+            cell.clock.pause()
+            if cell.grace is not None:
+                cell.grace.cancel()
+            self._cell = None
+            for task in self._calls:
+                task.cancel()
+
+    def _on_timeout(self) -> None:
+        cell, child = self._cell, self._child
+        if cell is None or child is None:
+            return
+        cell.timed_out = True
+        child.interrupt()
+        cell.grace = asyncio.get_running_loop().call_later(
+            self._limits.kill_grace_s, self._on_grace_over
+        )
+
+    def _on_grace_over(self) -> None:
+        cell, child = self._cell, self._child
+        if cell is not None and child is not None:
+            cell.killed = True
+            child.stop("was killed")
+
+    def _on_message(self, child: ChildProcess, message: dict[str, Any]) -> None:
+        if child is not self._child:
+            return
+        op = message.get("op")
+        ready, cell = self._ready, self._cell
+        if op == "ready" and ready is not None and not ready.done():
+            ready.set_result(None)
+        elif op == "failed" and ready is not None and not ready.done():
+            failure = f"the sandbox child failed: {message.get('error')}"
+            ready.set_exception(SandboxStartError(failure))
+        elif op == "call":
+            self._start_call(child, message)
+        elif op == "done" and cell is not None and not cell.finished.done():
+            cell.finished.set_result(message)
+        else:
+            child.stop(f"sent an unexpected {op!r} message, so it was stopped")
+
+    def _on_lost(self, child: ChildProcess, reason: str) -> None:
+        if child is not self._child:
+            return
+        self._child = None
+        ready, cell = self._ready, self._cell
+        if ready is not None and not ready.done():
+            failure = SandboxStartError if child.received_any else IsolationUnavailable
+            ready.set_exception(failure(f"the child {reason}"))
+        elif cell is not None and not cell.finished.done():
+            cell.finished.set_result(reason)
+        else:
+            self._lost_between_cells = reason
+
+    def _start_call(self, child: ChildProcess, message: dict[str, Any]) -> None:
+        cell = self._cell
+        if cell is None or cell.timed_out:
+            refusal = "the cell was interrupted" if cell is not None else "no cell is running"
+            answer: Coroutine[Any, Any, None] = self._reply_error(child, message.get("id"), refusal)
+        else:
+            cell.clock.pause()
+            answer = self._answer_call(child, message)
+        task = asyncio.get_running_loop().create_task(answer)
+        self._calls.add(task)
+        task.add_done_callback(self._call_done)
+
+    def _call_done(self, task: asyncio.Task[None]) -> None:
+        self._calls.discard(task)
+        cell = self._cell
+        if not self._calls and cell is not None and not cell.timed_out:
+            cell.clock.run()
+
+    async def _answer_call(self, child: ChildProcess, message: dict[str, Any]) -> None:
+        call_id, name = message.get("id"), message.get("fn")
+        function = self._functions.get(name) if isinstance(name, str) else None
+        if function is None:
+            await self._reply_error(child, call_id, f"no host function named {name!r}")
+            return
+        try:
+            value = await function(*message.get("args", []), **message.get("kwargs", {}))
+        except asyncio.CancelledError:
+            await self._reply_error(child, call_id, "cancelled because the cell ended")
+            raise
+        except Exception as exc:  # the failure is the model's to see, not the host's to die of
+            await self._reply_error(child, call_id, f"{type(exc).__name__}: {exc}")
+            return
+        try:
+            await child.send({"op": "result", "id": call_id, "value": value})
+        except (TypeError, ValueError) as exc:
+            problem = f"returned a value that is not JSON-serializable ({exc})"
+            await self._reply_error(child, call_id, problem)
+        except ChildGone:
+            pass
+
+    async def _reply_error(self, child: ChildProcess, call_id: object, error: str) -> None:
+        with contextlib.suppress(ChildGone):
+            await child.send({"op": "result", "id": call_id, "error": error})
+
+    def _finished_result(
+        self, started: float, message: dict[str, Any], cell: _Cell, note: str
+    ) -> ExecResult:
+        error = message.get("error")
+        if cell.timed_out and message.get("interrupted"):
+            error = (
+                f"{error}\nThe cell was interrupted after {self._limits.timeout_s:g} s; "
+                "variables from this and earlier cells are kept."
+            )
+        return ExecResult(
+            output=str(message.get("output", "")),
+            error=(note + (error or "")) or None,
+            timed_out=cell.timed_out,
+            duration_ms=_elapsed_ms(started),
+            restarted=bool(note),
+        )
+
+    def _describe_loss(self, reason: str, cell: _Cell) -> str:
+        if cell.killed:
+            return (
+                f"The cell exceeded {self._limits.timeout_s:g} s and did not stop within "
+                f"{self._limits.kill_grace_s:g} s of KeyboardInterrupt, so the sandbox "
+                "process was killed"
+            )
+        return f"While running this cell, the sandbox process {reason}"
+
+    def _notice(self, message: str) -> None:
+        if self._emit_notice is not None:
+            self._emit_notice(message)
+        else:
+            _log.warning(message)
+
+
+def _lost_result(started: float, error: str, timed_out: bool) -> ExecResult:
+    duration_ms = _elapsed_ms(started)
+    return ExecResult("", error, timed_out=timed_out, duration_ms=duration_ms, restarted=True)
+
+
+def _elapsed_ms(started: float) -> float:
+    return (time.perf_counter() - started) * 1000

@@ -1,0 +1,251 @@
+"""Where and how the sandbox child runs: its scratch directory and its command line.
+
+Isolation levels, strongest first:
+
+- ``bwrap``: new user, pid, network (empty), IPC, UTS and cgroup namespaces; a read-only
+  view of ``/usr``, the interpreter's prefix and the host's site-packages; the scratch
+  ``work`` directory as the only writable host path (at ``/sandbox``); a private size-capped
+  ``/tmp``; no home, no project directory, no ``.env``, no output directory.
+- ``unshare-net``: only a new, empty network namespace (``unshare --net``); the child
+  sees the host's files with the host user's rights.
+- ``rlimits-only``: nothing but the child's own rlimits and process ban.
+
+Every level runs the child with a scrubbed environment (no API keys, nothing inherited).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import site
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from ralph_tui.sandbox.limits import Isolation, SandboxLimits
+
+ISOLATION_LEVELS: tuple[Isolation, ...] = ("bwrap", "unshare-net", "rlimits-only")
+
+CHILD_PACKAGE = Path(__file__).resolve().with_name("child")
+MOUNT_ROOT = "/opt/ralph-sandbox"
+"""Inside bwrap: the child package, site-packages and the read-only ``init`` directory."""
+WORK_MOUNT = "/sandbox"
+"""Inside bwrap: the writable working directory (the scratch ``work`` directory)."""
+MANIFEST = "manifest.json"
+PYTHON_FLAGS = ("-I", "-S", "-B", "-X", "utf8")
+BOOT = "import sys; sys.path.insert(0, sys.argv[1]); from child.main import main; main()"
+SYSTEM_DIRS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/localtime")
+
+
+class IsolationUnavailable(Exception):
+    """This isolation level cannot run here; the next weaker one may."""
+
+
+@dataclass(frozen=True)
+class Scratch:
+    """The sandbox's private host directory.
+
+    ``init`` holds the manifest and the globals' files (read-only for the child), ``work``
+    is the child's working directory (writable), ``tmp`` its temp dir when not under bwrap.
+    """
+
+    root: Path
+
+    @property
+    def init(self) -> Path:
+        return self.root / "init"
+
+    @property
+    def work(self) -> Path:
+        return self.root / "work"
+
+    @property
+    def tmp(self) -> Path:
+        return self.root / "tmp"
+
+
+@dataclass(frozen=True)
+class LaunchPlan:
+    """One way to start the child: its command line, environment and working directory."""
+
+    isolation: Isolation
+    argv: list[str]
+    env: dict[str, str]
+    cwd: str
+
+
+def create_scratch() -> Scratch:
+    scratch = Scratch(Path(tempfile.mkdtemp(prefix="ralph-sandbox-")))
+    for folder in (scratch.init, scratch.work, scratch.tmp):
+        folder.mkdir()
+    return scratch
+
+
+def remove_scratch(root: str) -> None:
+    """Delete the scratch tree, including directories the child made unwritable.
+
+    Symlinks are never followed: the child may have pointed them anywhere.
+    """
+    for folder, subfolders, _ in os.walk(root):
+        for name in subfolders:
+            path = os.path.join(folder, name)
+            if not os.path.islink(path):
+                os.chmod(path, 0o700)
+    os.chmod(root, 0o700)
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def write_manifest(
+    scratch: Scratch,
+    globals: dict[str, object],
+    function_names: list[str],
+    limits: SandboxLimits,
+) -> None:
+    """Write what the child loads at start: globals, host function names, limits.
+
+    Strings (the document) go to files of their own, read once by the child; other values
+    must be JSON-serializable and travel inside the manifest.
+    """
+    _check_names([*globals, *function_names])
+    entries: dict[str, dict[str, object]] = {}
+    for index, (name, value) in enumerate(globals.items()):
+        if isinstance(value, str):
+            file_name = f"global-{index}.txt"
+            (scratch.init / file_name).write_bytes(value.encode("utf-8", "surrogatepass"))
+            entries[name] = {"file": file_name}
+        else:
+            entries[name] = {"value": value}
+    manifest = {"globals": entries, "functions": function_names, "limits": limits.for_child()}
+    try:
+        text = json.dumps(manifest, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"sandbox globals must be JSON-serializable: {exc}") from None
+    (scratch.init / MANIFEST).write_text(text, encoding="utf-8")
+    for path in scratch.init.iterdir():
+        path.chmod(0o444)
+    scratch.init.chmod(0o555)
+
+
+def _check_names(names: list[str]) -> None:
+    seen: set[str] = set()
+    for name in names:
+        if not name.isidentifier() or name.startswith("__"):
+            raise ValueError(f"not a usable sandbox name: {name!r}")
+        if name in seen:
+            raise ValueError(f"sandbox name given twice: {name!r}")
+        seen.add(name)
+
+
+def plan_launch(isolation: Isolation, scratch: Scratch, limits: SandboxLimits) -> LaunchPlan:
+    """The command line for ``isolation``; ``IsolationUnavailable`` if its tool is missing."""
+    if isolation == "bwrap":
+        return _bwrap_plan(scratch, limits)
+    host_command = [
+        interpreter(),
+        *PYTHON_FLAGS,
+        "-c",
+        BOOT,
+        str(CHILD_PACKAGE.parent),
+        str(scratch.init / MANIFEST),
+        *site_packages(),
+    ]
+    env = sandbox_env(home=str(scratch.work), tmp=str(scratch.tmp))
+    if isolation == "rlimits-only":
+        return LaunchPlan(isolation, host_command, env, str(scratch.work))
+    unshare = shutil.which("unshare")
+    if unshare is None:
+        raise IsolationUnavailable("`unshare` not found")
+    # Without root, a network namespace needs a user namespace to be allowed.
+    as_user = [] if os.geteuid() == 0 else ["--map-root-user"]
+    argv = [unshare, *as_user, "--net", "--", *host_command]
+    return LaunchPlan(isolation, argv, env, str(scratch.work))
+
+
+def _bwrap_plan(scratch: Scratch, limits: SandboxLimits) -> LaunchPlan:
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        raise IsolationUnavailable("`bwrap` not found")
+    sites = site_packages()
+    site_mounts = [f"{MOUNT_ROOT}/site-{index}" for index in range(len(sites))]
+    argv = [
+        bwrap,
+        "--unshare-all",
+        "--unshare-user",
+        "--disable-userns",
+        "--die-with-parent",
+        "--new-session",
+        "--cap-drop",
+        "ALL",
+        *_system_mounts(),
+        "--ro-bind",
+        str(CHILD_PACKAGE),
+        f"{MOUNT_ROOT}/child",
+    ]
+    for source, target in zip(sites, site_mounts, strict=True):
+        argv += ["--ro-bind", source, target]
+    argv += ["--ro-bind", str(scratch.init), f"{MOUNT_ROOT}/init"]
+    argv += ["--bind", str(scratch.work), WORK_MOUNT]
+    argv += ["--proc", "/proc", "--dev", "/dev", "--size", str(limits.file_bytes)]
+    argv += ["--tmpfs", "/tmp", "--remount-ro", "/", "--chdir", WORK_MOUNT, "--"]
+    argv += [interpreter(), *PYTHON_FLAGS, "-c", BOOT, MOUNT_ROOT]
+    argv += [f"{MOUNT_ROOT}/init/{MANIFEST}", *site_mounts]
+    env = sandbox_env(home=WORK_MOUNT, tmp="/tmp")
+    return LaunchPlan("bwrap", argv, env, str(scratch.work))
+
+
+def _system_mounts() -> list[str]:
+    """Read-only ``/usr``, the interpreter's prefix, and the usual top-level links into them."""
+    args = ["--ro-bind", "/usr", "/usr"]
+    for path in SYSTEM_DIRS:
+        if os.path.islink(path):
+            args += ["--symlink", os.readlink(path), path]
+        elif os.path.isdir(path):
+            args += ["--ro-bind", path, path]
+    for path in SYSTEM_FILES:
+        args += ["--ro-bind-try", path, path]
+    prefix = os.path.realpath(sys.base_prefix)
+    if not _is_within(prefix, "/usr"):
+        args += ["--ro-bind", prefix, prefix]
+    return args
+
+
+def interpreter() -> str:
+    """The base interpreter (not a venv's launcher), which runs without the venv around it."""
+    executable = os.path.realpath(sys.executable)
+    if _is_within(executable, os.path.realpath(sys.base_prefix)):
+        return executable
+    version = f"{sys.version_info.major}.{sys.version_info.minor}"
+    return os.path.join(sys.base_prefix, "bin", f"python{version}")
+
+
+def site_packages() -> list[str]:
+    """The host's site-packages directories, for third-party imports (numpy) in the child."""
+    found: list[str] = []
+    for path in site.getsitepackages():
+        real = os.path.realpath(path)
+        if os.path.isdir(real) and real not in found:
+            found.append(real)
+    return found
+
+
+def sandbox_env(*, home: str, tmp: str) -> dict[str, str]:
+    """The child's whole environment: nothing of the host's is passed through."""
+    return {
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        "HOME": home,
+        "TMPDIR": tmp,
+        # BLAS thread pools reserve address space per thread and hang on import under a
+        # tight RLIMIT_AS.
+        "OPENBLAS_NUM_THREADS": "1",
+        "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+    }
+
+
+def _is_within(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
