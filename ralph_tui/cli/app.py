@@ -1,27 +1,195 @@
-"""Command-line interface: argument parsing, the headless runner and subcommands."""
+"""Command-line interface: argument parsing, the headless runner and subcommands.
+
+Exit codes: 0 validated result; 1 ran but no iteration passed (best candidate reported);
+2 bad usage or input; 3 provider/auth/network failure that stopped the run; 130 cancelled.
+"""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import json
 import sys
+from pathlib import Path
+from typing import Any, NoReturn
 
 from ralph_tui import __version__
+from ralph_tui.cli.progress import ProgressPrinter
+from ralph_tui.cli.sessions import add_sessions_parser, run_sessions
+from ralph_tui.config import Settings, SettingsError, load_settings
+from ralph_tui.llm.errors import LLMError
+from ralph_tui.loops.documents import InputError
+from ralph_tui.loops.runner import RunOutcome, RunRequest, execute_run, resume_request
+from ralph_tui.traces.store import TraceStore
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_PROVIDER, EXIT_CANCELLED = 0, 1, 2, 3, 130
+STATUS_EXIT = {"passed": EXIT_OK, "failed": EXIT_FAILED, "cancelled": EXIT_CANCELLED}
+
+RUN_FLAGS: dict[str, tuple[str, ...]] = {
+    "max_iters": ("--maxIters", "--max-iters"),
+    "out_dir": ("--out", "--out-dir"),
+    "progress_heartbeat_ms": ("--progressMs", "--progress-ms"),
+    "mem_file": ("--memFile", "--mem-file"),
+    "provider": ("--provider",),
+    "generate_model": ("--generate-model", "--generateModel"),
+    "validate_model": ("--validate-model", "--validateModel"),
+    "sub_model": ("--sub-model", "--subModel"),
+    "cost_cap_usd": ("--cost-cap", "--costCap"),
+    "worker_max_steps": ("--worker-max-steps", "--workerMaxSteps"),
+    "worker_max_llm_calls": ("--worker-max-llm-calls", "--workerMaxLlmCalls"),
+}
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse whose usage errors are one line on stderr and exit code 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def add_run_parser(sub: Any) -> None:
+    run = sub.add_parser("run", help="run a session headless", description="Run a session.")
+    run.add_argument("--mode", choices=["qa", "task"], default="task")
+    run.add_argument("--query", help="the question (qa) or the task (task)")
+    run.add_argument("--doc", type=Path, help="the document (UTF-8 text)")
+    run.add_argument("--decompose", action="store_true", help="split the task into sub-tasks")
+    run.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    run.add_argument("--resume", metavar="SESSION_ID", help="continue an interrupted session")
+    run.add_argument(
+        "--constraint", action="append", default=[], help="a constraint for iteration 1"
+    )
+    run.add_argument("--parent", metavar="SESSION_ID", help="record the run as a re-run of this")
+    for dest, flags in RUN_FLAGS.items():
+        run.add_argument(*flags, dest=dest, default=None, help=_flag_help(dest))
+    run.add_argument("--verbose", "-v", action="store_true", help="print every agent step")
+
+
+def _flag_help(dest: str) -> str:
+    field = Settings.model_fields[dest]
+    extra = field.json_schema_extra
+    doc = extra.get("doc", "") if isinstance(extra, dict) else ""
+    return f"{doc} (default: {field.default})"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="ralph-tui",
-        description="Grounded, evidence-backed document analysis with LLMs.",
+    parser = OneLineParser(
+        prog="ralph-tui", description="Grounded, evidence-backed document analysis with LLMs."
     )
     parser.add_argument("--version", action="version", version=f"ralph-tui {__version__}")
+    sub = parser.add_subparsers(dest="command", parser_class=OneLineParser)
+    add_run_parser(sub)
+    add_sessions_parser(sub)
     return parser
+
+
+def settings_from_args(args: argparse.Namespace, base: dict[str, Any] | None = None) -> Settings:
+    overrides = dict(base or {})
+    overrides.update({d: getattr(args, d) for d in RUN_FLAGS if getattr(args, d) is not None})
+    return load_settings(overrides)
+
+
+def _stored_overrides(stored: dict[str, Any]) -> dict[str, Any]:
+    """The settings a session recorded, as overrides for resuming it."""
+    names = {
+        "maxIters": "max_iters",
+        "provider": "provider",
+        "generateModel": "generate_model",
+        "validateModel": "validate_model",
+        "subModel": "sub_model",
+        "workerMaxSteps": "worker_max_steps",
+        "workerMaxLlmCalls": "worker_max_llm_calls",
+        "memFile": "mem_file",
+    }
+    return {field: stored[key] for key, field in names.items() if stored.get(key) is not None}
+
+
+def build_request(args: argparse.Namespace) -> tuple[RunRequest, str | None]:
+    if args.resume:
+        out = Path(args.out_dir or load_settings().out_dir)
+        store = TraceStore(out)
+        request = resume_request(
+            store,
+            args.resume,
+            lambda stored: settings_from_args(args, _stored_overrides(stored)),
+        )
+        return request, args.resume
+    if args.query is None or args.doc is None:
+        raise InputError("--query and --doc are required (or --resume SESSION_ID)")
+    request = RunRequest(
+        mode=args.mode,
+        query=args.query,
+        doc_path=args.doc,
+        settings=settings_from_args(args),
+        decompose=args.decompose,
+        constraints=list(args.constraint),
+        parent_session_id=args.parent,
+    )
+    if args.decompose and args.mode != "task":
+        raise InputError("--decompose works in task mode only")
+    return request, None
+
+
+def run_command(args: argparse.Namespace) -> int:
+    try:
+        request, resume_of = build_request(args)
+    except (InputError, SettingsError) as exc:
+        return _fail(str(exc), EXIT_USAGE)
+    printer = ProgressPrinter(sys.stderr, verbose=args.verbose)
+    try:
+        outcome = asyncio.run(execute_run(request, on_event=printer, resume_of=resume_of))
+    except InputError as exc:
+        return _fail(str(exc), EXIT_USAGE)
+    except LLMError as exc:
+        return _fail(str(exc), EXIT_PROVIDER)
+    except KeyboardInterrupt:
+        return _fail("cancelled", EXIT_CANCELLED)
+    print_outcome(outcome, as_json=args.json)
+    if outcome.status == "error":
+        return EXIT_PROVIDER
+    return STATUS_EXIT.get(outcome.status, EXIT_FAILED)
+
+
+def print_outcome(outcome: RunOutcome, *, as_json: bool) -> None:
+    if as_json:
+        print(
+            json.dumps(
+                {
+                    "status": outcome.status,
+                    "sessionId": outcome.session_id,
+                    "iterations": outcome.iterations,
+                    "output": outcome.output,
+                    "usage": outcome.usage,
+                    "error": outcome.error,
+                },
+                ensure_ascii=False,
+            )
+        )
+        return
+    print(f"status: {outcome.status}   session: {outcome.session_id}")
+    if outcome.error:
+        print(f"error: {outcome.error}")
+    for key, value in (outcome.output or {}).items():
+        print(f"\n{key}:")
+        if isinstance(value, list):
+            print("\n".join(f"  - {item}" for item in value))
+        else:
+            print(str(value))
+
+
+def _fail(message: str, code: int) -> int:
+    print(f"ralph-tui: error: {message}", file=sys.stderr)
+    return code
 
 
 def run_cli(argv: list[str]) -> int:
     parser = build_parser()
     try:
-        parser.parse_args(argv)
+        args = parser.parse_args(argv)
     except SystemExit as exc:
         return int(exc.code or 0)
+    if args.command == "run":
+        return run_command(args)
+    if args.command == "sessions":
+        return run_sessions(args)
     parser.print_help(sys.stderr)
-    return 2
+    return EXIT_USAGE

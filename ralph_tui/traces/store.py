@@ -78,6 +78,12 @@ class TraceStore:
         fresh = record.model_copy(update={"session_id": session_id})
         return SessionHandle(self, fresh, folder, _LatestRunMirror(self.out_dir), "")
 
+    def reopen_session(self, session_id: str) -> SessionHandle:
+        """Take over an interrupted session to resume it: this process becomes its writer."""
+        folder = session_dir(self.out_dir, session_id)
+        record = read_record(folder).model_copy(update={"finished_at": None, "error": None})
+        return SessionHandle(self, record, folder, _LatestRunMirror(self.out_dir), "")
+
     def load_session(self, session_id: str) -> SessionRecord:
         """The session's record as its ``session.json`` has it (see ``effective_status``)."""
         return read_record(session_dir(self.out_dir, session_id))

@@ -129,12 +129,23 @@ def aggregator(fields: dict[str, Any]) -> dict[str, Any]:
 
 
 def compactor(fields: dict[str, Any]) -> dict[str, Any]:
-    """The first sentence of each episode's memory update, within the budget."""
+    """The first sentence of each episode's memory update, within the budget.
+
+    Episodes come as a list of records or as the rendered text of the compaction prompt,
+    where each episode has a ``Memory update: ...`` line.
+    """
     budget = int(fields.get("budget_chars") or 1500)
     episodes = fields.get("episodes") or []
-    lines = []
-    for episode in episodes if isinstance(episodes, list) else []:
-        update = _as_text(episode.get("memoryUpdate") if isinstance(episode, dict) else episode)
+    if isinstance(episodes, str):
+        updates = [
+            line.removeprefix("Memory update:").strip()
+            for line in episodes.splitlines()
+            if line.startswith("Memory update:")
+        ]
+    else:
+        updates = [_as_text(e.get("memoryUpdate") if isinstance(e, dict) else e) for e in episodes]
+    lines: list[str] = []
+    for update in updates:
         first = (sentences(update, min_chars=1) or [""])[0]
         if first and first not in lines:
             lines.append(first)

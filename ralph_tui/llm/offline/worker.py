@@ -39,7 +39,7 @@ if _pattern is not None:
         if n >= 20000:
             break
         s, e = passage_bounds(match.start())
-        if e - s >= 20:
+        if context[s] != "#" and len(context[s:e].split()) >= 6:
             spans[s] = e
 scored = []
 for s, e in spans.items():

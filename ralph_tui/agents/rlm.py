@@ -1,0 +1,299 @@
+"""The RLM agent: the model explores the document by writing code that runs in the sandbox."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from ralph_tui.agents.output_tool import (
+    ArgumentsError,
+    describe_validation_error,
+    rlm_tool,
+)
+from ralph_tui.agents.rlm_prompt import (
+    VariableInfo,
+    build_rlm_system,
+    observation_budget,
+    shrink,
+)
+from ralph_tui.agents.structured import (
+    NUDGE,
+    AgentSpec,
+    MaxStepsError,
+    agent_forward,
+    answer_other_calls,
+    assistant_turn,
+    find_output_call,
+    tool_feedback,
+)
+from ralph_tui.agents.sub_queries import SubQueryBudget, SubQueryRunner
+from ralph_tui.events import AgentStep, Emit, SandboxExecuted, StepAction
+from ralph_tui.llm.prompt_io import render_input
+from ralph_tui.llm.types import ChatMessage, LLMClient, ToolCall
+from ralph_tui.sandbox import ExecResult, Sandbox, SandboxLimits
+
+T = TypeVar("T", bound=BaseModel)
+
+MAX_CONSECUTIVE_SANDBOX_FAILURES = 3
+FALLBACK_TRAJECTORY_CHARS = 24_000
+
+
+class SandboxFailedError(RuntimeError):
+    """The sandbox kept crashing; the agent stops instead of guessing an answer."""
+
+
+@dataclass
+class RLMSpec(Generic[T]):
+    """An RLM role: its prompt, output model and budgets."""
+
+    name: str
+    definition: str
+    output_model: type[T]
+    max_steps: int = 80
+    max_llm_calls: int = 60
+    temperature: float | None = None
+    max_tokens: int = 4096
+    max_output_chars: int = 4000
+    cell_timeout_s: float = 30.0
+    sub_query_concurrency: int = 8
+
+
+@dataclass
+class SandboxVariable:
+    """A global handed to the sandbox, with what the model is told about it."""
+
+    value: str
+    description: str
+
+
+@dataclass
+class RLMResult(Generic[T]):
+    output: T
+    fallback: bool
+    steps: int
+    llm_calls: int
+    isolation: str
+
+
+@dataclass
+class _Turn:
+    assistant: ChatMessage
+    replies: list[ChatMessage] = field(default_factory=list)
+
+
+class _RLMRun(Generic[T]):
+    """State of one ``rlm_agent_forward`` call."""
+
+    def __init__(
+        self,
+        client: LLMClient,
+        spec: RLMSpec[T],
+        inputs: dict[str, Any],
+        variables: dict[str, SandboxVariable],
+        emit: Emit,
+        sub_runner: SubQueryRunner,
+    ) -> None:
+        self.client = client
+        self.spec = spec
+        self.inputs = inputs
+        self.emit = emit
+        self.sub_runner = sub_runner
+        self.tool = rlm_tool(spec.output_model)
+        fields = list(spec.output_model.model_fields)
+        infos = [VariableInfo(n, "str", len(v.value), v.description) for n, v in variables.items()]
+        self.system = build_rlm_system(
+            spec.definition,
+            fields,
+            infos,
+            max_steps=spec.max_steps,
+            max_llm_calls=spec.max_llm_calls,
+            max_output_chars=spec.max_output_chars,
+        )
+        self.turns: list[_Turn] = []
+        self.failures_in_a_row = 0
+
+    def messages(self) -> list[ChatMessage]:
+        """The conversation so far, with old observations shrunk to keep the prompt bounded."""
+        rendered = [
+            ChatMessage(role="system", content=self.system),
+            ChatMessage(role="user", content=render_input(self.inputs)),
+        ]
+        newest = len(self.turns) - 1
+        for index, turn in enumerate(self.turns):
+            budget = observation_budget(newest - index, self.spec.max_output_chars + 400)
+            rendered.append(turn.assistant)
+            rendered.extend(
+                reply.model_copy(update={"content": shrink(reply.content, budget)})
+                for reply in turn.replies
+            )
+        return rendered
+
+    def step_event(self, step: int, action: StepAction, detail: str = "") -> None:
+        self.emit(
+            AgentStep(
+                agent=self.spec.name,
+                step=step,
+                max_steps=self.spec.max_steps,
+                action=action,
+                detail=detail,
+            )
+        )
+
+    async def step(self, sandbox: Sandbox, step: int) -> T | None:
+        completion = await self.client.chat(
+            self.messages(),
+            tools=[self.tool],
+            tool_choice="required",
+            temperature=self.spec.temperature,
+            max_tokens=self.spec.max_tokens,
+        )
+        turn = _Turn(assistant_turn(completion))
+        self.turns.append(turn)
+        call = find_output_call(completion)
+        if call is None:
+            turn.replies.append(ChatMessage(role="user", content=NUDGE))
+            self.step_event(step, "nudge")
+            return None
+        turn.replies.extend(answer_other_calls(completion, call))
+        try:
+            args = _json_object(call.arguments)
+        except ArgumentsError as exc:
+            turn.replies.append(tool_feedback(call, str(exc)))
+            self.step_event(step, "invalid", str(exc))
+            return None
+        if args.get("resultReady") is True:
+            return self.submit(args, turn, call, step)
+        code = args.get("code")
+        if not isinstance(code, str) or not code.strip():
+            text = "Give `code` to run, or set `resultReady` to true with the output fields."
+            turn.replies.append(tool_feedback(call, text))
+            self.step_event(step, "invalid", text)
+            return None
+        result = await sandbox.execute(code)
+        self.report_cell(step, code, result)
+        turn.replies.append(tool_feedback(call, self.observation(result)))
+        self.step_event(step, "code")
+        return None
+
+    def submit(self, args: dict[str, Any], turn: _Turn, call: ToolCall, step: int) -> T | None:
+        fields = {k: v for k, v in args.items() if k in self.spec.output_model.model_fields}
+        try:
+            output = self.spec.output_model.model_validate(fields)
+        except ValidationError as exc:
+            text = describe_validation_error(exc)
+            turn.replies.append(tool_feedback(call, text))
+            self.step_event(step, "invalid", text)
+            return None
+        self.step_event(step, "output")
+        return output
+
+    def report_cell(self, step: int, code: str, result: ExecResult) -> None:
+        self.emit(
+            SandboxExecuted(
+                agent=self.spec.name,
+                step=step,
+                code=code,
+                output=result.output,
+                error=result.error,
+                timed_out=result.timed_out,
+                restarted=result.restarted,
+                duration_ms=result.duration_ms,
+            )
+        )
+        self.failures_in_a_row = self.failures_in_a_row + 1 if result.restarted else 0
+        if self.failures_in_a_row >= MAX_CONSECUTIVE_SANDBOX_FAILURES:
+            raise SandboxFailedError(
+                f"the sandbox failed {self.failures_in_a_row} cells in a row "
+                f"(last error: {(result.error or '').splitlines()[-1:] or ['none']})"
+            )
+        if self.sub_runner.budget.cost_cap_hit is not None:
+            raise self.sub_runner.budget.cost_cap_hit
+
+    def observation(self, result: ExecResult) -> str:
+        parts = [result.output or "(no output)"]
+        if result.error:
+            parts.append(result.error)
+        parts.append(f"[cell took {result.duration_ms:.0f} ms]")
+        parts.extend(self.sub_runner.budget.drain_notes())
+        return "\n".join(parts)
+
+    def trajectory_text(self) -> str:
+        lines = []
+        for turn in self.turns:
+            for call in turn.assistant.tool_calls:
+                lines.append(f"Call: {call.arguments}")
+            lines.extend(f"Result: {reply.content}" for reply in turn.replies)
+        return shrink("\n".join(lines), FALLBACK_TRAJECTORY_CHARS)
+
+
+def _json_object(raw: str) -> dict[str, Any]:
+    try:
+        value = json.loads(raw) if raw.strip() else {}
+    except json.JSONDecodeError as exc:
+        raise ArgumentsError(f"The arguments are not valid JSON ({exc.msg}).") from None
+    if not isinstance(value, dict):
+        raise ArgumentsError("The arguments must be a JSON object.")
+    return value
+
+
+async def rlm_agent_forward(
+    client: LLMClient,
+    spec: RLMSpec[T],
+    inputs: dict[str, Any],
+    variables: dict[str, SandboxVariable],
+    *,
+    sub_client: LLMClient,
+    emit: Emit,
+    on_notice: Callable[[str], None] | None = None,
+) -> RLMResult[T]:
+    """Run the RLM loop; on step exhaustion salvage an output flagged ``fallback``."""
+    budget = SubQueryBudget(limit=spec.max_llm_calls)
+    runner = SubQueryRunner(
+        sub_client, budget, emit, agent=spec.name, concurrency=spec.sub_query_concurrency
+    )
+    run = _RLMRun(client, spec, inputs, variables, emit, runner)
+    limits = SandboxLimits(timeout_s=spec.cell_timeout_s, max_output_chars=spec.max_output_chars)
+    async with await Sandbox.start(
+        globals={name: var.value for name, var in variables.items()},
+        functions={"llm_query": runner.query, "llm_query_batched": runner.query_batched},
+        limits=limits,
+        emit_notice=on_notice,
+    ) as sandbox:
+        for step in range(1, spec.max_steps + 1):
+            output = await run.step(sandbox, step)
+            if output is not None:
+                return RLMResult(output, False, step, budget.used, sandbox.isolation)
+        isolation = sandbox.isolation
+    output = await _fallback(client, spec, inputs, run, emit)
+    return RLMResult(output, True, spec.max_steps, budget.used, isolation)
+
+
+async def _fallback(
+    client: LLMClient, spec: RLMSpec[T], inputs: dict[str, Any], run: _RLMRun[T], emit: Emit
+) -> T:
+    """One call over the code trajectory to salvage an output the loops will mark unverified."""
+    started = time.perf_counter()
+    extractor = AgentSpec(
+        name=f"{spec.name}.fallback",
+        system=(
+            "The step budget of a document-exploration agent ran out before it submitted. "
+            "From its task and its code trajectory below, extract the best output it supports. "
+            "Use only text that appears in the trajectory's results."
+        ),
+        output_model=spec.output_model,
+        max_steps=1,
+        temperature=spec.temperature,
+        max_tokens=spec.max_tokens,
+    )
+    fallback_inputs = {**inputs, "trajectory": run.trajectory_text()}
+    try:
+        output = await agent_forward(client, extractor, fallback_inputs, emit)
+    except MaxStepsError as exc:
+        raise MaxStepsError(spec.name, spec.max_steps, exc.gathered, exc.last_error) from None
+    run.step_event(spec.max_steps, "fallback", f"{(time.perf_counter() - started) * 1000:.0f} ms")
+    return output

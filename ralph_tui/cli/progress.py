@@ -1,0 +1,121 @@
+"""Headless progress: one readable stderr line per event worth a line."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TextIO
+
+from ralph_tui.events import (
+    AgentStep,
+    BaseEvent,
+    HardValidation,
+    Heartbeat,
+    IterationFinished,
+    IterationStarted,
+    JudgeVerdict,
+    Notice,
+    PhaseFinished,
+    PhaseStarted,
+    RunFinished,
+    RunStarted,
+    SandboxExecuted,
+    SubQuery,
+    UsageUpdated,
+)
+
+
+def format_cost(cost: float | None) -> str:
+    return "cost unknown" if cost is None else f"${cost:.4f}"
+
+
+class ProgressPrinter:
+    """An ``Emit`` that prints progress: iteration, phase, step, sub-calls, tokens, cost."""
+
+    def __init__(self, stream: TextIO, *, verbose: bool = False) -> None:
+        self.stream = stream
+        self.verbose = verbose
+        self.step = "-"
+        self.sub_calls = "0"
+        self.usage = UsageUpdated(input_tokens=0, output_tokens=0, calls=0, cost_usd=0.0)
+        self.formatters: dict[type[BaseEvent], Callable[[Any], str | None]] = {
+            RunStarted: self.run_started,
+            IterationStarted: self.iteration_started,
+            PhaseStarted: lambda e: f"  {e.phase} ...",
+            PhaseFinished: self.phase_finished,
+            AgentStep: self.agent_step,
+            SandboxExecuted: self.sandbox_executed,
+            SubQuery: self.sub_query,
+            HardValidation: self.hard_validation,
+            JudgeVerdict: self.judge_verdict,
+            IterationFinished: self.iteration_finished,
+            UsageUpdated: self.usage_updated,
+            Heartbeat: lambda e: (
+                f"  ... {e.phase} running for {e.elapsed_ms / 1000:.0f} s; " + self.status()
+            ),
+            Notice: lambda e: f"{e.level}: {e.message}",
+            RunFinished: lambda e: (
+                f"finished: {e.status} after {e.iterations} iterations; " + self.status()
+            ),
+        }
+
+    def __call__(self, event: BaseEvent) -> None:
+        formatter = self.formatters.get(type(event))
+        text = formatter(event) if formatter else None
+        if text is not None:
+            self.stream.write(text + "\n")
+            self.stream.flush()
+
+    def status(self) -> str:
+        u = self.usage
+        return (
+            f"step {self.step}, sub-calls {self.sub_calls}, tokens {u.input_tokens:,} in / "
+            f"{u.output_tokens:,} out, {format_cost(u.cost_usd)}"
+        )
+
+    def run_started(self, e: RunStarted) -> str:
+        return (
+            f"session {e.session_id}: {e.mode} on {e.doc_path} ({e.doc_chars:,} chars), "
+            f"generate {e.generate_model}, validate {e.validate_model}"
+        )
+
+    def iteration_started(self, e: IterationStarted) -> str:
+        where = f" [sub-task {e.subtask_id}]" if e.subtask_id else ""
+        return f"iteration {e.iteration}/{e.max_iters}{where}: {len(e.constraints)} constraints"
+
+    def phase_finished(self, e: PhaseFinished) -> str:
+        outcome = f"failed: {e.error}" if e.error else "done"
+        return f"  {e.phase} {outcome} in {e.duration_ms / 1000:.1f} s; {self.status()}"
+
+    def agent_step(self, e: AgentStep) -> str | None:
+        self.step = f"{e.step}/{e.max_steps}"
+        return f"    {e.agent} step {self.step}: {e.action}" if self.verbose else None
+
+    def sandbox_executed(self, e: SandboxExecuted) -> str | None:
+        flag = " (timed out)" if e.timed_out else ""
+        text = f"    cell: {e.duration_ms:.0f} ms, {len(e.output):,} chars out{flag}"
+        return text if self.verbose else None
+
+    def sub_query(self, e: SubQuery) -> str | None:
+        self.sub_calls = f"{e.calls_used}/{e.calls_budget}"
+        return f"    sub-call {self.sub_calls}: {e.latency_ms:.0f} ms" if self.verbose else None
+
+    def hard_validation(self, e: HardValidation) -> str:
+        failing = [f"    x {r.name}: {r.message}" for r in e.rules if not r.ok]
+        passed = len(e.rules) - len(failing)
+        return "\n".join([f"  hard checks: {passed}/{len(e.rules)} passed", *failing])
+
+    def judge_verdict(self, e: JudgeVerdict) -> str:
+        if e.ok:
+            return "  judge: ok"
+        issues = [
+            f"    - [{i.category}] {i.message}" if i.category else f"    - {i.message}"
+            for i in e.issues
+        ]
+        return "\n".join([f"  judge: {len(e.issues)} issues", *issues])
+
+    def iteration_finished(self, e: IterationFinished) -> str:
+        tag = f" ({e.failure_tag})" if e.failure_tag else ""
+        return f"iteration {e.iteration} {'passed' if e.passed else 'failed'}{tag}"
+
+    def usage_updated(self, e: UsageUpdated) -> None:
+        self.usage = e

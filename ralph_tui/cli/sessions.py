@@ -1,0 +1,133 @@
+"""``ralph-tui sessions list|show|reindex``: the trace index from the command line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from ralph_tui.config import SettingsError, load_settings
+from ralph_tui.traces.liveness import effective_status
+from ralph_tui.traces.models import SessionRecord
+from ralph_tui.traces.session_ids import is_session_id
+from ralph_tui.traces.store import TraceStore
+
+
+def add_sessions_parser(sub: Any) -> None:
+    sessions = sub.add_parser("sessions", help="list, show or reindex past sessions")
+    verbs = sessions.add_subparsers(dest="verb", required=True, parser_class=type(sessions))
+    listing = verbs.add_parser("list", help="list sessions, newest first")
+    listing.add_argument("--mode", choices=["qa", "task"])
+    listing.add_argument(
+        "--status", choices=["running", "passed", "failed", "cancelled", "crashed", "error"]
+    )
+    listing.add_argument("--search", metavar="TEXT", help="words in the query or output")
+    listing.add_argument("--limit", type=int, default=20)
+    show = verbs.add_parser("show", help="one session with its iterations")
+    show.add_argument("session_id")
+    verbs.add_parser("reindex", help="rebuild index.sqlite from the session folders")
+    for parser in (listing, show, verbs.choices["reindex"]):
+        parser.add_argument("--out", type=Path, default=None, help="the out dir (default: out)")
+        parser.add_argument("--json", action="store_true", help="print JSON")
+
+
+def run_sessions(args: argparse.Namespace) -> int:
+    try:
+        out = args.out or load_settings().out_dir
+    except SettingsError as exc:
+        print(f"ralph-tui: error: {exc}", file=sys.stderr)
+        return 2
+    store = TraceStore(out)
+    try:
+        if args.verb == "list":
+            return list_sessions(store, args)
+        if args.verb == "show":
+            return show_session(store, args)
+        return reindex_sessions(store, args)
+    finally:
+        store.close()
+
+
+def summary_row(record: SessionRecord) -> dict[str, Any]:
+    return {
+        "sessionId": record.session_id,
+        "created": datetime.fromtimestamp(record.created_at, UTC).strftime("%Y-%m-%d %H:%M"),
+        "mode": record.mode,
+        "status": effective_status(record),
+        "iterations": record.iterations,
+        "durationS": round((record.duration_ms or 0) / 1000, 1),
+        "tokens": record.input_tokens + record.output_tokens,
+        "costUsd": record.cost_usd,
+        "parent": record.parent_session_id,
+        "query": record.query,
+    }
+
+
+def list_sessions(store: TraceStore, args: argparse.Namespace) -> int:
+    if not (store.out_dir / "sessions").is_dir():
+        print(f"no sessions in {store.out_dir}", file=sys.stderr)
+        return 0
+    if args.search and not args.mode and not args.status:
+        records = store.index.search(args.search, limit=args.limit)
+    else:
+        records = store.index.list_sessions(
+            mode=args.mode, status=args.status, text=args.search, limit=args.limit
+        )
+    rows = [summary_row(r) for r in records]
+    if args.json:
+        print(json.dumps(rows, ensure_ascii=False))
+        return 0
+    for row in rows:
+        cost = "-" if row["costUsd"] is None else f"${row['costUsd']:.4f}"
+        query = row["query"] if len(row["query"]) <= 50 else row["query"][:49] + "…"
+        print(
+            f"{row['created']}  {row['sessionId']:<32} {row['mode']:<4} {row['status']:<9} "
+            f"{row['iterations']:>3} it {row['durationS']:>7.1f} s {row['tokens']:>9,} tok "
+            f"{cost:>9}  {query}"
+        )
+    return 0
+
+
+def show_session(store: TraceStore, args: argparse.Namespace) -> int:
+    if not is_session_id(args.session_id):
+        print(f"ralph-tui: error: {args.session_id!r} is not a session id", file=sys.stderr)
+        return 2
+    try:
+        record = store.load_session(args.session_id)
+    except (OSError, ValueError):
+        print(f"ralph-tui: error: no session {args.session_id} in {store.out_dir}", file=sys.stderr)
+        return 2
+    traces = store.iterations(args.session_id)
+    if args.json:
+        payload = {**summary_row(record), "iterationTraces": [t.model_dump() for t in traces]}
+        print(json.dumps(payload, ensure_ascii=False, default=str))
+        return 0
+    row = summary_row(record)
+    print(f"{row['sessionId']}  {row['mode']}  {row['status']}  {row['created']}")
+    print(f"query: {record.query}\ndocument: {record.doc_path}")
+    for trace in traces:
+        verdict = "passed" if trace.passed else f"failed {trace.failure_tag or ''}".strip()
+        print(f"\niteration {trace.iteration}: {verdict}; {len(trace.constraints)} constraints")
+        for rule in trace.hard_validation.rules:
+            if not rule.ok:
+                print(f"  x {rule.name}: {rule.message}")
+        for issue in trace.judge.issues if trace.judge else []:
+            print(f"  - judge: {issue.message}")
+    if traces:
+        print("\nlast output:\n" + json.dumps(traces[-1].output, indent=2, ensure_ascii=False))
+    return 0
+
+
+def reindex_sessions(store: TraceStore, args: argparse.Namespace) -> int:
+    started = time.perf_counter()
+    count = store.reindex()
+    elapsed = time.perf_counter() - started
+    if args.json:
+        print(json.dumps({"sessions": count, "seconds": round(elapsed, 3)}))
+    else:
+        print(f"indexed {count} sessions from {store.out_dir} in {elapsed:.2f} s")
+    return 0

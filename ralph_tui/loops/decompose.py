@@ -1,0 +1,117 @@
+"""Decomposed task mode: plan sub-tasks, run each through the task loop, merge the results."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from ralph_tui.agents.structured import agent_forward
+from ralph_tui.events import HardValidation, IterationStarted, JudgeIssue, Notice
+from ralph_tui.loops.context import IterationWriter, LoopResult, LoopState, RunContext
+from ralph_tui.loops.iteration import IterationRecord
+from ralph_tui.loops.qa import finish_iteration
+from ralph_tui.loops.task import TaskSetup, judge_task, run_task_loop
+from ralph_tui.roles.aggregator import AGGREGATOR
+from ralph_tui.roles.decomposer import DECOMPOSER, SubTask
+from ralph_tui.validate.feedback import constraints_from_judge, constraints_from_rules
+from ralph_tui.validate.qa import all_ok
+from ralph_tui.validate.task import hard_validate_task
+
+SubtaskTraces = Callable[[str], IterationWriter]
+"""Gives the trace writer of sub-task ``id`` (its ``subtask-<id>/`` folder)."""
+
+
+def subtask_iterations(max_iters: int) -> int:
+    return max(2, max_iters // 2)
+
+
+async def run_decomposed(
+    ctx: RunContext, setup: TaskSetup, subtask_traces: SubtaskTraces
+) -> LoopResult:
+    async with ctx.phase(0, "decompose"):
+        plan = await agent_forward(ctx.clients.generate, DECOMPOSER, {"task": ctx.query}, ctx.emit)
+    order = plan.execution_order()
+    ctx.emit(
+        Notice(
+            level="info",
+            message="Plan: " + " → ".join(f"{s.id} {s.title}" for s in order),
+        )
+    )
+    results: list[dict[str, Any]] = []
+    for subtask in order:
+        results.append(await run_subtask(ctx, setup, subtask, results, subtask_traces))
+    return await aggregate(ctx, setup, order, results)
+
+
+async def run_subtask(
+    ctx: RunContext,
+    setup: TaskSetup,
+    subtask: SubTask,
+    done: list[dict[str, Any]],
+    subtask_traces: SubtaskTraces,
+) -> dict[str, Any]:
+    ctx.emit(Notice(level="info", message=f"Sub-task {subtask.id}: {subtask.title}"))
+    upstream = [r for r in done if r["id"] in subtask.depends_on]
+    constraints = [
+        f"Build on sub-task {r['id']} ({r['title']}): {str(r['output'])[:600]}" for r in upstream
+    ]
+    settings = ctx.settings.model_copy(
+        update={"max_iters": subtask_iterations(ctx.settings.max_iters)}
+    )
+    sub_ctx = replace(
+        ctx,
+        settings=settings,
+        query=f"{subtask.description} (part of the task: {ctx.query})",
+        traces=subtask_traces(subtask.id),
+        emit=_tag_subtask(ctx, subtask.id),
+    )
+    sub_setup = TaskSetup(mem_path=setup.mem_path.parent / f"subtask-{subtask.id}" / "context.md")
+    result = await run_task_loop(sub_ctx, sub_setup, LoopState(constraints=constraints))
+    output = (result.output or {}).get("output", "")
+    return {
+        "id": subtask.id,
+        "title": subtask.title,
+        "status": result.status,
+        "output": output,
+    }
+
+
+def _tag_subtask(ctx: RunContext, subtask_id: str) -> Any:
+    def emit(event: Any) -> None:
+        if isinstance(event, IterationStarted):
+            event = event.model_copy(update={"subtask_id": subtask_id})
+        ctx.emit(event)
+
+    return emit
+
+
+async def aggregate(
+    ctx: RunContext, setup: TaskSetup, order: list[SubTask], results: list[dict[str, Any]]
+) -> LoopResult:
+    """Merge the sub-task outputs, then check coverage and judge the merged result."""
+    record = IterationRecord(iteration=1, query=ctx.query, constraints=[])
+    record.extra["subtasks"] = results
+    async with ctx.phase(1, "aggregate") as timing:
+        merged = await agent_forward(
+            ctx.clients.generate,
+            AGGREGATOR,
+            {"task": ctx.query, "subtask_results": results},
+            ctx.emit,
+        )
+    record.timings["aggregateMs"] = timing["ms"]
+    titles = [f"{s.title}: {s.description}" for s in order]
+    summary = "Merged sub-tasks: " + "; ".join(f"{r['id']} {r['status']}" for r in results)
+    record.output = {"output": merged.output, "memoryUpdate": summary}
+    brief = "\n\n".join(str(r["output"]) for r in results)
+    rules = hard_validate_task(merged.output, summary, brief, subtasks=titles)
+    record.hard = rules
+    ctx.emit(HardValidation(iteration=1, ok=all_ok(rules), rules=rules))
+    record.feedback = constraints_from_rules(rules)
+    issues: list[JudgeIssue] = []
+    if all_ok(rules):
+        issues = await judge_task(ctx, record, brief, "", merged.output)
+        record.feedback += constraints_from_judge(issues, "task")
+    record.passed = all_ok(rules) and record.judge_ok is True
+    finish_iteration(ctx, record)
+    return LoopResult("passed" if record.passed else "failed", 1, record.output)

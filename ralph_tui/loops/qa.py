@@ -1,0 +1,123 @@
+"""The QA "Ralph" loop: worker (RLM) → hard checks → judge → constraints → retry."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from ralph_tui.agents.rlm import SandboxFailedError, SandboxVariable, rlm_agent_forward
+from ralph_tui.agents.structured import MaxStepsError, agent_forward
+from ralph_tui.events import (
+    CandidateProduced,
+    HardValidation,
+    IterationFinished,
+    IterationStarted,
+    JudgeIssue,
+    JudgeVerdict,
+)
+from ralph_tui.loops.context import LoopResult, LoopState, RunContext
+from ralph_tui.loops.iteration import IterationRecord, best_of, merge_constraints
+from ralph_tui.roles.judge import JUDGE
+from ralph_tui.roles.worker import worker_spec
+from ralph_tui.validate.feedback import constraints_from_judge, constraints_from_rules
+from ralph_tui.validate.qa import all_ok, evidence_windows, hard_validate_qa
+
+
+async def run_qa_loop(ctx: RunContext, state: LoopState) -> LoopResult:
+    """Iterate until a candidate passes both the hard checks and the judge, or ``maxIters``."""
+    records: list[IterationRecord] = []
+    constraints = list(state.constraints)
+    previous = state.previous_output
+    last = state.next_iteration - 1
+    for iteration in range(state.next_iteration, ctx.settings.max_iters + 1):
+        last = iteration
+        record = await qa_iteration(ctx, iteration, constraints, previous)
+        records.append(record)
+        if record.passed:
+            return LoopResult("passed", iteration, record.output)
+        constraints = merge_constraints(state.constraints, record.feedback)
+        previous = record.output or previous
+    best = best_of(records)
+    return LoopResult("failed", last, best.output if best else previous)
+
+
+async def qa_iteration(
+    ctx: RunContext, iteration: int, constraints: list[str], previous: dict[str, Any] | None
+) -> IterationRecord:
+    ctx.emit(
+        IterationStarted(
+            iteration=iteration, max_iters=ctx.settings.max_iters, constraints=constraints
+        )
+    )
+    record = IterationRecord(iteration=iteration, query=ctx.query, constraints=constraints)
+    inputs: dict[str, Any] = {"query": ctx.query, "constraints": constraints}
+    if previous:
+        inputs["previous_output"] = previous
+    try:
+        async with ctx.phase(iteration, "worker") as timing:
+            result = await rlm_agent_forward(
+                ctx.clients.generate,
+                worker_spec(ctx.settings),
+                inputs,
+                {"context": SandboxVariable(ctx.document, "The document to answer from.")},
+                sub_client=ctx.clients.sub,
+                emit=ctx.emit,
+                on_notice=ctx.notice,
+            )
+    except (MaxStepsError, SandboxFailedError) as exc:
+        record.timings["workerMs"] = timing.get("ms", 0.0)
+        return finish_iteration(ctx, record.worker_failed(exc, "worker_error"))
+    record.timings["workerMs"] = timing["ms"]
+    record.output = result.output.model_dump()
+    record.fallback = result.fallback
+    record.isolation = result.isolation
+    ctx.emit(CandidateProduced(iteration=iteration, output=record.output, fallback=result.fallback))
+    rules = hard_validate_qa(result.output.answer, result.output.evidence, ctx.document)
+    record.hard = rules
+    ctx.emit(HardValidation(iteration=iteration, ok=all_ok(rules), rules=rules))
+    record.feedback = constraints_from_rules(rules)
+    if all_ok(rules):
+        issues = await judge_answer(ctx, iteration, record, result.output.answer)
+        record.feedback += constraints_from_judge(issues, "qa")
+    record.passed = all_ok(rules) and record.judge_ok is True
+    return finish_iteration(ctx, record)
+
+
+async def judge_answer(
+    ctx: RunContext, iteration: int, record: IterationRecord, answer: str
+) -> list[JudgeIssue]:
+    evidence: list[str] = list(record.output.get("evidence", [])) if record.output else []
+    windows = evidence_windows(ctx.document, evidence, width=220)
+    async with ctx.phase(iteration, "judge") as timing:
+        verdict = await agent_forward(
+            ctx.clients.validate,
+            JUDGE,
+            {
+                "query": ctx.query,
+                "answer": answer,
+                "evidence": evidence,
+                "evidence_contexts": windows,
+            },
+            ctx.emit,
+        )
+    record.timings["judgeMs"] = timing["ms"]
+    issues = [JudgeIssue(message=text) for text in verdict.issues]
+    record.judge_ok = verdict.ok == "yes" and not issues
+    record.judge_issues = issues
+    ctx.emit(JudgeVerdict(iteration=iteration, ok=record.judge_ok, issues=issues))
+    return issues
+
+
+def finish_iteration(ctx: RunContext, record: IterationRecord) -> IterationRecord:
+    """Write the iteration's trace and report its end."""
+    record.finished_at = time.time()
+    ctx.traces.write_iteration(record.to_trace())
+    ctx.emit(
+        IterationFinished(
+            iteration=record.iteration,
+            passed=record.passed,
+            failure_tag=record.failure_tag,
+            next_constraints=record.feedback,
+        )
+    )
+    return record

@@ -1,0 +1,285 @@
+"""Start, resume or re-run a session: the one entry point both the CLI and the TUI use.
+
+Input is checked before anything is written, so bad input leaves the out dir untouched.
+Every event goes to the session's ``events.jsonl`` and to the caller's ``on_event``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from ralph_tui.config import Settings
+from ralph_tui.events import BaseEvent, Emit, Notice, RunFinished, RunStarted, fan_out, stamped
+from ralph_tui.llm.errors import LLMError
+from ralph_tui.llm.factory import LLMClients, build_clients
+from ralph_tui.loops.context import LoopResult, LoopState, RunCancelled, RunContext
+from ralph_tui.loops.decompose import run_decomposed
+from ralph_tui.loops.documents import InputError, read_document
+from ralph_tui.loops.iteration import merge_constraints
+from ralph_tui.loops.qa import run_qa_loop
+from ralph_tui.loops.task import TaskSetup, run_task_loop
+from ralph_tui.traces.models import IterationTrace, SessionRecord
+from ralph_tui.traces.store import SessionHandle, TraceStore
+
+if TYPE_CHECKING:
+    import httpx2
+
+Mode = Literal["qa", "task"]
+
+
+@dataclass
+class RunRequest:
+    mode: Mode
+    query: str
+    doc_path: Path
+    settings: Settings
+    decompose: bool = False
+    constraints: list[str] = field(default_factory=list)
+    parent_session_id: str | None = None
+    start_iteration: int = 1
+    previous_output: dict[str, Any] | None = None
+
+
+@dataclass
+class RunOutcome:
+    status: str
+    session_id: str
+    iterations: int
+    output: dict[str, Any] | None
+    usage: dict[str, Any]
+    error: str | None = None
+
+
+def check_request(request: RunRequest) -> str:
+    """The document's text, or ``InputError`` saying what is wrong and what to do."""
+    if not request.query.strip():
+        raise InputError("the query is empty: pass the question or task with --query")
+    return read_document(request.doc_path)
+
+
+async def execute_run(
+    request: RunRequest,
+    *,
+    on_event: Emit,
+    cancel: asyncio.Event | None = None,
+    http_client: httpx2.AsyncClient | None = None,
+    resume_of: str | None = None,
+) -> RunOutcome:
+    """Run ``request`` to its end (passed, failed, cancelled, error) and record it."""
+    document = check_request(request)
+    forward = _Forwarder(on_event)
+    clients = build_clients(
+        request.settings,
+        http_client=http_client,
+        on_notice=forward.notice,
+        on_usage=lambda snapshot: forward(snapshot.to_event()),
+    )
+    store = TraceStore(request.settings.out_dir)
+    handle = _open_session(store, request, document, resume_of)
+    forward.attach(stamped(fan_out(handle.append_event, on_event), handle.session_id))
+    try:
+        return await _run_session(request, document, clients, handle, forward, cancel)
+    finally:
+        await clients.aclose()
+
+
+def _open_session(
+    store: TraceStore, request: RunRequest, document: str, resume_of: str | None
+) -> SessionHandle:
+    if resume_of is not None:
+        return store.reopen_session(resume_of)
+    record = SessionRecord(
+        mode=request.mode,
+        query=request.query,
+        doc_path=str(request.doc_path.resolve()),
+        doc_sha256=hashlib.sha256(document.encode("utf-8")).hexdigest(),
+        doc_chars=len(document),
+        settings=session_settings(request),
+        parent_session_id=request.parent_session_id,
+    )
+    return store.create_session(record)
+
+
+def session_settings(request: RunRequest) -> dict[str, Any]:
+    """What a resume or re-run needs to repeat this run (no secrets)."""
+    s = request.settings
+    return {
+        "maxIters": s.max_iters,
+        "provider": s.provider,
+        "generateModel": s.generate_model,
+        "validateModel": s.validate_model,
+        "subModel": s.sub_model,
+        "workerMaxSteps": s.worker_max_steps,
+        "workerMaxLlmCalls": s.worker_max_llm_calls,
+        "memFile": str(s.mem_file) if s.mem_file else None,
+        "decompose": request.decompose,
+        "constraints": request.constraints,
+    }
+
+
+async def _run_session(
+    request: RunRequest,
+    document: str,
+    clients: LLMClients,
+    handle: SessionHandle,
+    emit: _Forwarder,
+    cancel: asyncio.Event | None,
+) -> RunOutcome:
+    settings = request.settings
+    ctx = RunContext(
+        settings=settings,
+        clients=clients,
+        document=document,
+        doc_path=request.doc_path,
+        query=request.query,
+        emit=emit,
+        traces=handle,
+        cancel=cancel or asyncio.Event(),
+    )
+    emit(
+        RunStarted(
+            mode=request.mode,
+            query=request.query,
+            doc_path=str(request.doc_path),
+            doc_chars=len(document),
+            max_iters=settings.max_iters,
+            generate_model=_describe(clients.generate),
+            validate_model=_describe(clients.validate),
+            parent_session_id=request.parent_session_id,
+        )
+    )
+    started = time.perf_counter()
+    try:
+        result = await _dispatch(ctx, request, handle)
+    except RunCancelled as exc:
+        result = LoopResult("cancelled", handle.record.iterations, None, str(exc))
+    except LLMError as exc:
+        result = LoopResult("error", handle.record.iterations, None, str(exc))
+    except asyncio.CancelledError:
+        _close_session(handle, clients, LoopResult("cancelled", 0, None), started, emit)
+        raise
+    except Exception as exc:
+        result = LoopResult(
+            "crashed", handle.record.iterations, None, f"{type(exc).__name__}: {exc}"
+        )
+        _close_session(handle, clients, result, started, emit)
+        raise
+    return _close_session(handle, clients, result, started, emit)
+
+
+async def _dispatch(ctx: RunContext, request: RunRequest, handle: SessionHandle) -> LoopResult:
+    state = LoopState(
+        next_iteration=request.start_iteration,
+        constraints=list(request.constraints),
+        previous_output=request.previous_output,
+    )
+    if request.mode == "qa":
+        return await run_qa_loop(ctx, state)
+    mem_path = ctx.settings.mem_file or handle.folder / "context.md"
+    setup = TaskSetup(mem_path=mem_path)
+    if request.decompose:
+        return await run_decomposed(ctx, setup, handle.subtask)
+    return await run_task_loop(ctx, setup, state)
+
+
+def _close_session(
+    handle: SessionHandle,
+    clients: LLMClients,
+    result: LoopResult,
+    started: float,
+    emit: Emit,
+) -> RunOutcome:
+    usage = clients.ledger.snapshot()
+    event = usage.to_event()
+    handle.finish(
+        result.status,
+        iterations=result.iterations,
+        duration_ms=(time.perf_counter() - started) * 1000,
+        input_tokens=usage.input_tokens,
+        output_tokens=usage.output_tokens,
+        cost_usd=event.cost_usd,
+        error=result.error,
+    )
+    emit(
+        RunFinished(
+            status=result.status,
+            iterations=result.iterations,
+            output=result.output,
+            error=result.error,
+        )
+    )
+    return RunOutcome(
+        status=result.status,
+        session_id=handle.session_id,
+        iterations=result.iterations,
+        output=result.output,
+        usage={
+            "inputTokens": usage.input_tokens,
+            "outputTokens": usage.output_tokens,
+            "calls": usage.calls,
+            "costUsd": event.cost_usd,
+            "unknownCostCalls": usage.unknown_cost_calls,
+        },
+        error=result.error,
+    )
+
+
+def _describe(client: Any) -> str:
+    return f"{client.provider}:{client.model}"
+
+
+class _Forwarder:
+    """An ``Emit`` that buffers events until the session exists, then forwards them."""
+
+    def __init__(self, early: Emit) -> None:
+        self._target: Emit | None = None
+        self._early = early
+        self._pending: list[BaseEvent] = []
+
+    def attach(self, target: Emit) -> None:
+        self._target = target
+        for event in self._pending:
+            target(event)
+        self._pending.clear()
+
+    def notice(self, message: str) -> None:
+        self(Notice(level="warning", message=message))
+
+    def __call__(self, event: BaseEvent) -> None:
+        if self._target is None:
+            self._pending.append(event)
+        else:
+            self._target(event)
+
+
+def resume_request(
+    store: TraceStore, session_id: str, settings_for: Callable[[dict[str, Any]], Settings]
+) -> RunRequest:
+    """The request that continues ``session_id`` after its last completed iteration."""
+    record = store.load_session(session_id)
+    if record.subtask_of:
+        raise InputError(f"{session_id} is a sub-task; resume its parent session instead")
+    if record.status == "passed":
+        raise InputError(f"session {session_id} already passed; nothing to resume")
+    if record.settings.get("decompose"):
+        raise InputError("a decomposed session cannot be resumed; re-run it instead")
+    traces = store.iterations(session_id)
+    last: IterationTrace | None = traces[-1] if traces else None
+    settings = settings_for(record.settings)
+    base = list(record.settings.get("constraints") or [])
+    return RunRequest(
+        mode="qa" if record.mode == "qa" else "task",
+        query=record.query,
+        doc_path=Path(record.doc_path),
+        settings=settings,
+        constraints=merge_constraints(base, last.feedback if last else []),
+        parent_session_id=record.parent_session_id,
+        start_iteration=(last.iteration + 1) if last else 1,
+        previous_output=(last.output or None) if last else None,
+    )

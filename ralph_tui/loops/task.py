@@ -1,0 +1,241 @@
+"""The task loop: DocReader (RLM) → TaskReasoner → memory → hard checks → TaskJudge → retry."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ralph_tui.agents.rlm import SandboxFailedError, SandboxVariable, rlm_agent_forward
+from ralph_tui.agents.structured import MaxStepsError, agent_forward
+from ralph_tui.events import (
+    CandidateProduced,
+    HardValidation,
+    IterationStarted,
+    JudgeIssue,
+    JudgeVerdict,
+    MemoryUpdated,
+)
+from ralph_tui.llm.errors import LLMError
+from ralph_tui.loops.context import LoopResult, LoopState, RunContext
+from ralph_tui.loops.iteration import IterationRecord, best_of, merge_constraints
+from ralph_tui.loops.qa import finish_iteration
+from ralph_tui.memory.compaction import maybe_compact
+from ralph_tui.memory.context_file import append_memory, read_memory
+from ralph_tui.memory.episodes import EpisodeStore
+from ralph_tui.roles.compactor import COMPACTOR
+from ralph_tui.roles.doc_reader import doc_reader_spec
+from ralph_tui.roles.task_judge import TASK_JUDGE
+from ralph_tui.roles.task_reasoner import TASK_REASONER
+from ralph_tui.validate.feedback import (
+    constraints_from_judge,
+    constraints_from_rules,
+    doc_reader_hints,
+)
+from ralph_tui.validate.qa import all_ok
+from ralph_tui.validate.task import hard_validate_task
+
+PHASE_ERRORS = (MaxStepsError, SandboxFailedError, LLMError)
+
+
+@dataclass
+class TaskSetup:
+    """Task-mode specifics: where memory lives, and the sub-tasks to cover when decomposing."""
+
+    mem_path: Path
+    subtasks: list[str] | None = None
+
+
+def _recoverable(exc: BaseException) -> bool:
+    return not (isinstance(exc, LLMError) and exc.stops_run)
+
+
+async def run_task_loop(ctx: RunContext, setup: TaskSetup, state: LoopState) -> LoopResult:
+    records: list[IterationRecord] = []
+    constraints, hints = list(state.constraints), list(state.doc_reader_hints)
+    previous = state.previous_output
+    last = state.next_iteration - 1
+    for iteration in range(state.next_iteration, ctx.settings.max_iters + 1):
+        last = iteration
+        record = await task_iteration(ctx, setup, iteration, constraints, hints, previous)
+        records.append(record)
+        if record.passed:
+            return LoopResult("passed", iteration, record.output)
+        constraints = merge_constraints(state.constraints, record.feedback)
+        hints = list(record.extra.get("docReaderHints", []))
+        previous = record.output or previous
+    best = best_of(records)
+    return LoopResult("failed", last, best.output if best else previous)
+
+
+async def task_iteration(
+    ctx: RunContext,
+    setup: TaskSetup,
+    iteration: int,
+    constraints: list[str],
+    hints: list[str],
+    previous: dict[str, Any] | None,
+) -> IterationRecord:
+    ctx.emit(
+        IterationStarted(
+            iteration=iteration, max_iters=ctx.settings.max_iters, constraints=constraints
+        )
+    )
+    record = IterationRecord(iteration=iteration, query=ctx.query, constraints=constraints)
+    record.extra["docReaderHintsUsed"] = hints
+    memory = read_memory(setup.mem_path)
+    try:
+        brief = await read_document(ctx, record, memory, hints)
+    except PHASE_ERRORS as exc:
+        if not _recoverable(exc):
+            raise
+        return finish_iteration(ctx, _phase_failed(record, "doc_reader_error", exc))
+    try:
+        produced = await reason(ctx, record, brief, memory, previous)
+    except PHASE_ERRORS as exc:
+        if not _recoverable(exc):
+            raise
+        return finish_iteration(ctx, _phase_failed(record, "reasoner_error", exc))
+    output, memory_update = produced["output"], produced["memoryUpdate"]
+    try:
+        memory = await remember(ctx, setup, record, brief, output, memory_update)
+    except (OSError, *PHASE_ERRORS) as exc:
+        if not _recoverable(exc):
+            raise
+        _phase_failed(record, "memory_error", exc)
+    rules = hard_validate_task(output, memory_update, brief, subtasks=setup.subtasks)
+    record.hard = rules
+    ctx.emit(HardValidation(iteration=iteration, ok=all_ok(rules), rules=rules))
+    record.feedback += constraints_from_rules(rules)
+    issues: list[JudgeIssue] = []
+    if all_ok(rules):
+        try:
+            issues = await judge_task(ctx, record, brief, memory, output)
+        except PHASE_ERRORS as exc:
+            if not _recoverable(exc):
+                raise
+            _phase_failed(record, "judge_error", exc)
+        record.feedback += constraints_from_judge(issues, "task")
+    record.extra["docReaderHints"] = doc_reader_hints(issues) if issues else hints
+    record.passed = all_ok(rules) and record.judge_ok is True and record.failure_tag is None
+    return finish_iteration(ctx, record)
+
+
+def _phase_failed(record: IterationRecord, tag: str, exc: BaseException) -> IterationRecord:
+    if isinstance(exc, MaxStepsError | SandboxFailedError):
+        return record.worker_failed(exc, tag)
+    phase = tag.removesuffix("_error").replace("_", " ")
+    return record.failed_phase(tag, exc, f"The {phase} phase failed last time ({exc}); retry it.")
+
+
+async def read_document(
+    ctx: RunContext, record: IterationRecord, memory: str, hints: list[str]
+) -> str:
+    inputs: dict[str, Any] = {"task": ctx.query, "docReaderHints": hints}
+    variables = {
+        "context": SandboxVariable(ctx.document, "The document."),
+        "memory": SandboxVariable(memory, "Findings of earlier iterations (may be empty)."),
+    }
+    async with ctx.phase(record.iteration, "doc_reader") as timing:
+        result = await rlm_agent_forward(
+            ctx.clients.generate,
+            doc_reader_spec(ctx.settings),
+            inputs,
+            variables,
+            sub_client=ctx.clients.sub,
+            emit=ctx.emit,
+            on_notice=ctx.notice,
+        )
+    record.timings["docReaderMs"] = timing["ms"]
+    record.fallback = result.fallback
+    record.isolation = result.isolation
+    record.extra["brief"] = result.output.brief
+    record.extra["briefLen"] = len(result.output.brief)
+    return result.output.brief
+
+
+async def reason(
+    ctx: RunContext,
+    record: IterationRecord,
+    brief: str,
+    memory: str,
+    previous: dict[str, Any] | None,
+) -> dict[str, str]:
+    inputs: dict[str, Any] = {
+        "task": ctx.query,
+        "brief": brief,
+        "memory": memory,
+        "constraints": record.constraints,
+    }
+    if previous:
+        inputs["previous_output"] = previous
+    async with ctx.phase(record.iteration, "reasoner") as timing:
+        produced = await agent_forward(ctx.clients.generate, TASK_REASONER, inputs, ctx.emit)
+    record.timings["reasonerMs"] = timing["ms"]
+    record.output = produced.model_dump()
+    record.extra["outputLen"] = len(produced.output)
+    ctx.emit(CandidateProduced(iteration=record.iteration, output=record.output))
+    return {"output": produced.output, "memoryUpdate": produced.memoryUpdate}
+
+
+async def remember(
+    ctx: RunContext,
+    setup: TaskSetup,
+    record: IterationRecord,
+    brief: str,
+    output: str,
+    memory_update: str,
+) -> str:
+    """Append to the memory file and the episode log; compact when the episodes pile up."""
+    budget = ctx.settings.memory_budget_chars
+    async with ctx.phase(record.iteration, "memory") as timing:
+        written = append_memory(
+            setup.mem_path, memory_update, record.iteration, budget_chars=budget
+        )
+        episodes = EpisodeStore(setup.mem_path.parent)
+        episodes.append(
+            {
+                "iteration": record.iteration,
+                "task": ctx.query,
+                "brief": brief,
+                "output": output,
+                "memoryUpdate": memory_update,
+            }
+        )
+
+        async def summarize(prompt: str) -> str:
+            inputs = {"episodes": prompt, "budget_chars": budget}
+            return (await agent_forward(ctx.clients.generate, COMPACTOR, inputs, ctx.emit)).summary
+
+        compacted = await maybe_compact(
+            episodes,
+            setup.mem_path,
+            threshold=ctx.settings.compact_after_episodes,
+            budget_chars=budget,
+            summarize=summarize,
+        )
+    record.timings["memoryMs"] = timing["ms"]
+    memory = read_memory(setup.mem_path)
+    ctx.emit(
+        MemoryUpdated(
+            path=str(setup.mem_path),
+            chars=len(memory),
+            trimmed_blocks=written.trimmed_blocks,
+            compacted=compacted,
+        )
+    )
+    return memory
+
+
+async def judge_task(
+    ctx: RunContext, record: IterationRecord, brief: str, memory: str, output: str
+) -> list[JudgeIssue]:
+    inputs = {"task": ctx.query, "output": output, "brief": brief, "memory": memory}
+    async with ctx.phase(record.iteration, "judge") as timing:
+        verdict = await agent_forward(ctx.clients.validate, TASK_JUDGE, inputs, ctx.emit)
+    record.timings["judgeMs"] = timing["ms"]
+    issues = [JudgeIssue(message=i.message, category=i.category) for i in verdict.issues]
+    record.judge_ok = verdict.ok == "yes" and not issues
+    record.judge_issues = issues
+    ctx.emit(JudgeVerdict(iteration=record.iteration, ok=record.judge_ok, issues=issues))
+    return issues

@@ -1,0 +1,31 @@
+"""DocReader: distils the document (and memory, and hints) into a compact brief for a task."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from ralph_tui.agents.rlm import RLMSpec
+from ralph_tui.config import Settings
+
+DEFINITION = """You read a document for a task and write a compact brief: the facts, figures,
+names and passages the task needs, each traceable to the document. The sandbox also holds
+`memory`, the findings of earlier iterations: build on them. When `docReaderHints` are given,
+treat each as an extraction target an earlier attempt missed. Keep the brief under 2000
+characters; quote short passages verbatim where precision matters."""
+
+
+class Brief(BaseModel):
+    brief: str = Field(description="The compact brief for the task (under 2000 characters).")
+
+
+def doc_reader_spec(settings: Settings) -> RLMSpec[Brief]:
+    return RLMSpec(
+        name="doc_reader",
+        definition=DEFINITION,
+        output_model=Brief,
+        max_steps=settings.worker_max_steps,
+        max_llm_calls=settings.worker_max_llm_calls,
+        max_output_chars=settings.max_runtime_chars,
+        cell_timeout_s=settings.cell_timeout_s,
+        sub_query_concurrency=settings.sub_query_concurrency,
+    )

@@ -1,0 +1,32 @@
+"""QA worker: explores the document in the sandbox and answers with verbatim evidence."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from ralph_tui.agents.rlm import RLMSpec
+from ralph_tui.config import Settings
+
+DEFINITION = """You are a strict technical writer answering a question about a document.
+Answer with 3 to 7 bullet lines, each starting with "- ", every claim backed by the evidence.
+Give 3 to 8 evidence quotes, each at most 160 characters, each copied character for character
+from the document (a verbatim substring: same spaces, punctuation and quote marks), no
+duplicates. If constraints from an earlier attempt are given, satisfy every one of them."""
+
+
+class QAOutput(BaseModel):
+    answer: str = Field(description='3-7 bullet lines, each starting with "- ".')
+    evidence: list[str] = Field(description="3-8 verbatim quotes from the document, <= 160 chars.")
+
+
+def worker_spec(settings: Settings) -> RLMSpec[QAOutput]:
+    return RLMSpec(
+        name="worker",
+        definition=DEFINITION,
+        output_model=QAOutput,
+        max_steps=settings.worker_max_steps,
+        max_llm_calls=settings.worker_max_llm_calls,
+        max_output_chars=settings.max_runtime_chars,
+        cell_timeout_s=settings.cell_timeout_s,
+        sub_query_concurrency=settings.sub_query_concurrency,
+    )

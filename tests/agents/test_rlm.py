@@ -1,0 +1,146 @@
+"""The RLM agent over the real Anthropic SDK and the real sandbox."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+
+from ralph_tui.agents.rlm import (
+    RLMSpec,
+    SandboxFailedError,
+    SandboxVariable,
+    rlm_agent_forward,
+)
+from ralph_tui.events import AgentStep, SandboxExecuted, SubQuery
+from ralph_tui.llm.anthropic_client import AnthropicClient
+from ralph_tui.llm.offline import OfflineClient
+from tests.agents.conftest import Recorder, reply_tool
+from tests.llm.llm_wire import FakeAPI
+
+
+class Answer(BaseModel):
+    answer: str
+
+
+DOC = {"context": SandboxVariable("alpha beta gamma " * 100, "The document.")}
+
+
+def spec(**budgets: Any) -> RLMSpec[Answer]:
+    return RLMSpec(name="worker", definition="Answer.", output_model=Answer, **budgets)
+
+
+def code(source: str) -> dict[str, Any]:
+    return {"code": source, "resultReady": False}
+
+
+def observation(api: FakeAPI, request: int) -> str:
+    """The text of the last tool result sent in request number ``request``."""
+    block = api.bodies[request]["messages"][-1]["content"][-1]
+    assert block["type"] == "tool_result"
+    content = block["content"]
+    return content if isinstance(content, str) else json.dumps(content)
+
+
+async def run(
+    claude: AnthropicClient, events: Recorder, budgets: dict[str, Any] | None = None
+) -> Any:
+    return await rlm_agent_forward(
+        claude,
+        spec(**(budgets or {})),
+        {"query": "q"},
+        DOC,
+        sub_client=OfflineClient(role="sub"),
+        emit=events,
+    )
+
+
+async def test_state_persists_across_steps_and_every_cell_is_an_event(
+    api: FakeAPI, claude: AnthropicClient, events: Recorder
+) -> None:
+    reply_tool(api, code("n = len(context)"))
+    reply_tool(api, code("n + 1"))
+    reply_tool(api, {"answer": "done", "resultReady": True})
+    result = await run(claude, events)
+    assert result.output == Answer(answer="done") and not result.fallback and result.steps == 3
+    assert "1701" in observation(api, 2)
+    system = api.bodies[0]["system"]
+    assert "`context`: str, 1,700 characters" in system and "alpha beta" not in system
+    cells = events.of(SandboxExecuted)
+    assert [c.code for c in cells] == ["n = len(context)", "n + 1"]
+    assert cells[1].output.strip() == "1701"
+    assert [e.action for e in events.of(AgentStep)] == ["code", "code", "output"]
+
+
+async def test_llm_call_budget_warns_at_80_percent_then_refuses(
+    api: FakeAPI, claude: AnthropicClient, events: Recorder
+) -> None:
+    reply_tool(api, code('r = llm_query_batched([["gamma?", "alpha beta gamma"]] * 4)'))
+    reply_tool(api, code('print(llm_query_batched(["one", "two"]))'))
+    reply_tool(api, {"answer": "ok", "resultReady": True})
+    await run(claude, events, {"max_llm_calls": 5})
+    assert "4 of 5 llm_query calls used" in observation(api, 1)
+    assert "budget (5 calls) is exhausted" in observation(api, 2)
+    subs = events.of(SubQuery)
+    assert len(subs) == 6 and subs[3].calls_used == 4
+    assert [s.error is None for s in subs[4:]] == [True, False]
+
+
+async def test_step_budget_exhaustion_falls_back_and_flags_it(
+    api: FakeAPI, claude: AnthropicClient, events: Recorder
+) -> None:
+    reply_tool(api, code("print('clue: the answer is 7')"))
+    reply_tool(api, code("x = 1"))
+    reply_tool(api, {"answer": "7"})
+    result = await run(claude, events, {"max_steps": 2})
+    assert result.fallback and result.output == Answer(answer="7")
+    fallback_request = api.bodies[2]
+    assert "clue: the answer is 7" in fallback_request["messages"][0]["content"][0]["text"]
+    assert [t["name"] for t in fallback_request["tools"]] == ["submit_output"]
+    assert "code" not in fallback_request["tools"][0]["input_schema"]["properties"]
+    assert events.of(AgentStep)[-1].action == "fallback"
+
+
+async def test_invalid_final_output_goes_back_to_the_model(
+    api: FakeAPI, claude: AnthropicClient, events: Recorder
+) -> None:
+    reply_tool(api, {"resultReady": True})
+    reply_tool(api, {"answer": "fixed", "resultReady": True})
+    result = await run(claude, events)
+    assert result.output.answer == "fixed"
+    assert "`answer`: Field required" in observation(api, 1)
+
+
+async def test_a_sandbox_that_keeps_crashing_ends_the_agent(
+    api: FakeAPI, claude: AnthropicClient, events: Recorder
+) -> None:
+    for _ in range(3):
+        reply_tool(api, code("import os; os._exit(3)"))
+    with pytest.raises(SandboxFailedError, match="3 cells in a row"):
+        await run(claude, events)
+    assert all(c.restarted for c in events.of(SandboxExecuted))
+
+
+async def test_oversized_sub_prompt_is_refused_with_both_sizes(
+    api: FakeAPI, claude: AnthropicClient, events: Recorder
+) -> None:
+    reply_tool(api, code("print(llm_query('summarize', 'word ' * 200_000))"))
+    reply_tool(api, {"answer": "ok", "resultReady": True})
+    await run(claude, events)
+    text = observation(api, 1)
+    assert "Sub-prompt refused" in text and "1,000,015 characters" in text
+    assert "200,000 tokens" in text
+
+
+async def test_old_observations_shrink_so_the_prompt_stays_bounded(
+    api: FakeAPI, claude: AnthropicClient, events: Recorder
+) -> None:
+    for _ in range(8):
+        reply_tool(api, code("print('y' * 3000)"))
+    reply_tool(api, {"answer": "ok", "resultReady": True})
+    await run(claude, events)
+    sizes = [len(json.dumps(body["messages"])) for body in api.bodies]
+    assert sizes[-1] < 8 * 3000
+    assert max(sizes[5:]) - min(sizes[5:]) < 3000

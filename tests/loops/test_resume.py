@@ -1,0 +1,76 @@
+"""Resume after the run process is SIGKILLed: no completed iteration lost, the run finishes."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from ralph_tui.cli import run_cli
+from ralph_tui.traces.liveness import effective_status
+from ralph_tui.traces.store import TraceStore
+
+MAX_ITERS = 6
+
+
+def failing_document(path: Path) -> Path:
+    """Only two passages match the query, so every QA iteration lacks evidence and fails.
+
+    The filler makes each iteration slow enough (a few MB through the sandbox) to kill
+    the process between iterations.
+    """
+    filler = "short filler line\n" * 300_000
+    lines = [
+        "The turbine spins at 900 revolutions per minute during the night shift.",
+        filler,
+        "A second turbine spins more slowly while the first one is serviced.",
+    ]
+    path.write_text("\n".join(lines))
+    return path
+
+
+def wait_for(predicate, timeout_s: float = 60.0) -> None:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout_s
+    while not predicate():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.01)
+
+
+def test_resume_after_sigkill(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "out"
+    doc = failing_document(tmp_path / "doc.txt")
+    command = [
+        sys.executable, "-m", "ralph_tui", "run", "--mode", "qa", "--provider", "offline",
+        "--query", "How fast does the turbine spin?", "--doc", str(doc), "--out", str(out),
+        "--maxIters", str(MAX_ITERS),
+    ]  # fmt: skip
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        wait_for(lambda: any(out.glob("sessions/*/*/iter-02.json")))
+        process.send_signal(signal.SIGKILL)
+    finally:
+        process.wait()
+    [folder] = list(out.glob("sessions/*/*"))
+    session_id = f"{folder.parent.name}/{folder.name}"
+    before = {p.name: p.read_text() for p in folder.glob("iter-*.json")}
+    assert 2 <= len(before) < MAX_ITERS
+    store = TraceStore(out)
+    assert effective_status(store.load_session(session_id)) == "crashed"
+
+    code = run_cli(["run", "--resume", session_id, "--out", str(out), "--json"])
+    result = json.loads(capsys.readouterr().out)
+    assert code == 1 and result["status"] == "failed" and result["sessionId"] == session_id
+    after = {p.name: p.read_text() for p in folder.glob("iter-*.json")}
+    assert {name: after[name] for name in before} == before
+    assert sorted(after) == [f"iter-{i:02d}.json" for i in range(1, MAX_ITERS + 1)]
+    resumed = store.iterations(session_id)[len(before)]
+    assert resumed.constraints == store.iterations(session_id)[len(before) - 1].feedback
+    record = store.load_session(session_id)
+    assert record.status == "failed" and record.iterations == MAX_ITERS
+    assert record.pid == os.getpid()
