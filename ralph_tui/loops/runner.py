@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ralph_tui.config import Settings
 from ralph_tui.events import BaseEvent, Emit, Notice, RunFinished, RunStarted, fan_out, stamped
-from ralph_tui.llm.errors import LLMError
+from ralph_tui.llm.errors import CostCapReached, LLMError
 from ralph_tui.llm.factory import LLMClients, build_clients
 from ralph_tui.loops.context import LoopResult, LoopState, RunCancelled, RunContext
 from ralph_tui.loops.decompose import run_decomposed
@@ -159,6 +159,8 @@ async def _run_session(
         result = await _dispatch(ctx, request, handle)
     except RunCancelled as exc:
         result = LoopResult("cancelled", handle.record.iterations, None, str(exc))
+    except CostCapReached as exc:
+        result = LoopResult("failed", handle.record.iterations, None, str(exc))
     except LLMError as exc:
         result = LoopResult("error", handle.record.iterations, None, str(exc))
     except asyncio.CancelledError:

@@ -6,6 +6,7 @@ from pydantic import BaseModel, Field
 
 from ralph_tui.agents.rlm import RLMSpec
 from ralph_tui.config import Settings
+from ralph_tui.roles.budgets import rlm_spec
 
 DEFINITION = """You read a document for a task and write a compact brief: the facts, figures,
 names and passages the task needs, each traceable to the document. The sandbox also holds
@@ -19,13 +20,4 @@ class Brief(BaseModel):
 
 
 def doc_reader_spec(settings: Settings) -> RLMSpec[Brief]:
-    return RLMSpec(
-        name="doc_reader",
-        definition=DEFINITION,
-        output_model=Brief,
-        max_steps=settings.worker_max_steps,
-        max_llm_calls=settings.worker_max_llm_calls,
-        max_output_chars=settings.max_runtime_chars,
-        cell_timeout_s=settings.cell_timeout_s,
-        sub_query_concurrency=settings.sub_query_concurrency,
-    )
+    return rlm_spec("doc_reader", DEFINITION, Brief, settings)

@@ -6,6 +6,7 @@ from pydantic import BaseModel, Field
 
 from ralph_tui.agents.rlm import RLMSpec
 from ralph_tui.config import Settings
+from ralph_tui.roles.budgets import rlm_spec
 
 DEFINITION = """You are a strict technical writer answering a question about a document.
 Answer with 3 to 7 bullet lines, each starting with "- ", every claim backed by the evidence.
@@ -20,13 +21,4 @@ class QAOutput(BaseModel):
 
 
 def worker_spec(settings: Settings) -> RLMSpec[QAOutput]:
-    return RLMSpec(
-        name="worker",
-        definition=DEFINITION,
-        output_model=QAOutput,
-        max_steps=settings.worker_max_steps,
-        max_llm_calls=settings.worker_max_llm_calls,
-        max_output_chars=settings.max_runtime_chars,
-        cell_timeout_s=settings.cell_timeout_s,
-        sub_query_concurrency=settings.sub_query_concurrency,
-    )
+    return rlm_spec("worker", DEFINITION, QAOutput, settings)
