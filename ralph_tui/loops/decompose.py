@@ -7,10 +7,16 @@ from dataclasses import replace
 from typing import Any
 
 from ralph_tui.agents.structured import agent_forward
-from ralph_tui.events import HardValidation, IterationStarted, JudgeIssue, Notice
+from ralph_tui.events import (
+    BaseEvent,
+    Emit,
+    HardValidation,
+    IterationStarted,
+    JudgeIssue,
+    Notice,
+)
 from ralph_tui.loops.context import IterationWriter, LoopResult, LoopState, RunContext
-from ralph_tui.loops.iteration import IterationRecord
-from ralph_tui.loops.qa import finish_iteration
+from ralph_tui.loops.iteration import IterationRecord, finish_iteration
 from ralph_tui.loops.task import TaskSetup, judge_task, run_task_loop
 from ralph_tui.roles.aggregator import AGGREGATOR
 from ralph_tui.roles.decomposer import DECOMPOSER, SubTask
@@ -77,8 +83,8 @@ async def run_subtask(
     }
 
 
-def _tag_subtask(ctx: RunContext, subtask_id: str) -> Any:
-    def emit(event: Any) -> None:
+def _tag_subtask(ctx: RunContext, subtask_id: str) -> Emit:
+    def emit(event: BaseEvent) -> None:
         if isinstance(event, IterationStarted):
             event = event.model_copy(update={"subtask_id": subtask_id})
         ctx.emit(event)

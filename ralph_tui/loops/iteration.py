@@ -8,7 +8,8 @@ from typing import Any
 
 from ralph_tui.agents.rlm import SandboxFailedError
 from ralph_tui.agents.structured import MaxStepsError
-from ralph_tui.events import JudgeIssue, RuleResult
+from ralph_tui.events import IterationFinished, JudgeIssue, RuleResult
+from ralph_tui.loops.context import RunContext
 from ralph_tui.traces.models import IterationTrace
 
 
@@ -95,3 +96,18 @@ def merge_constraints(*groups: list[str]) -> list[str]:
             if constraint.strip():
                 merged.setdefault(constraint.strip(), None)
     return list(merged)
+
+
+def finish_iteration(ctx: RunContext, record: IterationRecord) -> IterationRecord:
+    """Write the iteration's trace and report its end."""
+    record.finished_at = time.time()
+    ctx.traces.write_iteration(record.to_trace())
+    ctx.emit(
+        IterationFinished(
+            iteration=record.iteration,
+            passed=record.passed,
+            failure_tag=record.failure_tag,
+            next_constraints=record.feedback,
+        )
+    )
+    return record

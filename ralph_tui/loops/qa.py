@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from ralph_tui.agents.rlm import SandboxFailedError, SandboxVariable, rlm_agent_forward
@@ -10,13 +9,17 @@ from ralph_tui.agents.structured import MaxStepsError, agent_forward
 from ralph_tui.events import (
     CandidateProduced,
     HardValidation,
-    IterationFinished,
     IterationStarted,
     JudgeIssue,
     JudgeVerdict,
 )
 from ralph_tui.loops.context import LoopResult, LoopState, RunContext
-from ralph_tui.loops.iteration import IterationRecord, best_of, merge_constraints
+from ralph_tui.loops.iteration import (
+    IterationRecord,
+    best_of,
+    finish_iteration,
+    merge_constraints,
+)
 from ralph_tui.roles.judge import JUDGE
 from ralph_tui.roles.worker import worker_spec
 from ralph_tui.validate.feedback import constraints_from_judge, constraints_from_rules
@@ -106,18 +109,3 @@ async def judge_answer(
     record.judge_issues = issues
     ctx.emit(JudgeVerdict(iteration=iteration, ok=record.judge_ok, issues=issues))
     return issues
-
-
-def finish_iteration(ctx: RunContext, record: IterationRecord) -> IterationRecord:
-    """Write the iteration's trace and report its end."""
-    record.finished_at = time.time()
-    ctx.traces.write_iteration(record.to_trace())
-    ctx.emit(
-        IterationFinished(
-            iteration=record.iteration,
-            passed=record.passed,
-            failure_tag=record.failure_tag,
-            next_constraints=record.feedback,
-        )
-    )
-    return record

@@ -18,8 +18,12 @@ from ralph_tui.events import (
 )
 from ralph_tui.llm.errors import LLMError
 from ralph_tui.loops.context import LoopResult, LoopState, RunContext
-from ralph_tui.loops.iteration import IterationRecord, best_of, merge_constraints
-from ralph_tui.loops.qa import finish_iteration
+from ralph_tui.loops.iteration import (
+    IterationRecord,
+    best_of,
+    finish_iteration,
+    merge_constraints,
+)
 from ralph_tui.memory.compaction import maybe_compact
 from ralph_tui.memory.context_file import append_memory, read_memory
 from ralph_tui.memory.episodes import EpisodeStore
