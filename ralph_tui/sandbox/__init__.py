@@ -5,7 +5,8 @@ each cell and ``await close()`` (or ``async with``). See ``host`` for the lifecy
 ``launch`` for isolation, ``child`` for the code that runs inside.
 """
 
-from ralph_tui.sandbox.host import HostFunction, Sandbox, SandboxStartError
+from ralph_tui.sandbox.calls import HostFunction
+from ralph_tui.sandbox.host import Sandbox, SandboxStartError
 from ralph_tui.sandbox.limits import ExecResult, Isolation, SandboxLimits
 
 __all__ = [

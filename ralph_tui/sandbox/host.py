@@ -12,37 +12,28 @@ was lost. The host itself never waits on the child without a bound.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 import weakref
-from collections.abc import Awaitable, Callable, Coroutine
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
 import pexpect
 
+from ralph_tui.sandbox.calls import HostCalls, HostFunction
 from ralph_tui.sandbox.clock import CellClock
-from ralph_tui.sandbox.launch import (
-    ISOLATION_LEVELS,
-    IsolationUnavailable,
-    Scratch,
-    create_scratch,
-    plan_launch,
-    remove_scratch,
-    write_manifest,
-)
+from ralph_tui.sandbox.launch import ISOLATION_LEVELS, IsolationUnavailable, plan_launch
 from ralph_tui.sandbox.limits import ExecResult, Isolation, SandboxLimits
 from ralph_tui.sandbox.process import ChildGone, ChildProcess
-
-HostFunction = Callable[..., Awaitable[object]]
+from ralph_tui.sandbox.scratch import Scratch, create_scratch, remove_scratch, write_manifest
 
 _log = logging.getLogger(__name__)
 
 DEGRADED = {
-    "unshare-net": ("cells run with no network but can read and write your files with your rights"),
+    "unshare-net": "cells run with no network but can read and write your files with your rights",
     "rlimits-only": (
         "cells run with resource limits only: they can read and write your files "
         "and reach the network"
@@ -62,7 +53,7 @@ class _Cell:
     clock: CellClock
     timed_out: bool = False
     killed: bool = False
-    grace: asyncio.TimerHandle | None = field(default=None, repr=False)
+    grace: asyncio.TimerHandle | None = None
 
 
 class Sandbox:
@@ -80,7 +71,7 @@ class Sandbox:
     ) -> None:
         self.isolation = "rlimits-only"
         self._scratch = scratch
-        self._functions = functions
+        self._calls = HostCalls(functions, self._on_calls_busy)
         self._limits = limits
         self._emit_notice = emit_notice
         self._reloaded = [*global_names, *(f"{name}()" for name in functions)]
@@ -88,10 +79,11 @@ class Sandbox:
         self._lost_between_cells: str | None = None
         self._ready: asyncio.Future[None] | None = None
         self._cell: _Cell | None = None
-        self._calls: set[asyncio.Task[None]] = set()
         self._cell_lock = asyncio.Lock()
         self._closed = False
-        self._remove_scratch = weakref.finalize(self, remove_scratch, str(scratch.root))
+        self._remove_scratch = weakref.finalize(
+            self, remove_scratch, str(scratch.root), scratch.lock_fd
+        )
 
     @classmethod
     async def start(
@@ -167,10 +159,8 @@ class Sandbox:
             self._ready.set_exception(SandboxStartError("the sandbox was closed while starting"))
         if self._cell is not None and not self._cell.finished.done():
             self._cell.finished.set_result("was closed by the host")
-        for task in self._calls:
-            task.cancel()
-        if self._calls:
-            await asyncio.gather(*self._calls, return_exceptions=True)
+        self._calls.cancel_all()
+        await self._calls.wait_all()
         child, self._child = self._child, None
         if child is not None:
             await child.close()
@@ -242,7 +232,7 @@ class Sandbox:
         try:
             try:
                 await child.send({"op": "exec", "code": code, "timeout_s": self._limits.timeout_s})
-                if not self._calls:
+                if not self._calls.busy:
                     cell.clock.run()
             except ChildGone:
                 pass  # the child's loss is being reported and will finish the cell
@@ -255,8 +245,7 @@ class Sandbox:
             if cell.grace is not None:
                 cell.grace.cancel()
             self._cell = None
-            for task in self._calls:
-                task.cancel()
+            self._calls.cancel_all()
 
     def _on_timeout(self) -> None:
         cell, child = self._cell, self._child
@@ -285,7 +274,10 @@ class Sandbox:
             failure = f"the sandbox child failed: {message.get('error')}"
             ready.set_exception(SandboxStartError(failure))
         elif op == "call":
-            self._start_call(child, message)
+            refusal = None
+            if cell is None or cell.timed_out:
+                refusal = "the cell was interrupted" if cell is not None else "no cell is running"
+            self._calls.start(child, message, refusal)
         elif op == "done" and cell is not None and not cell.finished.done():
             cell.finished.set_result(message)
         else:
@@ -297,66 +289,35 @@ class Sandbox:
         self._child = None
         ready, cell = self._ready, self._cell
         if ready is not None and not ready.done():
-            failure = SandboxStartError if child.received_any else IsolationUnavailable
-            ready.set_exception(failure(f"the child {reason}"))
+            if child.received_any:
+                ready.set_exception(SandboxStartError(f"the sandbox child {reason}"))
+            else:
+                detail = child.stray_output or reason
+                ready.set_exception(IsolationUnavailable(f"failed to start: {detail}"))
         elif cell is not None and not cell.finished.done():
             cell.finished.set_result(reason)
         else:
             self._lost_between_cells = reason
 
-    def _start_call(self, child: ChildProcess, message: dict[str, Any]) -> None:
+    def _on_calls_busy(self, busy: bool) -> None:
         cell = self._cell
         if cell is None or cell.timed_out:
-            refusal = "the cell was interrupted" if cell is not None else "no cell is running"
-            answer: Coroutine[Any, Any, None] = self._reply_error(child, message.get("id"), refusal)
-        else:
+            return
+        if busy:
             cell.clock.pause()
-            answer = self._answer_call(child, message)
-        task = asyncio.get_running_loop().create_task(answer)
-        self._calls.add(task)
-        task.add_done_callback(self._call_done)
-
-    def _call_done(self, task: asyncio.Task[None]) -> None:
-        self._calls.discard(task)
-        cell = self._cell
-        if not self._calls and cell is not None and not cell.timed_out:
+        else:
             cell.clock.run()
-
-    async def _answer_call(self, child: ChildProcess, message: dict[str, Any]) -> None:
-        call_id, name = message.get("id"), message.get("fn")
-        function = self._functions.get(name) if isinstance(name, str) else None
-        if function is None:
-            await self._reply_error(child, call_id, f"no host function named {name!r}")
-            return
-        try:
-            value = await function(*message.get("args", []), **message.get("kwargs", {}))
-        except asyncio.CancelledError:
-            await self._reply_error(child, call_id, "cancelled because the cell ended")
-            raise
-        except Exception as exc:  # the failure is the model's to see, not the host's to die of
-            await self._reply_error(child, call_id, f"{type(exc).__name__}: {exc}")
-            return
-        try:
-            await child.send({"op": "result", "id": call_id, "value": value})
-        except (TypeError, ValueError) as exc:
-            problem = f"returned a value that is not JSON-serializable ({exc})"
-            await self._reply_error(child, call_id, problem)
-        except ChildGone:
-            pass
-
-    async def _reply_error(self, child: ChildProcess, call_id: object, error: str) -> None:
-        with contextlib.suppress(ChildGone):
-            await child.send({"op": "result", "id": call_id, "error": error})
 
     def _finished_result(
         self, started: float, message: dict[str, Any], cell: _Cell, note: str
     ) -> ExecResult:
         error = message.get("error")
         if cell.timed_out and message.get("interrupted"):
-            error = (
-                f"{error}\nThe cell was interrupted after {self._limits.timeout_s:g} s; "
+            kept = (
+                f"The cell was interrupted after {self._limits.timeout_s:g} s; "
                 "variables from this and earlier cells are kept."
             )
+            error = f"{error}\n{kept}" if error else kept
         return ExecResult(
             output=str(message.get("output", "")),
             error=(note + (error or "")) or None,

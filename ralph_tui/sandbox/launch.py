@@ -1,4 +1,4 @@
-"""Where and how the sandbox child runs: its scratch directory and its command line.
+"""How the sandbox child is started: isolation level, command line, environment.
 
 Isolation levels, strongest first:
 
@@ -15,16 +15,18 @@ Every level runs the child with a scrubbed environment (no API keys, nothing inh
 
 from __future__ import annotations
 
-import json
+import functools
 import os
+import re
 import shutil
 import site
+import subprocess
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from ralph_tui.sandbox.limits import Isolation, SandboxLimits
+from ralph_tui.sandbox.scratch import MANIFEST, Scratch
 
 ISOLATION_LEVELS: tuple[Isolation, ...] = ("bwrap", "unshare-net", "rlimits-only")
 
@@ -33,7 +35,6 @@ MOUNT_ROOT = "/opt/ralph-sandbox"
 """Inside bwrap: the child package, site-packages and the read-only ``init`` directory."""
 WORK_MOUNT = "/sandbox"
 """Inside bwrap: the writable working directory (the scratch ``work`` directory)."""
-MANIFEST = "manifest.json"
 PYTHON_FLAGS = ("-I", "-S", "-B", "-X", "utf8")
 BOOT = "import sys; sys.path.insert(0, sys.argv[1]); from child.main import main; main()"
 SYSTEM_DIRS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
@@ -45,29 +46,6 @@ class IsolationUnavailable(Exception):
 
 
 @dataclass(frozen=True)
-class Scratch:
-    """The sandbox's private host directory.
-
-    ``init`` holds the manifest and the globals' files (read-only for the child), ``work``
-    is the child's working directory (writable), ``tmp`` its temp dir when not under bwrap.
-    """
-
-    root: Path
-
-    @property
-    def init(self) -> Path:
-        return self.root / "init"
-
-    @property
-    def work(self) -> Path:
-        return self.root / "work"
-
-    @property
-    def tmp(self) -> Path:
-        return self.root / "tmp"
-
-
-@dataclass(frozen=True)
 class LaunchPlan:
     """One way to start the child: its command line, environment and working directory."""
 
@@ -75,68 +53,6 @@ class LaunchPlan:
     argv: list[str]
     env: dict[str, str]
     cwd: str
-
-
-def create_scratch() -> Scratch:
-    scratch = Scratch(Path(tempfile.mkdtemp(prefix="ralph-sandbox-")))
-    for folder in (scratch.init, scratch.work, scratch.tmp):
-        folder.mkdir()
-    return scratch
-
-
-def remove_scratch(root: str) -> None:
-    """Delete the scratch tree, including directories the child made unwritable.
-
-    Symlinks are never followed: the child may have pointed them anywhere.
-    """
-    for folder, subfolders, _ in os.walk(root):
-        for name in subfolders:
-            path = os.path.join(folder, name)
-            if not os.path.islink(path):
-                os.chmod(path, 0o700)
-    os.chmod(root, 0o700)
-    shutil.rmtree(root, ignore_errors=True)
-
-
-def write_manifest(
-    scratch: Scratch,
-    globals: dict[str, object],
-    function_names: list[str],
-    limits: SandboxLimits,
-) -> None:
-    """Write what the child loads at start: globals, host function names, limits.
-
-    Strings (the document) go to files of their own, read once by the child; other values
-    must be JSON-serializable and travel inside the manifest.
-    """
-    _check_names([*globals, *function_names])
-    entries: dict[str, dict[str, object]] = {}
-    for index, (name, value) in enumerate(globals.items()):
-        if isinstance(value, str):
-            file_name = f"global-{index}.txt"
-            (scratch.init / file_name).write_bytes(value.encode("utf-8", "surrogatepass"))
-            entries[name] = {"file": file_name}
-        else:
-            entries[name] = {"value": value}
-    manifest = {"globals": entries, "functions": function_names, "limits": limits.for_child()}
-    try:
-        text = json.dumps(manifest, allow_nan=False)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"sandbox globals must be JSON-serializable: {exc}") from None
-    (scratch.init / MANIFEST).write_text(text, encoding="utf-8")
-    for path in scratch.init.iterdir():
-        path.chmod(0o444)
-    scratch.init.chmod(0o555)
-
-
-def _check_names(names: list[str]) -> None:
-    seen: set[str] = set()
-    for name in names:
-        if not name.isidentifier() or name.startswith("__"):
-            raise ValueError(f"not a usable sandbox name: {name!r}")
-        if name in seen:
-            raise ValueError(f"sandbox name given twice: {name!r}")
-        seen.add(name)
 
 
 def plan_launch(isolation: Isolation, scratch: Scratch, limits: SandboxLimits) -> LaunchPlan:
@@ -170,11 +86,14 @@ def _bwrap_plan(scratch: Scratch, limits: SandboxLimits) -> LaunchPlan:
         raise IsolationUnavailable("`bwrap` not found")
     sites = site_packages()
     site_mounts = [f"{MOUNT_ROOT}/site-{index}" for index in range(len(sites))]
+    options = bwrap_options(bwrap)
+    # Older bwrap (before 0.8) lacks these two; it still isolates, a little less tightly.
+    no_nested_userns = ["--unshare-user", "--disable-userns"]
+    tmp_size = ["--size", str(limits.file_bytes)]
     argv = [
         bwrap,
         "--unshare-all",
-        "--unshare-user",
-        "--disable-userns",
+        *(no_nested_userns if "--disable-userns" in options else []),
         "--die-with-parent",
         "--new-session",
         "--cap-drop",
@@ -188,12 +107,24 @@ def _bwrap_plan(scratch: Scratch, limits: SandboxLimits) -> LaunchPlan:
         argv += ["--ro-bind", source, target]
     argv += ["--ro-bind", str(scratch.init), f"{MOUNT_ROOT}/init"]
     argv += ["--bind", str(scratch.work), WORK_MOUNT]
-    argv += ["--proc", "/proc", "--dev", "/dev", "--size", str(limits.file_bytes)]
+    argv += ["--proc", "/proc", "--dev", "/dev", *(tmp_size if "--size" in options else [])]
     argv += ["--tmpfs", "/tmp", "--remount-ro", "/", "--chdir", WORK_MOUNT, "--"]
     argv += [interpreter(), *PYTHON_FLAGS, "-c", BOOT, MOUNT_ROOT]
     argv += [f"{MOUNT_ROOT}/init/{MANIFEST}", *site_mounts]
     env = sandbox_env(home=WORK_MOUNT, tmp="/tmp")
     return LaunchPlan("bwrap", argv, env, str(scratch.work))
+
+
+@functools.cache
+def bwrap_options(bwrap: str) -> frozenset[str]:
+    """The options this bwrap accepts, from its ``--help`` (asked once per binary)."""
+    try:
+        shown = subprocess.run(
+            [bwrap, "--help"], capture_output=True, text=True, timeout=5, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return frozenset()
+    return frozenset(re.findall(r"--[a-z0-9-]+", shown.stdout + shown.stderr))
 
 
 def _system_mounts() -> list[str]:

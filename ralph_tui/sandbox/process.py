@@ -1,11 +1,12 @@
 """One sandbox child process, driven through pexpect, with framed non-blocking I/O.
 
-The child runs on a pty in raw mode (no line discipline: no 4095-byte line limit, no
-``\\n`` to ``\\r\\n``, no echo, no signal characters), so the pty carries frames byte for
-byte. Reading is event-driven (the loop watches the pty and pexpect reads what is there);
-writing is non-blocking and waits for room, so a child that stops reading cannot block
-the host. Whatever way the child goes away (exit, crash, kill, garbage on the channel),
-it is reaped and reported exactly once through ``on_lost``.
+pexpect spawns the child on a pty, which is put in raw mode (no line discipline: no
+4095-byte line limit, no ``\\n`` to ``\\r\\n``, no echo, no signal characters), so the pty
+carries frames byte for byte; pexpect also sends, and tracks and reaps the process.
+Reading is event-driven (the loop watches the pty); writing is non-blocking and waits for
+room, so a child that stops reading cannot block the host. Whatever way the child goes
+away (exit, crash, kill, garbage on the channel), it is reaped and reported exactly once
+through ``on_lost``.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ctypes
+import functools
 import os
 import signal
 import tty
@@ -38,10 +40,12 @@ class ChildGone(Exception):
     """The child can no longer be written to."""
 
 
-def _prepare_child() -> None:
+def _prepare_child(host_pid: int) -> None:
     """Runs in the child between fork and exec: raw pty, and die with the host."""
     tty.setraw(0)
     _LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != host_pid:  # the host died before the death signal was armed
+        os._exit(1)
 
 
 def children_of(pid: int) -> list[int]:
@@ -86,6 +90,8 @@ class ChildProcess:
     ) -> None:
         self.plan = plan
         self.received_any = False
+        self.stray_output = ""
+        """Text the child wrote outside the protocol (a launcher's error message)."""
         self._on_message = on_message
         self._on_lost = on_lost
         self._loop = asyncio.get_running_loop()
@@ -95,6 +101,7 @@ class ChildProcess:
         self._stop_reason: str | None = None
         self._going = False
         self._interpreter_pid: int | None = None
+        self._reaper: asyncio.Task[None] | None = None
         self._spawn = pexpect.spawn(
             plan.argv[0],
             plan.argv[1:],
@@ -102,7 +109,7 @@ class ChildProcess:
             cwd=plan.cwd,
             timeout=None,
             use_poll=True,
-            preexec_fn=_prepare_child,
+            preexec_fn=functools.partial(_prepare_child, os.getpid()),
         )
         self._spawn.delaybeforesend = None
         self._spawn.ptyproc.delayafterclose = 0
@@ -155,18 +162,25 @@ class ChildProcess:
         await asyncio.shield(self.finished)
 
     def _on_readable(self) -> None:
+        # The loop has just reported the pty readable, so one non-blocking read is enough;
+        # pexpect's read_nonblocking would poll twice more per message.
         try:
-            data = self._spawn.read_nonblocking(READ_CHUNK, timeout=0)
-        except pexpect.TIMEOUT:
+            data = os.read(self._fd, READ_CHUNK)
+        except BlockingIOError:
             return
-        except (pexpect.EOF, OSError):
+        except OSError:  # EIO: every process holding the pty's other end is gone
+            data = b""
+        if not data:
             self._begin_loss()
             return
         try:
             messages = self._decoder.feed(data)
         except ChannelCorrupted as exc:
-            text = exc.preview.decode("utf-8", "replace").strip()
-            self.stop(f"wrote bytes outside the protocol channel ({text!r}), so it was stopped")
+            self.stray_output = exc.preview.decode("utf-8", "replace").strip()
+            self.stop(
+                f"wrote bytes outside the protocol channel ({self.stray_output!r}), "
+                "so it was stopped"
+            )
             return
         for message in messages:
             self.received_any = True
@@ -215,7 +229,7 @@ class ChildProcess:
         self._going = True
         self._loop.remove_reader(self._fd)
         self._mark_writable()
-        self._loop.create_task(self._reap())
+        self._reaper = self._loop.create_task(self._reap())
 
     async def _reap(self) -> None:
         waited = 0.0

@@ -83,3 +83,29 @@ async def test_without_either_tool_only_rlimits_remain(
     assert bomb.error is not None and "PermissionError" in bomb.error
     memory = await sandbox.execute("bytearray(8 * 1024**3)")
     assert memory.error is not None and memory.error.endswith("MemoryError")
+    slow = await sandbox.execute("import time\ntime.sleep(30)")
+    assert slow.timed_out and not slow.restarted
+    crash = await sandbox.execute("os._exit(4)")
+    assert crash.restarted and "exited with status 4" in (crash.error or "")
+
+
+async def test_an_older_bwrap_without_the_newer_options_still_isolates(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, open_sandbox: OpenSandbox
+) -> None:
+    real = shutil.which("bwrap")
+    assert real is not None
+    script = (
+        "#!/bin/sh\n"
+        'if [ "$1" = "--help" ]; then echo "usage: bwrap [OPTIONS...] COMMAND --unshare-all"; '
+        "exit 0; fi\n"
+        f'case "$*" in *--disable-userns*|*--size*) exit 2;; esac\nexec {real} "$@"\n'
+    )
+    monkeypatch.setenv("PATH", tool_dir(tmp_path, unshare=True, bwrap_script=script))
+    notices: list[str] = []
+    sandbox = await open_sandbox(emit_notice=notices.append)
+    assert sandbox.isolation == "bwrap" and notices == []
+    project_file = Path(__file__).resolve()
+    code = f"import os\nos.getcwd(), os.path.exists({str(project_file)!r})"
+    assert (await sandbox.execute(code)).output == "('/sandbox', False)\n"
+    network = await sandbox.execute("import socket\nsocket.create_connection(('1.1.1.1', 53), 1)")
+    assert network.error is not None and "Network is unreachable" in network.error

@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -14,7 +15,7 @@ import pytest
 from conftest import OpenSandbox
 from sandbox_probes import descendants, running, zombie_children
 
-from ralph_tui.sandbox import Sandbox
+from ralph_tui.sandbox import Sandbox, SandboxLimits, SandboxStartError
 
 STATE_LOST = "every variable, import and function defined in earlier cells is lost"
 
@@ -30,6 +31,17 @@ async def test_timeout_interrupts_and_keeps_state(sandbox: Sandbox) -> None:
     assert result.duration_ms < 2000
     after = await sandbox.execute("kept, time.__name__")
     assert after.output == "('still here', 'time')\n" and not after.timed_out
+
+
+async def test_interrupt_caught_once_still_reports_the_timeout(sandbox: Sandbox) -> None:
+    code = "import time\ntry:\n    time.sleep(30)\n"
+    code += "except KeyboardInterrupt as e:\n    print('caught', e)"
+    result = await sandbox.execute(code)
+    assert result.timed_out and not result.restarted
+    assert result.output == "caught cell exceeded 0.5 s\n"
+    assert result.error == (
+        "The cell was interrupted after 0.5 s; variables from this and earlier cells are kept."
+    )
 
 
 async def test_busy_loop_is_interrupted(sandbox: Sandbox) -> None:
@@ -148,21 +160,24 @@ async def test_close_reaps_the_child_and_removes_the_scratch_dir(open_sandbox: O
         await sandbox.execute("1")
 
 
-async def test_child_dies_with_its_host(tmp_path: Path) -> None:
+async def test_child_dies_with_its_host_and_its_scratch_is_swept_later(
+    tmp_path: Path, open_sandbox: OpenSandbox
+) -> None:
     host_script = tmp_path / "host.py"
     host_script.write_text(
         "import asyncio\n"
         "from ralph_tui.sandbox import Sandbox\n"
         "async def main():\n"
         "    sandbox = await Sandbox.start()\n"
-        "    print(sandbox.isolation, flush=True)\n"
+        "    print(sandbox.isolation, sandbox.work_dir.parent, flush=True)\n"
         "    await asyncio.sleep(60)\n"
         "asyncio.run(main())\n"
     )
     host = subprocess.Popen([sys.executable, str(host_script)], stdout=subprocess.PIPE, text=True)
     try:
         assert host.stdout is not None
-        assert host.stdout.readline().strip() == "bwrap"
+        isolation, scratch = host.stdout.readline().split()
+        assert isolation == "bwrap"
         sandbox_processes = descendants(host.pid)
         assert len(sandbox_processes) >= 2
         host.send_signal(signal.SIGKILL)
@@ -174,3 +189,16 @@ async def test_child_dies_with_its_host(tmp_path: Path) -> None:
     finally:
         host.kill()
         host.wait()
+    # A host killed outright cannot clean up; the next sandbox started anywhere does.
+    assert Path(scratch).exists()
+    await open_sandbox()
+    assert not Path(scratch).exists()
+
+
+async def test_a_child_that_does_not_start_in_time_is_an_error_without_leftovers() -> None:
+    before = set(Path(tempfile.gettempdir()).glob("ralph-sandbox-*"))
+    with pytest.raises(SandboxStartError, match="did not start within"):
+        await Sandbox.start(limits=SandboxLimits(start_timeout_s=0.001))
+    assert set(Path(tempfile.gettempdir()).glob("ralph-sandbox-*")) == before
+    assert zombie_children() == []
+    assert descendants(os.getpid()) == []

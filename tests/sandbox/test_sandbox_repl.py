@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.util
 import time
 
+import pytest
 from conftest import OpenSandbox
 
 from ralph_tui.sandbox import Sandbox, SandboxLimits
@@ -127,3 +129,39 @@ async def test_output_limit_cuts_head_and_tail_with_exact_count(open_sandbox: Op
     result = await sandbox.execute("for i in range(1000):\n    print(f'line {i:04d}')")
     text = "".join(f"line {i:04d}\n" for i in range(1000))
     assert result.output == text[:50] + "\n[... 9900 characters omitted ...]\n" + text[-50:]
+
+
+@pytest.mark.parametrize(
+    ("values", "problem"),
+    [
+        ({"data": {1, 2}}, "JSON-serializable"),
+        ({"not a name": "x"}, "not a usable sandbox name"),
+        ({"__builtins__": "x"}, "not a usable sandbox name"),
+    ],
+)
+async def test_unusable_globals_are_refused_at_start(
+    values: dict[str, object], problem: str
+) -> None:
+    with pytest.raises(ValueError, match=problem):
+        await Sandbox.start(globals=values)
+
+
+async def test_a_global_and_a_function_cannot_share_a_name() -> None:
+    with pytest.raises(ValueError, match="given twice"):
+        await Sandbox.start(globals={"llm_query": "x"}, functions={"llm_query": fake_function})
+
+
+async def fake_function() -> None:
+    return None
+
+
+async def test_host_packages_are_importable_under_the_memory_limit(
+    open_sandbox: OpenSandbox,
+) -> None:
+    limits = SandboxLimits(memory_bytes=512 * 1024**2, timeout_s=20)
+    sandbox = await open_sandbox(limits=limits)
+    result = await sandbox.execute("import numpy\nint(numpy.arange(10).sum())")
+    if importlib.util.find_spec("numpy") is None:
+        assert result.error is not None and "ModuleNotFoundError" in result.error
+    else:
+        assert result.output == "45\n", result.error

@@ -69,6 +69,8 @@ async def test_project_and_home_files_are_unreadable(
     for path in (project / "pyproject.toml", project / "ralph_tui" / "config.py"):
         result = await sandbox.execute(f"open({str(path)!r}).read()")
         assert result.error is not None and "FileNotFoundError" in result.error
+    package = await sandbox.execute("import ralph_tui")
+    assert package.error is not None and "ModuleNotFoundError" in package.error
 
 
 async def test_no_network_not_even_to_the_hosts_loopback(open_sandbox: OpenSandbox) -> None:

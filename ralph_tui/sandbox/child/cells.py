@@ -3,24 +3,25 @@
 Globals persist in one namespace across cells; a final bare expression's value is shown
 (``repr``, nothing for ``None``); top-level ``await`` works, on one event loop kept for the
 child's life; errors come back as a short traceback of the cells' own lines, without the
-child's internals. Each cell gets its own file name (``<cell-N>``) registered with
-``linecache``, so a function defined in an earlier cell still shows its source lines.
+child's internals. Each cell gets its own file name (``<cell-N>``), whose source is handed
+to ``linecache`` when a traceback is formatted, so a function defined in an earlier cell
+still shows its source lines. ``traceback`` and ``asyncio`` are imported only when first
+needed: most children never fail a cell or await, and every child start counts.
 """
 
 from __future__ import annotations
 
 import ast
-import linecache
 import sys
-import traceback
 from types import CodeType
-from typing import TYPE_CHECKING, Any
 
 from .capture import OutputCapture, drain_fd_output
 from .interrupts import Interrupts
 
+TYPE_CHECKING = False  # ``typing`` costs every child start milliseconds; only mypy needs it
 if TYPE_CHECKING:
     import asyncio
+    from typing import Any
 
 CELL_PREFIX = "<cell-"
 COMPILE_FLAGS = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
@@ -43,15 +44,15 @@ class CellRunner:
         self._interrupts = interrupts
         self._output_limit = output_limit
         self._fd_output = fd_output
-        self._cells = 0
+        self._sources: dict[str, str] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
 
     def run(self, source: str, timeout_s: float) -> dict[str, Any]:
         """Run ``source``; return the ``done`` message for the host."""
-        self._cells += 1
-        filename = f"{CELL_PREFIX}{self._cells}>"
-        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+        filename = f"{CELL_PREFIX}{len(self._sources) + 1}>"
+        self._sources[filename] = source
         capture = OutputCapture(self._output_limit)
+        shown: str | None = None
         error: str | None = None
         self._interrupts.install()
         saved = sys.stdout, sys.stderr
@@ -60,18 +61,19 @@ class CellRunner:
             self._interrupts.arm(f"cell exceeded {timeout_s:g} s")
             try:
                 value = self._execute(source, filename)
-                # Text written below sys.stdout comes before the value, as in a terminal.
-                drain_fd_output(self._fd_output, capture)
-                if value is not None:
-                    capture.write(repr(value) + "\n")
+                shown = None if value is None else repr(value)
             finally:
                 self._interrupts.disarm()
         except BaseException as exc:  # the cell's failure, whatever it is, is its result
             self._interrupts.disarm()
-            error = format_cell_error(exc)
+            error = format_cell_error(exc, self._sources)
         finally:
             sys.stdout, sys.stderr = saved
+            self._interrupts.install()  # a handler the cell installed must not outlive it
+        # Text written below sys.stdout comes before the value, as in a terminal.
         drain_fd_output(self._fd_output, capture)
+        if shown is not None:
+            capture.write(shown + "\n")
         return {
             "op": "done",
             "output": capture.text(),
@@ -118,21 +120,26 @@ def _cancel_pending(loop: asyncio.AbstractEventLoop) -> None:
         loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
 
 
-def format_cell_error(exc: BaseException) -> str:
-    """The traceback of ``exc`` reduced to frames from cell code, chained exceptions included."""
+def format_cell_error(exc: BaseException, sources: dict[str, str]) -> str:
+    """The traceback of ``exc`` reduced to frames from cell code, chained exceptions included.
+
+    ``sources`` maps each cell's file name to its code, for the source lines.
+    """
+    import linecache
+    import traceback
+
+    for filename, source in sources.items():
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     report = traceback.TracebackException.from_exception(exc)
-    _keep_cell_frames(report, set())
+    pending, seen = [report], set()
+    while pending:
+        part = pending.pop()
+        if id(part) in seen:
+            continue
+        seen.add(id(part))
+        part.stack = traceback.StackSummary.from_list(
+            [frame for frame in part.stack if frame.filename.startswith(CELL_PREFIX)]
+        )
+        related = [part.__cause__, part.__context__, *(part.exceptions or [])]
+        pending += [nested for nested in related if nested is not None]
     return "".join(report.format()).rstrip("\n")
-
-
-def _keep_cell_frames(report: traceback.TracebackException, seen: set[int]) -> None:
-    if id(report) in seen:
-        return
-    seen.add(id(report))
-    report.stack = traceback.StackSummary.from_list(
-        [frame for frame in report.stack if frame.filename.startswith(CELL_PREFIX)]
-    )
-    related = [report.__cause__, report.__context__, *(report.exceptions or [])]
-    for nested in related:
-        if nested is not None:
-            _keep_cell_frames(nested, seen)

@@ -14,10 +14,13 @@ import os
 import threading
 from collections import deque
 from collections.abc import Callable
-from typing import Any
 
 from .framing import FrameDecoder, encode_frame
 from .interrupts import Interrupts
+
+TYPE_CHECKING = False  # ``typing`` costs every child start milliseconds; only mypy needs it
+if TYPE_CHECKING:
+    from typing import Any
 
 READ_CHUNK = 1 << 16
 
@@ -70,7 +73,8 @@ class Channel:
             try:
                 self._write(frame)
                 self._pump_until(lambda: call_id in self._results)
-                reply = self._results.pop(call_id)
+                with self._state:
+                    reply = self._results.pop(call_id)
             finally:
                 with self._state:
                     self._awaited.discard(call_id)

@@ -11,15 +11,18 @@ from __future__ import annotations
 import builtins
 import fcntl
 import json
+import mmap
 import os
 import sys
-import traceback
-from typing import Any
 
 from .cells import CellRunner
 from .channel import Channel, ChannelClosed
 from .confine import apply_limits
 from .interrupts import Interrupts
+
+TYPE_CHECKING = False  # ``typing`` costs every child start milliseconds; only mypy needs it
+if TYPE_CHECKING:
+    from typing import Any
 
 CHANNEL_FD_MIN = 100
 
@@ -41,9 +44,12 @@ def take_over_stdio() -> tuple[int, int]:
 
 
 def read_text(path: str) -> str:
+    """Decode a global's file straight from the page cache (no intermediate bytes copy)."""
     with open(path, "rb") as file:
-        data = file.read()
-    return data.decode("utf-8", "surrogatepass")
+        if os.fstat(file.fileno()).st_size == 0:
+            return ""
+        with mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+            return str(mapped, "utf-8", "surrogatepass")
 
 
 def host_function(channel: Channel, name: str) -> Any:
@@ -83,6 +89,8 @@ def main() -> None:
         namespace, limits = load_namespace(manifest_path, channel)
         apply_limits(limits)
     except BaseException as exc:  # any failure to start is reported, then the child exits
+        import traceback
+
         channel.send({"op": "failed", "error": "".join(traceback.format_exception_only(exc))})
         raise SystemExit(1) from None
     runner = CellRunner(

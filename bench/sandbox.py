@@ -1,0 +1,195 @@
+"""Benchmark the sandbox; prints one JSON object.
+
+Each figure comes with a baseline measured in the same run:
+
+- ``cold_start``: ``Sandbox.start`` to the first cell done (isolated), median, against
+  spawning ``python -c pass``.
+- ``cell_round_trip``: a trivial cell, p50 and p99, against an in-process ``exec``.
+- ``context_100mb``: start with a 100 MB document as ``context`` until a cell has read its
+  length, against writing and reading the same file in-process the same way (the floor).
+- ``llm_query_batched``: 64 prompts against a fake 100 ms LLM at concurrency 16 from one
+  cell, against the ideal (4 waves of 100 ms) and the same batch run in-process.
+
+``MEASUREMENTS`` is a list of named measurement functions; add new figures there.
+
+    .venv/bin/python bench/sandbox.py [--repeat N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from ralph_tui.sandbox import Sandbox
+from ralph_tui.sandbox.child.main import read_text
+from ralph_tui.sandbox.scratch import write_text_in_chunks
+
+Figures = dict[str, Any]
+Measurement = Callable[[int], Awaitable[Figures]]
+
+DOCUMENT_CHARS = 100_000_000
+FAKE_LLM_S = 0.1
+BATCH_PROMPTS = 64
+BATCH_CONCURRENCY = 16
+
+
+def ms(seconds: float) -> float:
+    return round(seconds * 1000, 3)
+
+
+def percentile(samples: list[float], fraction: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+def timed(action: Callable[[], object]) -> float:
+    started = time.perf_counter()
+    action()
+    return time.perf_counter() - started
+
+
+async def cold_start(repeat: int) -> Figures:
+    samples: list[float] = []
+    isolation = ""
+    for _ in range(repeat):
+        started = time.perf_counter()
+        sandbox = await Sandbox.start()
+        await sandbox.execute("1")
+        samples.append(time.perf_counter() - started)
+        isolation = sandbox.isolation
+        await sandbox.close()
+    command = [sys.executable, "-c", "pass"]
+    baseline = [timed(lambda: subprocess.run(command, check=True)) for _ in range(repeat)]
+    median = statistics.median(samples)
+    return {
+        "isolation": isolation,
+        "median_ms": ms(median),
+        "baseline_python_c_pass_ms": ms(statistics.median(baseline)),
+        "target_ms": 60,
+        "meets_target": median <= 0.060,
+    }
+
+
+async def cell_round_trip(repeat: int) -> Figures:
+    cells = 200 * repeat
+    async with await Sandbox.start() as sandbox:
+        for _ in range(50):
+            await sandbox.execute("x = 1")
+        samples = []
+        for _ in range(cells):
+            started = time.perf_counter()
+            await sandbox.execute("x = 1")
+            samples.append(time.perf_counter() - started)
+    namespace: dict[str, object] = {}
+    baseline = [timed(lambda: exec("x = 1", namespace)) for _ in range(cells)]
+    p50 = percentile(samples, 0.5)
+    return {
+        "cells": cells,
+        "p50_ms": ms(p50),
+        "p99_ms": ms(percentile(samples, 0.99)),
+        "baseline_exec_p50_ms": ms(percentile(baseline, 0.5)),
+        "baseline_exec_p99_ms": ms(percentile(baseline, 0.99)),
+        "target_p50_ms": 0.3,
+        "meets_target": p50 <= 0.0003,
+    }
+
+
+async def context_100mb(repeat: int) -> Figures:
+    document = ("All work and no play makes a dull document. " * 2_300_000)[:DOCUMENT_CHARS]
+    samples = []
+    for _ in range(max(3, repeat // 3)):
+        started = time.perf_counter()
+        sandbox = await Sandbox.start(globals={"context": document})
+        result = await sandbox.execute("len(context)")
+        samples.append(time.perf_counter() - started)
+        assert result.output == f"{DOCUMENT_CHARS}\n", result
+        await sandbox.close()
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "document.txt"
+
+        def write_and_read() -> None:
+            write_text_in_chunks(path, document)
+            read_text(str(path))
+
+        baseline = [timed(write_and_read) for _ in range(len(samples))]
+    median = statistics.median(samples)
+    return {
+        "median_ms": ms(median),
+        "baseline_write_read_ms": ms(statistics.median(baseline)),
+        "target_ms": 300,
+        "meets_target": median <= 0.300,
+    }
+
+
+def fake_batched_llm() -> Callable[[list[str]], Awaitable[list[str]]]:
+    """``llm_query_batched`` as the agent layer builds it: gather under a semaphore."""
+    semaphore = asyncio.Semaphore(BATCH_CONCURRENCY)
+
+    async def one(prompt: str) -> str:
+        async with semaphore:
+            await asyncio.sleep(FAKE_LLM_S)
+            return f"answer to {prompt}"
+
+    async def llm_query_batched(prompts: list[str]) -> list[str]:
+        return list(await asyncio.gather(*(one(p) for p in prompts)))
+
+    return llm_query_batched
+
+
+async def llm_query_batched(repeat: int) -> Figures:
+    code = f"answers = llm_query_batched([f'prompt {{i}}' for i in range({BATCH_PROMPTS})])\n"
+    code += "len(answers)"
+    samples = []
+    async with await Sandbox.start(functions={"llm_query_batched": fake_batched_llm()}) as box:
+        for _ in range(max(3, repeat // 3)):
+            started = time.perf_counter()
+            result = await box.execute(code)
+            samples.append(time.perf_counter() - started)
+            assert result.output == f"{BATCH_PROMPTS}\n", result
+    baseline = []
+    for _ in range(len(samples)):
+        started = time.perf_counter()
+        await fake_batched_llm()([f"prompt {i}" for i in range(BATCH_PROMPTS)])
+        baseline.append(time.perf_counter() - started)
+    ideal = BATCH_PROMPTS / BATCH_CONCURRENCY * FAKE_LLM_S
+    median = statistics.median(samples)
+    return {
+        "median_ms": ms(median),
+        "ideal_ms": ms(ideal),
+        "baseline_in_process_ms": ms(statistics.median(baseline)),
+        "ratio_to_ideal": round(median / ideal, 3),
+        "target_ratio": 1.10,
+        "meets_target": median <= 1.10 * ideal,
+    }
+
+
+MEASUREMENTS: list[tuple[str, Measurement]] = [
+    ("cold_start", cold_start),
+    ("cell_round_trip", cell_round_trip),
+    ("context_100mb", context_100mb),
+    ("llm_query_batched", llm_query_batched),
+]
+
+
+async def run(repeat: int) -> dict[str, Figures]:
+    return {name: await measure(repeat) for name, measure in MEASUREMENTS}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--repeat", type=int, default=15, help="samples per figure (default 15)")
+    args = parser.parse_args()
+    print(json.dumps(asyncio.run(run(args.repeat)), indent=2))
+
+
+if __name__ == "__main__":
+    main()
