@@ -9,6 +9,8 @@ Each figure comes with a baseline measured in the same run:
   length, against writing and reading the same file in-process the same way (the floor).
 - ``llm_query_batched``: 64 prompts against a fake 100 ms LLM at concurrency 16 from one
   cell, against the ideal (4 waves of 100 ms) and the same batch run in-process.
+- ``rlm_prompt_growth``: the offline RLM worker over 10 KB, 1 MB and 100 MB documents; the
+  largest prompt sent to the root model, against putting the document in the prompt.
 
 ``MEASUREMENTS`` is a list of named measurement functions; add new figures there.
 
@@ -29,6 +31,12 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from ralph_tui.agents.rlm import SandboxVariable, rlm_agent_forward
+from ralph_tui.config import Settings
+from ralph_tui.events import discard
+from ralph_tui.llm.offline import OfflineClient
+from ralph_tui.llm.types import ChatMessage, Completion, LLMClient
+from ralph_tui.roles.worker import worker_spec
 from ralph_tui.sandbox import Sandbox
 from ralph_tui.sandbox.child.main import read_text
 from ralph_tui.sandbox.scratch import write_text_in_chunks
@@ -40,6 +48,8 @@ DOCUMENT_CHARS = 100_000_000
 FAKE_LLM_S = 0.1
 BATCH_PROMPTS = 64
 BATCH_CONCURRENCY = 16
+SAMPLE_DOCUMENT = Path(__file__).parents[1] / "ralph_tui" / "data" / "sample_document.md"
+RLM_QUERY = "How often are the filters backwashed, and what triggers an early backwash?"
 
 
 def ms(seconds: float) -> float:
@@ -172,11 +182,90 @@ async def llm_query_batched(repeat: int) -> Figures:
     }
 
 
+class PromptRecorder:
+    """Wraps the root model's client and keeps the size of the largest prompt it was sent."""
+
+    def __init__(self, inner: LLMClient) -> None:
+        self.inner = inner
+        self.provider, self.model = inner.provider, inner.model
+        self.context_window_tokens = inner.context_window_tokens
+        self.largest = 0
+
+    async def chat(self, messages: list[ChatMessage], **kwargs: Any) -> Completion:
+        size = sum(len(m.content) + sum(len(c.arguments) for c in m.tool_calls) for m in messages)
+        self.largest = max(self.largest, size)
+        return await self.inner.chat(messages, **kwargs)
+
+
+async def largest_root_prompt(document: str) -> tuple[int, float]:
+    root = PromptRecorder(OfflineClient())
+    started = time.perf_counter()
+    await rlm_agent_forward(
+        root,  # type: ignore[arg-type]
+        worker_spec(Settings(_env_file=None)),  # type: ignore[call-arg]
+        {"query": RLM_QUERY},
+        {"context": SandboxVariable(document, "The document.")},
+        sub_client=OfflineClient(),
+        emit=discard,
+    )
+    return root.largest, time.perf_counter() - started
+
+
+NEUTRAL_PROSE = (
+    "The painter crossed the old bridge to the village market with a canvas and a kettle. "
+    "Sailors in the harbour mended a blanket while a meadowlark sang over the orchard hedge. "
+    "By the chapel, children traded pebbles, ribbons and biscuits for a brass compass.\n"
+)
+
+
+def haystack(needle: str, size: int) -> str:
+    """``needle`` in the middle of neutral prose, ``size`` characters in all."""
+    if size <= len(needle):
+        return needle[:size]
+    filler = NEUTRAL_PROSE * ((size - len(needle)) // len(NEUTRAL_PROSE) + 1)
+    before = (size - len(needle)) // 2
+    return filler[:before] + needle + filler[: size - len(needle) - before]
+
+
+async def prompt_sizes(documents: dict[str, str], repeat: int) -> Figures:
+    figures: Figures = {}
+    for label, document in documents.items():
+        runs = [await largest_root_prompt(document) for _ in range(max(1, repeat // 10))]
+        figures[f"largest_prompt_chars_{label}"] = max(r[0] for r in runs)
+        figures[f"agent_s_{label}"] = round(statistics.median(r[1] for r in runs), 3)
+        figures[f"baseline_document_in_prompt_chars_{label}"] = len(document)
+    sizes = [v for k, v in figures.items() if k.startswith("largest_prompt_chars_")]
+    figures["growth_pct"] = round((max(sizes) / min(sizes) - 1) * 100, 2)
+    return figures
+
+
+SIZES = {"10KB": 10_000, "1MB": 1_000_000, "100MB": 100_000_000}
+
+
+async def rlm_prompt_growth(repeat: int) -> Figures:
+    """The offline RLM worker over 10 KB, 1 MB and 100 MB: the root prompt must stay flat.
+
+    The documents hold the same 10 KB of the sample handbook (the filter sections, which
+    answer the query) amid neutral prose, so only the size changes. For reference, the
+    same figure over prefixes of the handbook repeated to size, where the small document
+    also has fewer passages about the query.
+    """
+    sample = SAMPLE_DOCUMENT.read_text(encoding="utf-8")
+    needle = sample[sample.index("### 5.4") :][: SIZES["10KB"]]
+    figures = await prompt_sizes({k: haystack(needle, n) for k, n in SIZES.items()}, repeat)
+    figures["target_growth_pct"] = 10
+    figures["meets_target"] = figures["growth_pct"] < 10
+    repeated = {k: (sample * (n // len(sample) + 1))[:n] for k, n in SIZES.items()}
+    figures["repeated_handbook"] = await prompt_sizes(repeated, repeat)
+    return figures
+
+
 MEASUREMENTS: list[tuple[str, Measurement]] = [
     ("cold_start", cold_start),
     ("cell_round_trip", cell_round_trip),
     ("context_100mb", context_100mb),
     ("llm_query_batched", llm_query_batched),
+    ("rlm_prompt_growth", rlm_prompt_growth),
 ]
 
 
