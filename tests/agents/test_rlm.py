@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,9 +15,11 @@ from ralph_tui.agents.rlm import (
     SandboxVariable,
     rlm_agent_forward,
 )
+from ralph_tui.config import Settings
 from ralph_tui.events import AgentStep, SandboxExecuted, SubQuery
 from ralph_tui.llm.anthropic_client import AnthropicClient
 from ralph_tui.llm.offline import OfflineClient
+from ralph_tui.roles.worker import worker_spec
 from tests.agents.conftest import Recorder, reply_tool
 from tests.llm.llm_wire import FakeAPI
 
@@ -144,3 +147,20 @@ async def test_old_observations_shrink_so_the_prompt_stays_bounded(
     sizes = [len(json.dumps(body["messages"])) for body in api.bodies]
     assert sizes[-1] < 8 * 3000
     assert max(sizes[5:]) - min(sizes[5:]) < 3000
+
+
+async def test_offline_worker_explores_a_real_document_in_the_sandbox(events: Recorder) -> None:
+    sample = Path(__file__).parents[2] / "ralph_tui" / "data" / "sample_document.md"
+    document = sample.read_text(encoding="utf-8")
+    result = await rlm_agent_forward(
+        OfflineClient(),
+        worker_spec(Settings(_env_file=None)),  # type: ignore[call-arg]
+        {"query": "What is the chlorine residual target at the works outlet?"},
+        {"context": SandboxVariable(document, "The handbook.")},
+        sub_client=OfflineClient(),
+        emit=events,
+    )
+    assert not result.fallback and result.isolation in {"bwrap", "unshare-net", "rlimits-only"}
+    assert all(quote in document for quote in result.output.evidence)
+    [cell] = events.of(SandboxExecuted)
+    assert "context" in cell.code and "chlorine" in cell.output.lower()

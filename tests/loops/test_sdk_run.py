@@ -118,3 +118,34 @@ async def test_judge_feedback_reaches_the_next_iteration(tmp_path: Path, documen
     assert record is not None and record.status == "passed" and record.iterations == 2
     logged = (settings.out_dir / "sessions" / outcome.session_id / "events.jsonl").read_text()
     assert logged.count('"type":"judge_verdict"') == 2
+
+
+async def test_a_worker_out_of_steps_is_traced_and_the_loop_goes_on(
+    tmp_path: Path, document: Path
+) -> None:
+    network = Network()
+    network.scripts["anthropic.test"] = [
+        worker_reply({"code": "x = 1", "resultReady": False}),
+        anthropic_message([{"type": "text", "text": "I could not finish."}]),
+        worker_reply({"answer": "- a\n- b\n- c", "evidence": QUOTES, "resultReady": True}),
+    ]
+    network.scripts["openai.test"] = [judge_reply("yes", [])]
+    settings = Settings(
+        _env_file=None,  # type: ignore[call-arg]
+        anthropic_api_key="sk-ant-test",
+        openai_api_key="sk-test",
+        anthropic_base_url="https://anthropic.test",
+        openai_base_url="https://openai.test/v1",
+        out_dir=tmp_path / "out",
+        max_iters=2,
+        worker_max_steps=1,
+    )
+    outcome = await execute_run(
+        RunRequest(mode="qa", query="q", doc_path=document, settings=settings),
+        on_event=lambda _e: None,
+        http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(network.handle)),
+    )
+    assert outcome.status == "passed" and outcome.iterations == 2
+    first, second = TraceStore(settings.out_dir).iterations(outcome.session_id)
+    assert first.failure_tag == "worker_error" and "MaxStepsError" in str(first.model_extra)
+    assert any("used all 1 steps" in c for c in second.constraints)

@@ -1,0 +1,49 @@
+"""`ralph-tui sessions list|show|reindex` over sessions written by real runs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ralph_tui.cli import run_cli
+
+SAMPLE = Path(__file__).parents[2] / "ralph_tui" / "data" / "sample_document.md"
+
+
+def cli_json(capsys: pytest.CaptureFixture[str], *args: str) -> object:
+    assert run_cli(list(args)) in (0, 1)
+    return json.loads(capsys.readouterr().out)
+
+
+def test_list_show_search_and_reindex(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = str(tmp_path / "out")
+    common = ["--provider", "offline", "--doc", str(SAMPLE), "--out", out, "--json"]
+    qa = cli_json(capsys, "run", "--mode", "qa", "--query", "chlorine residual target", *common)
+    task = cli_json(capsys, "run", "--query", "Summarize the alarm escalation", *common)
+    assert isinstance(qa, dict) and isinstance(task, dict)
+
+    listed = cli_json(capsys, "sessions", "list", "--out", out, "--json")
+    assert isinstance(listed, list)
+    assert [row["sessionId"] for row in listed] == [task["sessionId"], qa["sessionId"]]
+    only_qa = cli_json(capsys, "sessions", "list", "--mode", "qa", "--out", out, "--json")
+    assert isinstance(only_qa, list) and [r["sessionId"] for r in only_qa] == [qa["sessionId"]]
+    found = cli_json(capsys, "sessions", "list", "--search", "escalation", "--out", out, "--json")
+    assert isinstance(found, list) and [r["sessionId"] for r in found] == [task["sessionId"]]
+
+    shown = cli_json(capsys, "sessions", "show", str(qa["sessionId"]), "--out", out, "--json")
+    assert isinstance(shown, dict) and shown["status"] == "passed"
+    assert shown["iterationTraces"][0]["passed"] is True
+
+    (tmp_path / "out" / "index.sqlite").unlink()
+    reindexed = cli_json(capsys, "sessions", "reindex", "--out", out, "--json")
+    assert reindexed == {"sessions": 2, "seconds": reindexed["seconds"]}  # type: ignore[index]
+    assert cli_json(capsys, "sessions", "list", "--out", out, "--json") == listed
+
+
+def test_show_unknown_session_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = run_cli(["sessions", "show", "2026-01-01/qa-00000000", "--out", str(tmp_path)])
+    assert code == 2 and "no session" in capsys.readouterr().err
