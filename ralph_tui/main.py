@@ -1,4 +1,4 @@
-"""Entry point of the ``ralph-tui`` command: the app with no arguments, else the CLI."""
+"""Entry point of the ``ralph-tui`` command: the app with no arguments or ``demo``, else the CLI."""
 
 from __future__ import annotations
 
@@ -7,6 +7,10 @@ import sys
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    if not args or args == ["demo"]:
+        from ralph_tui.tui.app import run_app
+
+        return run_app(demo=bool(args))
     from ralph_tui.cli import run_cli
 
     return run_cli(args)

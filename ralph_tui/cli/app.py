@@ -73,10 +73,13 @@ def _flag_help(dest: str) -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(
-        prog="ralph-tui", description="Grounded, evidence-backed document analysis with LLMs."
+        prog="ralph-tui",
+        description="Grounded, evidence-backed document analysis with LLMs. "
+        "With no arguments, ralph-tui opens the terminal app.",
     )
     parser.add_argument("--version", action="version", version=f"ralph-tui {__version__}")
     sub = parser.add_subparsers(dest="command", parser_class=OneLineParser)
+    sub.add_parser("demo", help="open the app and start a QA run on the sample document offline")
     add_run_parser(sub)
     add_sessions_parser(sub)
     return parser

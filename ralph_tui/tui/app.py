@@ -1,0 +1,178 @@
+"""The ralph-tui app: a run screen and a session browser, themes, keys, palette, help.
+
+``run_app()`` is what ``ralph-tui`` with no arguments runs; ``run_app(demo=True)`` is
+``ralph-tui demo``: a QA run on the bundled sample document with the offline provider.
+"""
+
+from __future__ import annotations
+
+import gc
+import sys
+from importlib import import_module, resources
+from pathlib import Path
+from typing import Any, ClassVar
+
+from rich.console import RenderableType
+from textual import work
+from textual.app import App
+from textual.binding import Binding, BindingType
+from textual.highlight import highlight
+from textual.theme import Theme
+
+from ralph_tui.config import Settings, SettingsError, load_settings
+from ralph_tui.tui.commands import RalphCommands, bound_commands
+from ralph_tui.tui.context import AppContext
+from ralph_tui.tui.keys_check import missing_keys
+from ralph_tui.tui.requests import rerun_request
+from ralph_tui.tui.run_control import Runner, real_runner
+from ralph_tui.tui.screens.browser_screen import SessionBrowser
+from ralph_tui.tui.screens.help_screen import HelpScreen
+from ralph_tui.tui.screens.run_screen import RunScreen
+from ralph_tui.tui.screens.session_screen import RerunRequested
+from ralph_tui.tui.themes import BUILTIN_THEMES_DIR, load_catalog, pick_theme
+from ralph_tui.tui.user_config import THEMES_DIR, config_dir, load_preferences, save_theme
+
+DEMO_QUESTION = "How often are the filters backwashed, and what triggers an early backwash?"
+
+
+def sample_document() -> Path:
+    """The bundled sample document (a water-treatment works' operations handbook)."""
+    return Path(str(resources.files("ralph_tui") / "data" / "sample_document.md"))
+
+
+class RalphApp(App[int]):
+    """Run screen (F2) and session browser (F3), each a mode with its own screen stack."""
+
+    TITLE = "ralph-tui"
+    MODES: ClassVar[dict[str, Any]] = {"run": RunScreen, "sessions": SessionBrowser}
+    COMMANDS = App.COMMANDS | {RalphCommands}
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "f1", "help", "Help", id="app.help", tooltip="Show what each screen does and every key"
+        ),
+        Binding("f2", "switch_mode('run')", "Run", id="app.run", tooltip="Go to the run screen"),
+        Binding(
+            "f3",
+            "switch_mode('sessions')",
+            "Sessions",
+            id="app.sessions",
+            tooltip="Go to the session browser",
+        ),
+        Binding(
+            "ctrl+t", "change_theme", "Theme", id="app.theme", tooltip="Pick a theme (remembered)"
+        ),
+    ]
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        demo: bool = False,
+        runner: Runner = real_runner,
+        config_path: Path | None = None,
+        start_mode: str = "run",
+    ) -> None:
+        super().__init__()
+        self.context = AppContext(
+            settings=settings,
+            config_dir=config_path or config_dir(),
+            runner=runner,
+            missing_keys=missing_keys(settings),
+        )
+        self.demo = demo
+        self.start_mode = start_mode
+
+    def on_mount(self) -> None:
+        self._apply_preferences()
+        self.switch_mode(self.start_mode)
+        if self.demo:
+            self.call_after_refresh(self.start_demo)
+        self.call_after_refresh(self._warm_up)
+
+    @work(thread=True, group="warm-up", exit_on_error=False, name="Warming up")
+    def _warm_up(self) -> None:
+        """Pay one-time costs now, while idle, rather than in the first run's first frame.
+
+        The Python highlighter and the loops load on first use. Then ``gc.freeze`` moves
+        what start-up built (modules, widgets, styles) out of the collector's view: it
+        lives as long as the app, and re-scanning it made full collections visible
+        stalls during busy runs.
+        """
+        highlight("x = 1", language="python")
+        import_module("ralph_tui.loops.runner")
+        import_module("ralph_tui.cli.progress")
+        self.call_from_thread(gc.freeze)
+
+    def _apply_preferences(self) -> None:
+        folder = self.context.config_dir
+        prefs = load_preferences(folder)
+        catalog = load_catalog(BUILTIN_THEMES_DIR, folder / THEMES_DIR)
+        for theme in catalog.themes.values():
+            self.register_theme(theme)
+        for problem in [*catalog.problems, *([prefs.problem] if prefs.problem else [])]:
+            self.notify(problem, title="Settings", severity="warning", timeout=10)
+        self.theme = pick_theme(prefs.theme, set(self.available_themes))
+        if prefs.theme and prefs.theme != self.theme:
+            self.notify(
+                f"Theme {prefs.theme!r} is unavailable; using {self.theme!r}.",
+                severity="warning",
+            )
+        if prefs.keymap:
+            self.set_keymap(prefs.keymap)
+        self.theme_changed_signal.subscribe(self, self._remember_theme)
+
+    def _remember_theme(self, theme: Theme) -> None:
+        try:
+            save_theme(self.context.config_dir, theme.name)
+        except OSError as exc:
+            self.notify(f"Could not remember the theme: {exc}", severity="warning")
+
+    def start_demo(self) -> None:
+        """Fill the run form with the sample question and document, offline, and start."""
+        screen = self.screen
+        if isinstance(screen, RunScreen):
+            screen.form.prefill(
+                mode="qa", query=DEMO_QUESTION, doc=sample_document(), provider="offline"
+            )
+            screen.action_start_run()
+
+    def action_help(self) -> None:
+        if isinstance(self.screen, HelpScreen):
+            return
+        keys = [
+            (command.key, command.title, command.binding_id)
+            for command in bound_commands(self.screen, enabled_only=False)
+        ]
+        self.push_screen(HelpScreen(keys, self.context.config_dir))
+
+    def exit(
+        self, result: int | None = None, return_code: int = 0, message: RenderableType | None = None
+    ) -> None:
+        """Stop any run first: its thread must end before the app's loop can close."""
+        self.context.stop_runs()
+        super().exit(result, return_code, message)
+
+    async def on_rerun_requested(self, message: RerunRequested) -> None:
+        await self.switch_mode("run")
+        screen = self.screen
+        if not isinstance(screen, RunScreen):
+            return
+        record, constraints = message.record, message.constraints
+        settings = self.context.settings
+        screen.form.prefill(mode=record.mode, query=record.query, doc=Path(record.doc_path))
+        if screen.start(
+            lambda: rerun_request(record, constraints, settings), doc_path=Path(record.doc_path)
+        ):
+            self.notify(f"Re-running {record.session_id} with {len(constraints)} constraint(s).")
+
+
+def run_app(demo: bool = False) -> int:
+    """Open the app (``demo``: and start the sample QA run offline); the exit code."""
+    try:
+        settings = load_settings()
+    except SettingsError as exc:
+        print(f"ralph-tui: {exc}", file=sys.stderr)
+        return 2
+    app = RalphApp(settings, demo=demo)
+    app.run()
+    return app.return_code or 0

@@ -1,0 +1,40 @@
+"""What every screen needs from the app: settings, the runner, and where things live."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from textual.app import App
+
+from ralph_tui.config import Settings
+from ralph_tui.tui.run_control import RunControl, Runner, real_runner
+
+
+@dataclass
+class AppContext:
+    """Shared, app-wide state; screens reach it with ``app_context(self.app)``."""
+
+    settings: Settings
+    config_dir: Path
+    runner: Runner = real_runner
+    missing_keys: list[str] = field(default_factory=list)
+    runs: set[RunControl] = field(default_factory=set)
+    """Runs going now: the app stops them when it exits (their threads must end first)."""
+
+    @property
+    def out_dir(self) -> Path:
+        return Path(self.settings.out_dir)
+
+    def stop_runs(self) -> None:
+        for run in list(self.runs):
+            run.cancel(grace_s=0.0)
+
+
+def app_context(app: App[Any]) -> AppContext:
+    """The context of a ralph-tui app (``app.context``)."""
+    context = getattr(app, "context", None)
+    if not isinstance(context, AppContext):
+        raise TypeError("this screen runs only inside the ralph-tui app")
+    return context

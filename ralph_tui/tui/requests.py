@@ -1,0 +1,79 @@
+"""Turning the form, or an edited iteration of a past session, into a ``RunRequest``.
+
+These run in the run's worker thread: importing the loops takes a moment, and the
+app paints without them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ralph_tui.config import Settings
+from ralph_tui.tui.widgets.run_form import RunFormValues
+
+if TYPE_CHECKING:
+    from ralph_tui.loops.runner import RunRequest
+    from ralph_tui.traces.models import SessionRecord
+
+# How ``session.json`` names the settings a run recorded (see ``session_settings``).
+STORED_SETTINGS = {
+    "maxIters": "max_iters",
+    "provider": "provider",
+    "generateModel": "generate_model",
+    "validateModel": "validate_model",
+    "subModel": "sub_model",
+    "workerMaxSteps": "worker_max_steps",
+    "workerMaxLlmCalls": "worker_max_llm_calls",
+    "memFile": "mem_file",
+}
+
+
+def form_request(values: RunFormValues, settings: Settings) -> RunRequest:
+    """The request the run form describes, on top of the app's settings."""
+    from ralph_tui.loops.runner import RunRequest
+
+    run_settings = settings.model_copy(
+        update={
+            "provider": values.provider,
+            "max_iters": values.max_iters,
+            "generate_model": values.generate_model,
+            "validate_model": values.validate_model,
+        }
+    )
+    return RunRequest(
+        mode="task" if values.mode == "task" else "qa",
+        query=values.query,
+        doc_path=values.doc_path,
+        settings=run_settings,
+        decompose=values.decompose,
+    )
+
+
+def stored_overrides(stored: dict[str, Any]) -> dict[str, Any]:
+    """The settings a session recorded, as typed overrides of the app's settings."""
+    overrides = {
+        field: stored[key] for key, field in STORED_SETTINGS.items() if stored.get(key) is not None
+    }
+    if "mem_file" in overrides:
+        overrides["mem_file"] = Path(overrides["mem_file"])
+    return overrides
+
+
+def rerun_request(record: SessionRecord, constraints: list[str], settings: Settings) -> RunRequest:
+    """A new session of ``record``'s question and document with ``constraints`` from iteration 1.
+
+    It records ``record`` as its parent, and runs with the settings ``record`` ran with
+    (keys and endpoints come from the app's settings, never from a trace).
+    """
+    from ralph_tui.loops.runner import RunRequest
+
+    return RunRequest(
+        mode="task" if record.mode == "task" else "qa",
+        query=record.query,
+        doc_path=Path(record.doc_path),
+        settings=settings.model_copy(update=stored_overrides(record.settings)),
+        decompose=bool(record.settings.get("decompose")),
+        constraints=list(constraints),
+        parent_session_id=record.session_id,
+    )

@@ -1,0 +1,237 @@
+"""What a run looks like so far, folded from its events: the model behind the run panes.
+
+``RunProgress.apply`` takes one event and says which parts of the picture changed,
+so a batch of events costs one repaint per changed pane, not one per event. It is
+plain Python (no widgets) so live runs and replayed sessions share it, and tests
+can check it without an app.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ralph_tui.events import (
+    AgentStep,
+    BaseEvent,
+    CandidateProduced,
+    HardValidation,
+    Heartbeat,
+    IterationFinished,
+    IterationStarted,
+    JudgeVerdict,
+    MemoryUpdated,
+    Notice,
+    PhaseFinished,
+    PhaseStarted,
+    RunFinished,
+    RunStarted,
+    SandboxExecuted,
+    SubQuery,
+    UsageUpdated,
+)
+
+Part = Literal["status", "sandbox", "validation", "output", "memory", "constraints", "log"]
+
+# The sandbox names its isolation level in a notice ("Sandbox isolation degraded to X (...)",
+# "Sandbox isolation: X"); iteration traces record it too (see ``RunProgress.isolation``).
+_ISOLATION_NOTICE = re.compile(
+    r"isolation(?: degraded to| level)?:?\s+(?:is\s+)?([a-z][\w-]*)", re.IGNORECASE
+)
+
+
+@dataclass
+class IterationChecks:
+    """One iteration's validation: the hard checks, then the judge (either may be pending)."""
+
+    iteration: int
+    hard: HardValidation | None = None
+    judge: JudgeVerdict | None = None
+    passed: bool | None = None
+    failure_tag: str | None = None
+
+
+@dataclass
+class RunProgress:
+    """Counters, phase, validation, candidate and constraints of one run."""
+
+    session_id: str = ""
+    mode: str = ""
+    query: str = ""
+    doc_path: str = ""
+    parent_session_id: str | None = None
+    generate_model: str = ""
+    validate_model: str = ""
+    status: str = "idle"
+    error: str | None = None
+    iteration: int = 0
+    max_iters: int = 0
+    step: int = 0
+    max_steps: int = 0
+    agent: str = ""
+    sub_calls: int = 0
+    sub_budget: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float | None = 0.0
+    started_ts: float | None = None
+    finished_ts: float | None = None
+    isolation: str | None = None
+    phase: str | None = None
+    phase_started_ts: float | None = None
+    last_heartbeat_ts: float | None = None
+    constraints_in_force: list[str] = field(default_factory=list)
+    next_constraints: list[str] | None = None
+    candidate: dict[str, Any] | None = None
+    candidate_iteration: int = 0
+    checks: dict[int, IterationChecks] = field(default_factory=dict)
+    memory_path: str | None = None
+    cells: int = 0
+
+    def apply(self, event: BaseEvent) -> set[Part]:
+        """Fold ``event`` in; return the parts of the picture it changed."""
+        handler = _HANDLERS.get(type(event))
+        changed: set[Part] = {"log"}
+        if handler is not None:
+            changed |= handler(self, event)
+        if event.session_id and not self.session_id:
+            self.session_id = event.session_id
+            changed.add("status")
+        return changed
+
+    def elapsed_s(self, now: float | None = None) -> float | None:
+        """Seconds since the run started, frozen once it finished."""
+        if self.started_ts is None:
+            return None
+        end = self.finished_ts if self.finished_ts is not None else (now or time.time())
+        return max(0.0, end - self.started_ts)
+
+    def phase_running_s(self, now: float | None = None) -> float | None:
+        """How long the current phase has been running, if one is."""
+        if self.phase is None or self.phase_started_ts is None:
+            return None
+        return max(0.0, (now or time.time()) - self.phase_started_ts)
+
+    def checks_for(self, iteration: int) -> IterationChecks:
+        return self.checks.setdefault(iteration, IterationChecks(iteration))
+
+    @property
+    def running(self) -> bool:
+        return self.status == "running"
+
+
+def _run_started(p: RunProgress, e: RunStarted) -> set[Part]:
+    p.mode, p.query, p.doc_path = e.mode, e.query, e.doc_path
+    p.max_iters, p.status, p.started_ts = e.max_iters, "running", e.ts
+    p.generate_model, p.validate_model = e.generate_model, e.validate_model
+    p.parent_session_id = e.parent_session_id
+    p.session_id = e.session_id or p.session_id
+    return {"status", "output"}
+
+
+def _iteration_started(p: RunProgress, e: IterationStarted) -> set[Part]:
+    p.iteration, p.max_iters = e.iteration, e.max_iters
+    p.step = p.sub_calls = 0
+    p.constraints_in_force, p.next_constraints = list(e.constraints), None
+    p.checks_for(e.iteration)
+    return {"status", "constraints", "validation"}
+
+
+def _phase_started(p: RunProgress, e: PhaseStarted) -> set[Part]:
+    p.phase, p.phase_started_ts, p.last_heartbeat_ts = e.phase, e.ts, None
+    return {"status"}
+
+
+def _phase_finished(p: RunProgress, e: PhaseFinished) -> set[Part]:
+    p.phase = p.phase_started_ts = p.last_heartbeat_ts = None
+    return {"status"}
+
+
+def _agent_step(p: RunProgress, e: AgentStep) -> set[Part]:
+    p.agent, p.step, p.max_steps = e.agent, e.step, e.max_steps
+    return {"status"}
+
+
+def _sandbox_executed(p: RunProgress, e: SandboxExecuted) -> set[Part]:
+    p.cells += 1
+    return {"sandbox"}
+
+
+def _sub_query(p: RunProgress, e: SubQuery) -> set[Part]:
+    p.sub_calls, p.sub_budget = e.calls_used or p.sub_calls + 1, e.calls_budget or p.sub_budget
+    return {"status", "sandbox"}
+
+
+def _hard_validation(p: RunProgress, e: HardValidation) -> set[Part]:
+    p.checks_for(e.iteration).hard = e
+    return {"validation", "output"}
+
+
+def _judge_verdict(p: RunProgress, e: JudgeVerdict) -> set[Part]:
+    p.checks_for(e.iteration).judge = e
+    return {"validation"}
+
+
+def _candidate(p: RunProgress, e: CandidateProduced) -> set[Part]:
+    p.candidate, p.candidate_iteration = dict(e.output), e.iteration
+    return {"output"}
+
+
+def _iteration_finished(p: RunProgress, e: IterationFinished) -> set[Part]:
+    checks = p.checks_for(e.iteration)
+    checks.passed, checks.failure_tag = e.passed, e.failure_tag
+    p.next_constraints = None if e.passed else list(e.next_constraints)
+    return {"validation", "constraints", "status"}
+
+
+def _memory_updated(p: RunProgress, e: MemoryUpdated) -> set[Part]:
+    p.memory_path = e.path
+    return {"memory"}
+
+
+def _usage(p: RunProgress, e: UsageUpdated) -> set[Part]:
+    p.input_tokens, p.output_tokens, p.cost_usd = e.input_tokens, e.output_tokens, e.cost_usd
+    return {"status"}
+
+
+def _heartbeat(p: RunProgress, e: Heartbeat) -> set[Part]:
+    p.last_heartbeat_ts = e.ts
+    return {"status"}
+
+
+def _notice(p: RunProgress, e: Notice) -> set[Part]:
+    found = _ISOLATION_NOTICE.search(e.message)
+    if found is None:
+        return set()
+    p.isolation = found.group(1).rstrip(".")
+    return {"status"}
+
+
+def _run_finished(p: RunProgress, e: RunFinished) -> set[Part]:
+    p.status, p.error, p.finished_ts = e.status, e.error, e.ts
+    p.phase = p.phase_started_ts = None
+    if e.output:
+        p.candidate = dict(e.output)
+    return {"status", "output"}
+
+
+_HANDLERS: dict[type[BaseEvent], Any] = {
+    RunStarted: _run_started,
+    IterationStarted: _iteration_started,
+    PhaseStarted: _phase_started,
+    PhaseFinished: _phase_finished,
+    AgentStep: _agent_step,
+    SandboxExecuted: _sandbox_executed,
+    SubQuery: _sub_query,
+    HardValidation: _hard_validation,
+    JudgeVerdict: _judge_verdict,
+    CandidateProduced: _candidate,
+    IterationFinished: _iteration_finished,
+    MemoryUpdated: _memory_updated,
+    UsageUpdated: _usage,
+    Heartbeat: _heartbeat,
+    Notice: _notice,
+    RunFinished: _run_finished,
+}

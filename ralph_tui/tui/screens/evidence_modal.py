@@ -1,0 +1,84 @@
+"""An evidence quote in its place: the surrounding document text with the quote highlighted."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Label, Static
+
+from ralph_tui.tui.evidence import QuoteInPlace, locate
+
+
+def quote_in_place_content(place: QuoteInPlace) -> Content:
+    return Content.assemble(
+        ("… " if place.clipped_start else "", "$text-muted"),
+        (place.before, "$text-muted"),
+        (place.quote, "bold $text on $accent-muted"),
+        (place.after, "$text-muted"),
+        (" …" if place.clipped_end else "", "$text-muted"),
+    )
+
+
+class EvidenceModal(ModalScreen[None]):
+    """Where ``quote`` sits in ``document`` (or why it cannot be shown)."""
+
+    DEFAULT_CSS = """
+    EvidenceModal { align: center middle; }
+    EvidenceModal > Vertical {
+        width: 90%; height: 85%;
+        border: thick $accent; background: $surface; padding: 0 1;
+    }
+    EvidenceModal #evidence-where { color: $text-muted; }
+    EvidenceModal VerticalScroll { height: 1fr; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "close", "Close", id="evidence.close"),
+        Binding(
+            "y",
+            "copy_quote",
+            "Copy quote",
+            id="evidence.copy",
+            tooltip="Copy this quote to the clipboard",
+        ),
+    ]
+
+    def __init__(self, quote: str, document: str | None, doc_name: str) -> None:
+        super().__init__()
+        self.quote = quote
+        self.place = locate(quote, document) if document is not None else None
+        self.document_missing = document is None
+        self.doc_name = doc_name
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(self._where(), id="evidence-where")
+            with VerticalScroll():
+                yield Static(self._body(), id="evidence-text")
+
+    def _where(self) -> str:
+        if self.place is not None:
+            return f"{self.doc_name}, line {self.place.line} — verified: the quote is verbatim"
+        return f"{self.doc_name} — not verified"
+
+    def _body(self) -> Content:
+        if self.place is not None:
+            return quote_in_place_content(self.place)
+        reason = (
+            "The document could not be read, so the quote cannot be checked."
+            if self.document_missing
+            else "This quote is not a verbatim substring of the document."
+        )
+        return Content.assemble((reason, "bold $text-error"), "\n\n", (self.quote, "italic"))
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+    def action_copy_quote(self) -> None:
+        self.app.copy_to_clipboard(self.quote)
+        self.notify("Quote copied to the clipboard.")

@@ -1,0 +1,47 @@
+"""A bounded, plain-text log of the run: the same lines ``ralph-tui run`` prints."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from textual.widgets import Log
+
+from ralph_tui.events import BaseEvent
+
+if TYPE_CHECKING:
+    from ralph_tui.cli.progress import ProgressPrinter
+
+MAX_LOG_LINES = 2000
+
+
+class EventLog(Log):
+    """Appends the headless progress lines of each batch of events in one write."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(max_lines=MAX_LOG_LINES, id=id)
+        self._buffer = io.StringIO()
+        self._printer: ProgressPrinter | None = None
+
+    def add(self, events: Iterable[BaseEvent]) -> None:
+        printer = self._printer or self._new_printer()
+        for event in events:
+            printer(event)
+        text = self._buffer.getvalue()
+        if text:
+            self._buffer.seek(0)
+            self._buffer.truncate()
+            self.write(text)
+
+    def reset(self) -> None:
+        self.clear()
+        self._printer = None
+
+    def _new_printer(self) -> ProgressPrinter:
+        # Imported on the first event: the cli package pulls in the loops, which the
+        # app only needs once something runs.
+        from ralph_tui.cli.progress import ProgressPrinter
+
+        self._printer = ProgressPrinter(self._buffer)
+        return self._printer

@@ -1,0 +1,143 @@
+"""The current candidate. In QA mode each evidence quote is marked verified (a verbatim
+substring of the document) or not, and selecting one shows it in its place.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from ralph_tui.tui.evidence import Quote, check_quotes, evidence_of
+
+MARKS = {
+    True: ("✓ ", "bold $text-success"),
+    False: ("✗ ", "bold $text-error"),
+    None: ("? ", "bold $text-warning"),
+}
+
+
+def candidate_text(output: dict[str, Any] | None) -> Content:
+    """Every field of the candidate except the evidence list, under its name."""
+    if not output:
+        return Content.styled("No candidate yet.", "$text-muted")
+    blocks = []
+    for name, value in output.items():
+        if name == "evidence":
+            continue
+        body = "\n".join(f"- {v}" for v in value) if isinstance(value, list) else str(value)
+        blocks.append(Content.assemble((name, "bold underline"), "\n", body))
+    return Content("\n\n").join(blocks)
+
+
+def quote_option(quote: Quote) -> Option:
+    return Option(Content.assemble(MARKS[quote.verified], quote.text))
+
+
+class OutputPane(Vertical):
+    """The candidate's text (scrolling) above its evidence quotes (when it has any)."""
+
+    DEFAULT_CSS = """
+    OutputPane > #candidate { height: 1fr; }
+    OutputPane > #evidence-title { text-style: bold underline; display: none; }
+    OutputPane > #evidence {
+        height: auto; max-height: 50%; border: none; padding: 0; display: none;
+    }
+    OutputPane.-has-evidence > #evidence-title { display: block; }
+    OutputPane.-has-evidence > #evidence { display: block; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "c",
+            "copy_output",
+            "Copy output",
+            id="output.copy",
+            tooltip="Copy the current output to the clipboard",
+        ),
+        Binding(
+            "y",
+            "copy_quote",
+            "Copy quote",
+            id="output.copy_quote",
+            tooltip="Copy the highlighted evidence quote",
+        ),
+    ]
+
+    class QuoteChosen(Message):
+        """The user asked to see ``quote`` in its place in the document."""
+
+        def __init__(self, quote: str) -> None:
+            super().__init__()
+            self.quote = quote
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.output: dict[str, Any] | None = None
+        self.document: str | None = None
+        self.quotes: list[Quote] = []
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="candidate"):
+            yield Static(candidate_text(None), id="candidate-text")
+        yield Static("Evidence  (enter: show in document, y: copy)", id="evidence-title")
+        yield OptionList(id="evidence")
+
+    def show(self, output: dict[str, Any] | None) -> None:
+        """Display ``output`` (a candidate) and check its evidence against the document."""
+        self.output = output
+        self.query_one("#candidate-text", Static).update(candidate_text(output))
+        self._show_quotes()
+
+    def set_document(self, document: str | None) -> None:
+        """The document the quotes are checked against (``None`` if it cannot be read)."""
+        self.document = document
+        self._show_quotes()
+
+    def _show_quotes(self) -> None:
+        self.quotes = check_quotes(evidence_of(self.output), self.document)
+        options = self.query_one("#evidence", OptionList)
+        highlighted = options.highlighted
+        options.clear_options()
+        options.add_options([quote_option(quote) for quote in self.quotes])
+        if self.quotes:
+            options.highlighted = min(highlighted or 0, len(self.quotes) - 1)
+        self.set_class(bool(self.quotes), "-has-evidence")
+
+    def selected_quote(self) -> str | None:
+        index = self.query_one("#evidence", OptionList).highlighted
+        if index is None or index >= len(self.quotes):
+            return None
+        return self.quotes[index].text
+
+    def output_as_text(self) -> str:
+        """The whole candidate as plain text, evidence included, for the clipboard."""
+        text = candidate_text(self.output).plain if self.output else ""
+        quotes = "\n".join(f"- {quote.text}" for quote in self.quotes)
+        return f"{text}\n\nevidence\n{quotes}" if quotes else text
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        if event.option_index < len(self.quotes):
+            self.post_message(self.QuoteChosen(self.quotes[event.option_index].text))
+
+    def action_copy_output(self) -> None:
+        if self.output is None:
+            self.notify("There is no output to copy yet.", severity="warning")
+            return
+        self.app.copy_to_clipboard(self.output_as_text())
+        self.notify("Output copied to the clipboard.")
+
+    def action_copy_quote(self) -> None:
+        quote = self.selected_quote()
+        if quote is None:
+            self.notify("Highlight an evidence quote first.", severity="warning")
+            return
+        self.app.copy_to_clipboard(quote)
+        self.notify("Quote copied to the clipboard.")

@@ -1,0 +1,173 @@
+"""The form that describes a run: mode, query, document, iterations, provider and models."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal, VerticalScroll
+from textual.message import Message
+from textual.widgets import Button, Checkbox, Input, Label, Select, Static, TextArea
+
+from ralph_tui.config import Settings
+from ralph_tui.tui.path_completion import PathSuggester
+
+
+@dataclass(frozen=True)
+class RunFormValues:
+    """What the form says, checked: ready to become a run request."""
+
+    mode: str
+    query: str
+    doc_path: Path
+    max_iters: int
+    decompose: bool
+    provider: str
+    generate_model: str
+    validate_model: str
+
+
+class RunFormError(ValueError):
+    """The form cannot start a run; the message says which field and why."""
+
+
+class RunForm(VerticalScroll):
+    """Inputs for a new run, prefilled from the settings; ``values()`` checks and reads them."""
+
+    DEFAULT_CSS = """
+    RunForm { padding: 0 1; }
+    RunForm Label { margin-top: 1; color: $text-muted; }
+    RunForm #query { height: 5; }
+    RunForm #doc-row { height: auto; }
+    RunForm #doc { width: 1fr; }
+    RunForm #browse { min-width: 5; width: 5; height: 3; border: none; margin-left: 1; }
+    RunForm #keys-warning {
+        margin-top: 1; padding: 0 1; color: $text-warning; background: $warning-muted;
+    }
+    RunForm #use-offline { margin-top: 1; width: 100%; }
+    RunForm #start { margin-top: 1; width: 100%; }
+    RunForm Checkbox { margin-top: 1; }
+    """
+
+    class StartRequested(Message):
+        """The user pressed Start."""
+
+    class BrowseRequested(Message):
+        """The user wants to pick the document from the file system."""
+
+    def __init__(
+        self, settings: Settings, missing_keys: list[str], *, id: str | None = None
+    ) -> None:
+        super().__init__(id=id)
+        self.settings = settings
+        self.missing_keys = missing_keys
+
+    def compose(self) -> ComposeResult:
+        s = self.settings
+        provider = "offline" if self.missing_keys else s.provider
+        yield from self._keys_warning()
+        yield Label("Mode")
+        yield Select(
+            [("QA: answer with evidence", "qa"), ("Task", "task")],
+            value="qa",
+            allow_blank=False,
+            id="mode",
+        )
+        yield Label("Question or task")
+        yield TextArea("", id="query", soft_wrap=True, placeholder="What do you want to know?")
+        yield Label("Document")
+        with Horizontal(id="doc-row"):
+            yield Input(placeholder="path/to/document.md", suggester=PathSuggester(), id="doc")
+            yield Button("…", id="browse", tooltip="Pick a file (ctrl+o)")
+        yield Label("Max iterations")
+        yield Input(str(s.max_iters), type="integer", id="max-iters")
+        yield Checkbox("Decompose (task mode)", id="decompose")
+        yield Label("Provider")
+        yield Select(
+            [("auto (models below)", "auto"), ("offline (no key)", "offline")],
+            value=provider,
+            allow_blank=False,
+            id="provider",
+        )
+        yield Label("Generate model")
+        yield Input(s.generate_model, id="generate-model")
+        yield Label("Validate model")
+        yield Input(s.validate_model, id="validate-model")
+        yield Button("Start run (ctrl+r)", id="start", variant="primary")
+
+    def _keys_warning(self) -> ComposeResult:
+        if not self.missing_keys:
+            return
+        names = " and ".join(self.missing_keys)
+        yield Static(
+            f"{names} not set: the auto provider cannot run. The offline provider needs no key.",
+            id="keys-warning",
+        )
+        yield Button("Use the offline provider", id="use-offline", variant="warning")
+
+    def prefill(
+        self,
+        *,
+        mode: str | None = None,
+        query: str | None = None,
+        doc: Path | None = None,
+        provider: str | None = None,
+    ) -> None:
+        """Set some fields (the demo and re-runs use this)."""
+        if mode is not None:
+            self.query_one("#mode", Select).value = mode
+        if query is not None:
+            self.query_one("#query", TextArea).load_text(query)
+        if doc is not None:
+            self.set_document(doc)
+        if provider is not None:
+            self.query_one("#provider", Select).value = provider
+
+    def set_document(self, path: Path) -> None:
+        self.query_one("#doc", Input).value = str(path)
+
+    @property
+    def document_text(self) -> str:
+        return self.query_one("#doc", Input).value
+
+    def values(self) -> RunFormValues:
+        """The checked values; ``RunFormError`` names the first field that is wrong."""
+        query = self.query_one("#query", TextArea).text.strip()
+        if not query:
+            raise RunFormError("Write a question (QA) or a task first.")
+        doc = self.document_text.strip()
+        if not doc:
+            raise RunFormError("Choose a document (type a path or press ctrl+o).")
+        try:
+            max_iters = int(self.query_one("#max-iters", Input).value)
+        except ValueError:
+            max_iters = 0
+        if max_iters < 1:
+            raise RunFormError("Max iterations must be a whole number of at least 1.")
+        mode = str(self.query_one("#mode", Select).value)
+        decompose = self.query_one("#decompose", Checkbox).value
+        if decompose and mode != "task":
+            raise RunFormError("Decompose works in task mode only.")
+        return RunFormValues(
+            mode=mode,
+            query=query,
+            doc_path=Path(doc).expanduser(),
+            max_iters=max_iters,
+            decompose=decompose,
+            provider=str(self.query_one("#provider", Select).value),
+            generate_model=self.query_one("#generate-model", Input).value.strip()
+            or self.settings.generate_model,
+            validate_model=self.query_one("#validate-model", Input).value.strip()
+            or self.settings.validate_model,
+        )
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if event.button.id == "start":
+            self.post_message(self.StartRequested())
+        elif event.button.id == "browse":
+            self.post_message(self.BrowseRequested())
+        elif event.button.id == "use-offline":
+            self.query_one("#provider", Select).value = "offline"
+            self.notify("Runs will use the offline provider (no key needed).")

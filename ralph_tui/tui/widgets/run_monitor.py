@@ -1,0 +1,187 @@
+"""Every live pane of a run in one widget, fed with batches of events.
+
+The run screen feeds it from the running loop; the session screen feeds it from a
+session's ``events.jsonl``. Each batch is folded into a ``RunProgress`` and only the
+panes it changed are repainted, once.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from textual import work
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.widgets import TabbedContent, TabPane
+from textual.worker import Worker
+
+from ralph_tui.events import BaseEvent, IterationFinished, RunStarted
+from ralph_tui.tui.run_state import Part, RunProgress
+from ralph_tui.tui.widgets.constraints_pane import ConstraintsPane
+from ralph_tui.tui.widgets.event_log import EventLog
+from ralph_tui.tui.widgets.memory_pane import MemoryPane
+from ralph_tui.tui.widgets.output_pane import OutputPane
+from ralph_tui.tui.widgets.sandbox_pane import SandboxPane
+from ralph_tui.tui.widgets.status_line import RunStatusLine
+from ralph_tui.tui.widgets.validation_pane import ValidationPane
+from ralph_tui.tui.worker_errors import forward_worker_error
+
+MAX_DOCUMENT_BYTES = 200_000_000
+
+
+def read_document_text(path: Path) -> str | None:
+    """The document for checking quotes, or ``None`` if it cannot be read as text."""
+    try:
+        if path.stat().st_size > MAX_DOCUMENT_BYTES:
+            return None
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+class RunMonitor(Vertical):
+    """Status line, sandbox transcript, output, validation, constraints, memory and log."""
+
+    DEFAULT_CSS = """
+    RunMonitor { height: 1fr; }
+    RunMonitor #panes { height: 1fr; }
+    RunMonitor #sandbox { width: 1fr; }
+    RunMonitor #side { width: 1fr; }
+    RunMonitor #output { height: 5fr; }
+    RunMonitor #validation { height: 3fr; }
+    RunMonitor #extras { height: 3fr; }
+    RunMonitor #extras TabPane { padding: 0; }
+    RunMonitor .pane {
+        border: round $foreground 25%;
+        border-title-color: $text-primary;
+        border-title-style: bold;
+        &:focus-within { border: round $primary; }
+    }
+    """
+
+    def __init__(self, out_dir: Path, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.out_dir = out_dir
+        self.progress = RunProgress()
+        self.document_path: Path | None = None
+
+    def compose(self) -> ComposeResult:
+        yield RunStatusLine(id="status")
+        with Horizontal(id="panes"):
+            yield SandboxPane(id="sandbox", empty_text="No sandbox cells yet.")
+            with Vertical(id="side"):
+                yield OutputPane(id="output")
+                yield ValidationPane(id="validation")
+                with TabbedContent(id="extras"):
+                    with TabPane("Constraints", id="tab-constraints"):
+                        yield ConstraintsPane(id="constraints")
+                    with TabPane("Memory", id="tab-memory"):
+                        yield MemoryPane(id="memory")
+                    with TabPane("Log", id="tab-log"):
+                        yield EventLog(id="log")
+
+    def on_mount(self) -> None:
+        titles = {"#sandbox": "Sandbox", "#output": "Output", "#validation": "Validation"}
+        for selector, title in titles.items():
+            pane = self.query_one(selector)
+            pane.border_title = title
+            pane.add_class("pane")
+        self.query_one("#extras").add_class("pane")
+        self.query_one(RunStatusLine).show(self.progress)
+
+    @property
+    def sandbox(self) -> SandboxPane:
+        return self.query_one(SandboxPane)
+
+    @property
+    def output(self) -> OutputPane:
+        return self.query_one(OutputPane)
+
+    def reset(self) -> None:
+        """Forget the previous run."""
+        self.progress = RunProgress()
+        self.document_path = None
+        self.sandbox.reset()
+        self.output.show(None)
+        self.output.set_document(None)
+        self.query_one(EventLog).reset()
+        self.query_one(MemoryPane).forget()
+        self._repaint({"status", "validation", "constraints"})
+
+    def mark_failed(self, message: str) -> None:
+        """The run ended before (or without) saying so itself: show it as an error."""
+        self.progress.status, self.progress.error = "error", message
+        self._repaint({"status"})
+
+    def feed(self, events: Sequence[BaseEvent]) -> None:
+        """Fold a batch of events in and repaint what changed (once per pane)."""
+        changed: set[Part] = set()
+        for event in events:
+            changed |= self.progress.apply(event)
+            if isinstance(event, RunStarted) and self.document_path is None:
+                self.use_document(Path(event.doc_path))
+            elif isinstance(event, IterationFinished) and self.progress.isolation is None:
+                self._read_isolation(self.progress.session_id, event.iteration)
+        self.sandbox.add(events)
+        self.query_one(EventLog).add(events)
+        self._repaint(changed)
+
+    def flush(self) -> None:
+        """Show queued sandbox entries (a bounded number per call)."""
+        self.sandbox.flush()
+
+    def tick(self, now: float | None = None) -> None:
+        """Advance the elapsed clock and heartbeat indicator of a running run."""
+        if self.progress.running:
+            self.query_one(RunStatusLine).show(self.progress, now)
+
+    def use_document(self, path: Path) -> None:
+        """Check evidence quotes against ``path`` (read in a thread)."""
+        self.document_path = path
+        self._load_document(path)
+
+    def _repaint(self, changed: Iterable[Part]) -> None:
+        p = self.progress
+        parts = set(changed)
+        if "status" in parts:
+            self.query_one(RunStatusLine).show(p, time.time())
+        if "output" in parts:
+            self.output.show(p.candidate)
+        if "validation" in parts:
+            self.query_one(ValidationPane).show(p.checks.values())
+        if "constraints" in parts:
+            self.query_one(ConstraintsPane).show(p)
+        if "memory" in parts and p.memory_path:
+            self.query_one(MemoryPane).follow_file(Path(p.memory_path))
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        forward_worker_error(self.app, event)
+
+    @work(thread=True, exclusive=True, group="document", exit_on_error=False)
+    def _load_document(self, path: Path) -> None:
+        text = read_document_text(path)
+        self.app.call_from_thread(self._document_loaded, path, text)
+
+    def _document_loaded(self, path: Path, text: str | None) -> None:
+        if path == self.document_path:
+            self.output.set_document(text)
+
+    @work(thread=True, group="isolation", exit_on_error=False)
+    def _read_isolation(self, session_id: str, iteration: int) -> None:
+        from ralph_tui.traces.store import TraceStore
+
+        try:
+            traces = TraceStore(self.out_dir).iterations(session_id)
+        except (OSError, ValueError):
+            return  # Not recorded where we look: the level stays unknown, which is shown.
+        found = next((t for t in traces if t.iteration == iteration), None)
+        isolation = (found.model_extra or {}).get("isolation") if found else None
+        if isinstance(isolation, str):
+            self.app.call_from_thread(self._isolation_known, session_id, isolation)
+
+    def _isolation_known(self, session_id: str, isolation: str) -> None:
+        if self.progress.session_id == session_id and self.progress.isolation is None:
+            self.progress.isolation = isolation
+            self._repaint({"status"})

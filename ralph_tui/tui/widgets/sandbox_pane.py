@@ -1,0 +1,182 @@
+"""The sandbox transcript: each cell's code (highlighted), output, errors and duration,
+and each ``llm_query`` sub-call, newest at the bottom.
+
+Memory stays bounded however long the run: at most ``MAX_ENTRIES`` entries are kept
+on screen (the oldest are removed), entries waiting to be shown are capped the same
+way, and at most ``MOUNT_PER_FLUSH`` are added per repaint so a flood of cells never
+stalls the UI. The pane follows new entries unless the user has scrolled up.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable
+
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.highlight import highlight
+from textual.widgets import Static
+
+from ralph_tui.events import BaseEvent, SandboxExecuted, SubQuery
+from ralph_tui.tui.formatting import clip, millis
+
+MAX_ENTRIES = 100
+MOUNT_PER_FLUSH = 8
+CODE_LINES = 60
+OUTPUT_LINES = 30
+PREVIEW_CHARS = 300
+
+
+def _head(text: str, max_lines: int) -> str:
+    """The first ``max_lines`` lines, with a note of how many were left out."""
+    lines = text.splitlines()
+    if len(lines) <= max_lines:
+        return "\n".join(lines)
+    return "\n".join([*lines[:max_lines], f"… {len(lines) - max_lines} more lines"])
+
+
+def cell_content(event: SandboxExecuted) -> Content:
+    """One executed cell: a header line, the highlighted code, then output and error."""
+    flags = [
+        ("timed out", event.timed_out),
+        ("restarted", event.restarted),
+        ("error", event.error is not None),
+    ]
+    header = Content.assemble(
+        (f"{event.agent} step {event.step}", "bold $text-primary"),
+        (f"  {millis(event.duration_ms)}", "$text-muted"),
+        *[(f"  {name}", "bold $text-error") for name, on in flags if on],
+    )
+    parts = [header, highlight(_head(event.code, CODE_LINES), language="python")]
+    if event.output.strip():
+        parts.append(Content.styled(_head(event.output.rstrip(), OUTPUT_LINES), "$text-muted"))
+    if event.error:
+        parts.append(Content.styled(_head(event.error.rstrip(), OUTPUT_LINES), "$text-error"))
+    return Content("\n").join(parts)
+
+
+def sub_query_content(event: SubQuery) -> Content:
+    """One ``llm_query`` call: budget use, latency, tokens, prompt and answer previews."""
+    budget = f" {event.calls_used}/{event.calls_budget}" if event.calls_budget else ""
+    tokens = f"  {event.input_tokens}→{event.output_tokens} tok" if event.input_tokens else ""
+    header = Content.assemble(
+        (f"llm_query{budget}", "bold $text-secondary"),
+        (f"  {millis(event.latency_ms)}{tokens}", "$text-muted"),
+    )
+    lines = [header, Content.assemble(("? ", "bold"), clip(event.prompt_preview, PREVIEW_CHARS))]
+    if event.error:
+        lines.append(Content.styled(f"! {clip(event.error, PREVIEW_CHARS)}", "$text-error"))
+    else:
+        lines.append(Content.assemble(("= ", "bold"), clip(event.answer_preview, PREVIEW_CHARS)))
+    return Content("\n").join(lines)
+
+
+class SandboxEntry(Static):
+    """One transcript entry (a cell or a sub-call); its classes say which and how it went.
+
+    Its look is set in ``SandboxPane``'s CSS, which is loaded with the app: a class
+    with CSS of its own would cost a stylesheet update on its first mount, mid-run.
+    """
+
+    @classmethod
+    def for_event(cls, event: SandboxExecuted | SubQuery) -> SandboxEntry:
+        if isinstance(event, SandboxExecuted):
+            failed = event.error is not None or event.timed_out
+            return cls(cell_content(event), classes="cell failed" if failed else "cell")
+        classes = "sub-query failed" if event.error else "sub-query"
+        return cls(sub_query_content(event), classes=classes)
+
+
+class SandboxPane(VerticalScroll):
+    """A bounded, self-following list of sandbox entries fed in batches."""
+
+    DEFAULT_CSS = """
+    SandboxPane > SandboxEntry {
+        padding: 0 1;
+        margin-bottom: 1;
+        border-left: outer $primary 60%;
+        &.sub-query { border-left: outer $secondary 60%; }
+        &.failed { border-left: outer $error; }
+    }
+    SandboxPane > #sandbox-dropped { color: $text-muted; padding: 0 1; display: none; }
+    SandboxPane.-dropped > #sandbox-dropped { display: block; }
+    SandboxPane > #sandbox-empty { color: $text-muted; padding: 0 1; }
+    """
+
+    def __init__(
+        self,
+        *,
+        empty_text: str = "No sandbox cells yet.",
+        follow: bool = True,
+        id: str | None = None,
+    ) -> None:
+        super().__init__(id=id)
+        self.follow = follow
+        self._pending: deque[SandboxExecuted | SubQuery] = deque(maxlen=MAX_ENTRIES)
+        self._empty_text = empty_text
+        self.dropped = 0
+        """Entries not kept: scrolled off the cap or skipped while arriving too fast."""
+
+    def compose(self) -> Iterable[Static]:
+        yield Static("", id="sandbox-dropped")
+        yield Static(self._empty_text, id="sandbox-empty")
+
+    def set_follow(self, follow: bool) -> None:
+        """Keep to the newest entry (a live run), or stay where the user is (a replay)."""
+        if follow != self.follow:
+            self.follow = follow
+            self.anchor(follow and bool(self.entries))
+
+    def _go_to_start(self) -> None:
+        """Back to the top; following (if on) starts again with the first entry."""
+        self.anchor(False)
+        if not self.follow:
+            # Only when not following: a scroll still pending when the next entries
+            # arrive would release the new anchor.
+            self.scroll_home(animate=False)
+
+    @property
+    def entries(self) -> list[SandboxEntry]:
+        return list(self.query_children(SandboxEntry))
+
+    @property
+    def pending(self) -> int:
+        return len(self._pending)
+
+    def add(self, events: Iterable[BaseEvent]) -> None:
+        """Queue the cells and sub-calls among ``events`` to be shown at the next flush."""
+        for event in events:
+            if isinstance(event, SandboxExecuted | SubQuery):
+                if len(self._pending) == self._pending.maxlen:
+                    self.dropped += 1
+                self._pending.append(event)
+
+    def flush(self) -> None:
+        """Show up to ``MOUNT_PER_FLUSH`` queued entries and drop the oldest beyond the cap."""
+        if not self._pending:
+            return
+        count = min(MOUNT_PER_FLUSH, len(self._pending))
+        batch = [SandboxEntry.for_event(self._pending.popleft()) for _ in range(count)]
+        entries = self.entries
+        self.query_one("#sandbox-empty").display = False
+        if self.follow and not self.is_anchored:
+            self.anchor()  # Before mounting: an anchored view stays at the end as it grows.
+        self.mount_all(batch)
+        surplus = len(entries) + len(batch) - MAX_ENTRIES
+        if surplus > 0:
+            self.dropped += surplus
+            self.remove_children(entries[:surplus])
+        if self.dropped:
+            self.add_class("-dropped")
+            self.query_one("#sandbox-dropped", Static).update(
+                f"… {self.dropped} earlier entries not kept"
+            )
+
+    def reset(self) -> None:
+        """Forget every entry (a new run, or another iteration's transcript)."""
+        self._pending.clear()
+        self.dropped = 0
+        self.remove_class("-dropped")
+        self.remove_children(SandboxEntry)
+        self.query_one("#sandbox-empty").display = True
+        self._go_to_start()

@@ -1,0 +1,77 @@
+"""The run's header line: session, mode, progress counters, tokens, cost, time, sandbox."""
+
+from __future__ import annotations
+
+import time
+
+from textual.content import Content
+from textual.widgets import Static
+
+from ralph_tui.tui import formatting as fmt
+from ralph_tui.tui.run_state import RunProgress
+
+LONG_PHASE_S = 5.0
+"""A phase running longer than this gets a heartbeat indicator."""
+
+STATUS_STYLES = {
+    "idle": "$text-muted",
+    "running": "bold $text-accent",
+    "passed": "bold $text-success",
+    "failed": "bold $text-error",
+    "cancelled": "bold $text-warning",
+    "crashed": "bold $text-error",
+    "error": "bold $text-error",
+}
+
+
+def _counter(label: str, value: int, of: int) -> str:
+    return f"{label} {value}/{of}" if of else f"{label} {value}"
+
+
+def status_content(progress: RunProgress, now: float | None = None) -> Content:
+    """The line for ``progress`` at time ``now`` (the elapsed clock and heartbeat use it)."""
+    p = progress
+    now = time.time() if now is None else now
+    badge = (f" {p.status.upper()} ", STATUS_STYLES.get(p.status, "bold") + " reverse")
+    if p.status == "idle":
+        return Content.assemble(badge, ("  no run yet: fill in the form and start one", "dim"))
+    if not p.session_id:
+        return Content.assemble(badge, (f"  {p.error or 'starting…'}", "$text-muted"))
+    parts: list[str | tuple[str, str]] = [
+        badge,
+        ("  " + (p.session_id or "(starting)"), "bold"),
+        f"  {p.mode}",
+        f"  {_counter('iter', p.iteration, p.max_iters)}",
+        f"  {_counter('step', p.step, p.max_steps)}",
+        f"  {_counter('sub', p.sub_calls, p.sub_budget)}",
+        f"  tok {fmt.tokens(p.input_tokens)}/{fmt.tokens(p.output_tokens)}",
+        f"  {fmt.cost(p.cost_usd)}",
+        f"  {fmt.duration(p.elapsed_s(now))}",
+        f"  sandbox {p.isolation or '?'}",
+    ]
+    running_for = p.phase_running_s(now)
+    if (
+        p.phase
+        and running_for is not None
+        and (running_for >= LONG_PHASE_S or p.last_heartbeat_ts is not None)
+    ):
+        parts.append((f"  ♥ {p.phase} {fmt.duration(running_for)}", "bold $text-warning"))
+    elif p.phase:
+        parts.append((f"  {p.phase}…", "$text-muted"))
+    return Content.assemble(*parts)
+
+
+class RunStatusLine(Static):
+    """Shows a ``RunProgress``; the owner calls ``show`` on changes and once a second."""
+
+    DEFAULT_CSS = """
+    RunStatusLine {
+        height: auto;
+        max-height: 2;
+        padding: 0 1;
+        background: $panel;
+    }
+    """
+
+    def show(self, progress: RunProgress, now: float | None = None) -> None:
+        self.update(status_content(progress, now))

@@ -1,0 +1,23 @@
+"""Route a failed worker's error to the app's error modal (never a crash).
+
+Workers here use ``exit_on_error=False``; the widget or screen owning one calls
+``forward_worker_error`` from its ``on_worker_state_changed``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import App
+from textual.worker import Worker, WorkerState
+
+from ralph_tui.tui.screens.error_modal import show_error
+
+
+def forward_worker_error(app: App[Any], event: Worker.StateChanged) -> None:
+    """Show the worker's error in the error modal if the worker failed."""
+    if event.state is not WorkerState.ERROR:
+        return
+    error = event.worker.error
+    message = f"{type(error).__name__}: {error}" if error is not None else "unknown error"
+    show_error(app, f"{event.worker.name or 'A background task'} failed", message)

@@ -1,0 +1,81 @@
+"""Fixtures for the TUI tests: isolated config and out dirs, settings without keys, an app."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+
+from ralph_tui.config import Settings, load_settings
+from ralph_tui.tui.app import RalphApp, sample_document
+from ralph_tui.tui.run_control import Runner, real_runner
+from tests.tui.scripted import DOC_NAME, write_fixture_sessions
+
+KEY_VARIABLES = (
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_APIKEY",
+    "OPENAI_API_KEY",
+    "OPENAI_APIKEY",
+    "ANTHROPIC_BASE_URL",
+    "OPENAI_BASE_URL",
+)
+
+
+@pytest.fixture(autouse=True)
+def isolated_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """No keys, a private config dir, UTC clock, a work dir holding the sample document."""
+    for name in KEY_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("RALPH_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    work = tmp_path / "work"
+    work.mkdir()
+    shutil.copy(sample_document(), work / DOC_NAME)
+    monkeypatch.chdir(work)
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+@pytest.fixture
+def out_dir(tmp_path: Path) -> Path:
+    return tmp_path / "out"
+
+
+@pytest.fixture
+def settings(out_dir: Path) -> Settings:
+    return load_settings({"out_dir": out_dir}, env_file=Path("/nonexistent/.env"))
+
+
+@pytest.fixture
+def fixture_sessions(out_dir: Path) -> dict[str, str]:
+    return write_fixture_sessions(out_dir)
+
+
+MakeApp = Callable[..., RalphApp]
+
+
+@pytest.fixture
+def make_app(settings: Settings, tmp_path: Path) -> MakeApp:
+    def make(runner: Runner = real_runner, **kwargs: Any) -> RalphApp:
+        return RalphApp(settings, runner=runner, config_path=tmp_path / "config", **kwargs)
+
+    return make
+
+
+async def wait_for(pilot: Pilot[Any], condition: Callable[[], bool], timeout: float = 10.0) -> None:
+    """Let the app run until ``condition()`` holds; fail after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not met in time")
+        await pilot.pause(0.05)
+
+
+WaitFor = Callable[[Pilot[Any], Callable[[], bool]], Awaitable[None]]

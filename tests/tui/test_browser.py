@@ -1,0 +1,237 @@
+"""The session browser: list, filter, search, sort, open; sessions from other writers appear."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+from textual.content import Content
+from textual.widgets import Input, OptionList, Select, TabbedContent
+
+from ralph_tui.events import Notice, SandboxExecuted
+from ralph_tui.traces.models import SessionRecord
+from ralph_tui.traces.store import TraceStore
+from ralph_tui.tui.app import RalphApp
+from ralph_tui.tui.screens.browser_screen import PAGE_SIZE, SessionBrowser
+from ralph_tui.tui.screens.session_screen import SessionScreen
+from ralph_tui.tui.widgets.session_table import SessionTable, session_cells
+from tests.tui.conftest import MakeApp, wait_for
+from tests.tui.scripted import QUESTION
+
+SIZE = (100, 30)
+
+
+def table_of(app: RalphApp) -> SessionTable:
+    screen = app.screen
+    assert isinstance(screen, SessionBrowser)
+    return screen.table
+
+
+def listed(app: RalphApp) -> list[str]:
+    table = table_of(app)
+    return table.session_ids
+
+
+async def test_lists_every_session_newest_first_with_parent(
+    make_app: MakeApp, fixture_sessions: dict[str, str]
+) -> None:
+    app = make_app(start_mode="sessions")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: len(listed(app)) == 4)
+        ids = fixture_sessions
+        assert listed(app) == [ids["cancelled"], ids["task"], ids["rerun"], ids["main"]]
+        table = table_of(app)
+        assert session_cells(table.records[ids["rerun"]])[7] == ids["main"].split("/")[1]
+        assert session_cells(table.records[ids["task"]])[2] == "failed"
+        line = table.get_option(ids["rerun"]).prompt
+        assert isinstance(line, Content) and ids["main"].split("/")[1] in line.plain
+
+
+async def test_filters_by_mode_and_status(
+    make_app: MakeApp, fixture_sessions: dict[str, str]
+) -> None:
+    app = make_app(start_mode="sessions")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: len(listed(app)) == 4)
+        app.screen.query_one("#mode", Select).value = "task"
+        await wait_for(pilot, lambda: listed(app) == [fixture_sessions["task"]])
+        app.screen.query_one("#mode", Select).clear()
+        app.screen.query_one("#status", Select).value = "cancelled"
+        await wait_for(pilot, lambda: listed(app) == [fixture_sessions["cancelled"]])
+
+
+async def test_search_and_sort(make_app: MakeApp, fixture_sessions: dict[str, str]) -> None:
+    app = make_app(start_mode="sessions")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: len(listed(app)) == 4)
+        await pilot.press("slash")
+        assert isinstance(app.focused, Input)
+        await pilot.press(*"alarm")
+        await wait_for(pilot, lambda: listed(app) == [fixture_sessions["task"]])
+        app.screen.query_one("#search", Input).value = ""
+        await wait_for(pilot, lambda: len(listed(app)) == 4)
+        app.screen.query_one("#sort", Select).value = "duration"
+        await wait_for(pilot, lambda: listed(app)[0] == fixture_sessions["task"])
+        assert listed(app)[-1] == fixture_sessions["cancelled"]
+
+
+async def test_open_shows_timeline_detail_diff_and_transcript(
+    make_app: MakeApp, fixture_sessions: dict[str, str]
+) -> None:
+    app = make_app(start_mode="sessions")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: len(listed(app)) == 4)
+        table = table_of(app)
+        table.focus()
+        table.highlighted = table.get_option_index(fixture_sessions["main"])
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, SessionScreen))
+        screen = app.screen
+        assert isinstance(screen, SessionScreen)
+        await wait_for(pilot, lambda: screen.data is not None and screen.selected == 2)
+        assert screen.query_one("#timeline", OptionList).option_count == 2
+        children = screen.query_one("#children", OptionList)
+        assert children.get_option_at_index(0).id == fixture_sessions["rerun"]
+        detail = str(screen.query_one("#iteration-detail").render())
+        assert "Quote the document verbatim" in detail and "quotes_verbatim" in detail
+        diff = str(screen.query_one("#diff").render())
+        assert (
+            "+- Quote the document verbatim" in diff and "-- Filters are backwashed weekly" in diff
+        )
+        await pilot.press("t")
+        assert screen.query_one(TabbedContent).active == "tab-transcript"
+        await wait_for(pilot, lambda: len(screen.query_one("#transcript").children) > 2)
+        assert screen.progress.status == "passed" and screen.progress.isolation == "bwrap"
+        await pilot.press("escape")
+        assert isinstance(app.screen, SessionBrowser)
+
+
+async def test_parent_and_children_link_both_ways(
+    make_app: MakeApp, fixture_sessions: dict[str, str]
+) -> None:
+    app = make_app(start_mode="sessions")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: len(listed(app)) == 4)
+        browser = app.screen
+        assert isinstance(browser, SessionBrowser)
+        browser.open_session(fixture_sessions["rerun"])
+        await wait_for(pilot, lambda: getattr(app.screen, "data", None) is not None)
+        await pilot.press("p")
+        await wait_for(
+            pilot,
+            lambda: (
+                getattr(app.screen, "session_id", "") == fixture_sessions["main"]
+                and getattr(app.screen, "data", None) is not None
+            ),
+        )
+        children = app.screen.query_one("#children", OptionList)
+        assert children.get_option_at_index(0).id == fixture_sessions["rerun"]
+
+
+def write_session_elsewhere(out_dir: Path, query: str) -> None:
+    subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys\n"
+            "from ralph_tui.traces.store import TraceStore\n"
+            "from ralph_tui.traces.models import SessionRecord\n"
+            "record = SessionRecord(mode='qa', query=sys.argv[2])\n"
+            "TraceStore(sys.argv[1]).create_session(record).finish('passed')\n",
+            str(out_dir),
+            query,
+        ],
+        check=True,
+        cwd=Path(__file__).parents[2],
+    )
+
+
+async def test_a_session_written_by_another_process_appears(
+    make_app: MakeApp, fixture_sessions: dict[str, str], out_dir: Path
+) -> None:
+    app = make_app(start_mode="sessions")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: len(listed(app)) == 4)
+        await pilot.pause(0.3)  # Let the watcher start before the write.
+        writer = threading.Thread(target=write_session_elsewhere, args=(out_dir, "from elsewhere"))
+        writer.start()
+        await wait_for(pilot, lambda: len(listed(app)) == 5)
+        writer.join()
+        record = TraceStore(out_dir).index.list_sessions(limit=1)[0]
+        assert record.query == "from elsewhere" and listed(app)[0] == record.session_id
+
+
+async def test_a_running_session_is_watched_live(make_app: MakeApp, out_dir: Path) -> None:
+    store = TraceStore(out_dir)
+    handle = store.create_session(SessionRecord(mode="qa", query=QUESTION))
+    handle.append_event(Notice(message="started"))
+    app = make_app(start_mode="sessions")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: len(listed(app)) == 1)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: getattr(app.screen, "data", None) is not None)
+        screen = app.screen
+        assert isinstance(screen, SessionScreen) and screen.data is not None
+        assert screen.data.status == "running"
+        for step in range(1, 4):
+            handle.append_event(
+                SandboxExecuted(agent="worker", step=step, code="x = 1", output="", duration_ms=1)
+            )
+        await wait_for(pilot, lambda: screen.progress.cells == 3)
+        assert len(screen.book.entries(0)) == 3
+        handle.finish("passed")
+        await wait_for(pilot, lambda: screen.data is not None and screen.data.status == "passed")
+    store.close()
+
+
+def start_session_and_die(out_dir: Path) -> None:
+    """A writer process that starts a session, logs its start, and exits without finishing."""
+    subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys\n"
+            "from ralph_tui.traces.store import TraceStore\n"
+            "from ralph_tui.traces.models import SessionRecord\n"
+            "from tests.tui.scripted import scripted_events\n"
+            "handle = TraceStore(sys.argv[1]).create_session(SessionRecord(mode='qa', query='q'))\n"
+            "handle.append_event(scripted_events(handle.session_id)[0])\n",
+            str(out_dir),
+        ],
+        check=True,
+        cwd=Path(__file__).parents[2],
+    )
+
+
+async def test_a_session_whose_writer_died_shows_as_crashed(
+    make_app: MakeApp, out_dir: Path
+) -> None:
+    start_session_and_die(out_dir)
+    app = make_app(start_mode="sessions")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: len(listed(app)) == 1)
+        table = table_of(app)
+        assert session_cells(table.records[listed(app)[0]])[2] == "crashed"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: getattr(app.screen, "data", None) is not None)
+        screen = app.screen
+        assert isinstance(screen, SessionScreen)
+        await wait_for(pilot, lambda: screen.progress.status == "crashed")
+        assert not screen.progress.running
+
+
+async def test_more_sessions_load_at_the_end_of_the_list(make_app: MakeApp, out_dir: Path) -> None:
+    store = TraceStore(out_dir)
+    for number in range(PAGE_SIZE + 20):
+        store.create_session(SessionRecord(mode="qa", query=f"q{number}")).finish("passed")
+    store.close()
+    app = make_app(start_mode="sessions")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: len(listed(app)) == PAGE_SIZE)
+        table = table_of(app)
+        table.focus()
+        await pilot.press("end")
+        await wait_for(pilot, lambda: len(listed(app)) == PAGE_SIZE + 20)
+        assert len(set(listed(app))) == PAGE_SIZE + 20

@@ -1,0 +1,165 @@
+"""The TUI's plain models: run progress, transcripts, evidence, diffs, paths, run control."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from pathlib import Path
+
+from ralph_tui.events import BaseEvent, Emit, Notice, SandboxExecuted
+from ralph_tui.loops.runner import RunOutcome, RunRequest
+from ralph_tui.tui import formatting as fmt
+from ralph_tui.tui.diffs import output_lines, unified
+from ralph_tui.tui.event_buffer import EventBuffer
+from ralph_tui.tui.evidence import check_quotes, locate
+from ralph_tui.tui.path_completion import complete_path
+from ralph_tui.tui.run_control import RunControl
+from ralph_tui.tui.run_state import RunProgress
+from ralph_tui.tui.transcripts import TranscriptBook
+from tests.tui.scripted import FIRST_CONSTRAINTS, T0, VERIFIED_QUOTE, outcome, scripted_events
+
+SESSION = "2026-01-01/qa-00000001"
+
+
+def folded(events: list[BaseEvent]) -> RunProgress:
+    progress = RunProgress()
+    for event in events:
+        progress.apply(event)
+    return progress
+
+
+def test_progress_follows_a_whole_run() -> None:
+    events = scripted_events(SESSION)
+    progress = folded(events)
+    assert (progress.status, progress.session_id, progress.iteration) == ("passed", SESSION, 2)
+    assert (progress.sub_calls, progress.sub_budget, progress.cells) == (2, 60, 2)
+    assert progress.input_tokens == 4800 and progress.elapsed_s() == 20
+    assert (
+        progress.checks[1].passed is False and progress.checks[1].failure_tag == "hard_validation"
+    )
+    assert progress.checks[2].judge is not None and progress.checks[2].judge.ok
+    assert progress.candidate_iteration == 2 and progress.phase is None
+
+
+def test_next_constraints_are_known_after_a_failed_iteration() -> None:
+    events = scripted_events(SESSION)
+    first_finished = next(i for i, e in enumerate(events) if e.type == "iteration_finished")  # type: ignore[attr-defined]
+    progress = folded(events[: first_finished + 1])
+    assert progress.next_constraints == FIRST_CONSTRAINTS
+    assert progress.phase is None and progress.status == "running"
+
+
+def test_apply_reports_only_the_parts_an_event_changes() -> None:
+    progress = RunProgress()
+    cell = SandboxExecuted(agent="worker", step=1, code="1", output="", duration_ms=1)
+    assert progress.apply(cell) == {"sandbox", "log"}
+    assert progress.apply(Notice(message="nothing to see")) == {"log"}
+
+
+def test_isolation_comes_from_the_sandbox_notice() -> None:
+    progress = RunProgress()
+    message = "Sandbox isolation degraded to rlimits-only (bwrap: missing): cells run with limits."
+    assert "status" in progress.apply(Notice(level="warning", message=message))
+    assert progress.isolation == "rlimits-only"
+    progress.apply(Notice(message="Sandbox isolation: bwrap"))
+    assert progress.isolation == "bwrap"
+
+
+def test_phase_clock_and_elapsed() -> None:
+    events = scripted_events(SESSION)
+    progress = folded(events[:3])  # run started, iteration started, worker phase started
+    assert progress.phase == "worker"
+    assert progress.phase_running_s(now=T0 + 9) == 8
+    assert progress.elapsed_s(now=T0 + 9) == 9
+
+
+def test_transcript_book_files_entries_by_iteration_and_stays_bounded() -> None:
+    book = TranscriptBook(per_iteration=3)
+    added = book.add(scripted_events(SESSION))
+    assert sorted(added) == [1, 2] and len(book.entries(1)) == 2
+    cells = [
+        SandboxExecuted(agent="w", step=n, code="", output="", duration_ms=1) for n in range(5)
+    ]
+    book.add(cells)
+    assert [e.step for e in book.entries(2)] == [2, 3, 4]  # type: ignore[union-attr]
+    assert book.dropped[2] == 4
+
+
+def test_quotes_are_verified_verbatim_and_located() -> None:
+    document = "Intro line.\nEach filter is backwashed after 48 hours in service. More."
+    quotes = check_quotes([VERIFIED_QUOTE, "each filter is backwashed", ""], document)
+    assert [q.verified for q in quotes] == [True, False, False]
+    assert check_quotes([VERIFIED_QUOTE], None)[0].verified is None
+    place = locate(VERIFIED_QUOTE, document, context=6)
+    assert place is not None and place.line == 2
+    assert (place.before, place.after) == ("line.\n", " More.")
+    assert place.clipped_start and not place.clipped_end
+    assert locate("absent", document) is None
+
+
+def test_diff_of_outputs() -> None:
+    before = output_lines({"answer": "- a\n- b", "evidence": ["q1"]})
+    after = output_lines({"answer": "- a\n- c", "evidence": ["q1", "q2"]})
+    diff = unified(before, after, "iteration 1", "iteration 2")
+    assert "-- b" in diff and "+- c" in diff and "+- q2" in diff
+    assert unified(before, before, "x", "y") == []
+
+
+def test_path_completion(tmp_path: Path) -> None:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "doc.md").write_text("x", encoding="utf-8")
+    (tmp_path / ".hidden").write_text("x", encoding="utf-8")
+    assert complete_path(f"{tmp_path}/doc") == f"{tmp_path}/doc.md"
+    assert complete_path(f"{tmp_path}/docs") == f"{tmp_path}/docs/"
+    assert complete_path(f"{tmp_path}/.h") == f"{tmp_path}/.hidden"
+    assert complete_path(f"{tmp_path}/zzz") is None
+    assert complete_path(f"{tmp_path}/missing/x") is None
+
+
+def test_formatting() -> None:
+    assert (fmt.tokens(999), fmt.tokens(12_345), fmt.tokens(2_500_000)) == ("999", "12.3k", "2.5M")
+    assert (fmt.cost(None), fmt.cost(0.01234), fmt.cost(12.5)) == ("$?", "$0.0123", "$12.50")
+    assert (fmt.duration(75.3), fmt.duration(3725), fmt.duration(None)) == ("1:15", "1:02:05", "-")
+    assert fmt.clip("a  b\nc", 10) == "a b c" and fmt.clip("abcdef", 4) == "abc…"
+    assert fmt.short_session_id("2026-01-01/qa-1") == "qa-1"
+
+
+def test_event_buffer_drains_in_order_up_to_a_limit() -> None:
+    buffer = EventBuffer()
+    for n in range(5):
+        buffer.push(Notice(message=str(n)))
+    assert [e.message for e in buffer.drain(3)] == ["0", "1", "2"]  # type: ignore[attr-defined]
+    assert len(buffer.drain()) == 2 and len(buffer) == 0
+
+
+def test_cancel_sets_the_event_then_stops_the_task() -> None:
+    started = threading.Event()
+
+    async def ignores_cancel(request: RunRequest, emit: Emit, cancel: asyncio.Event) -> RunOutcome:
+        started.set()
+        await cancel.wait()
+        emit(Notice(message="saw the cancel event"))
+        await asyncio.sleep(60)  # A phase that does not look at the event.
+        return outcome("passed", SESSION)
+
+    seen: list[BaseEvent] = []
+    control = RunControl(lambda: None, ignores_cancel, seen.append)  # type: ignore[arg-type,return-value]
+    result: list[RunOutcome | None] = []
+    thread = threading.Thread(target=lambda: result.append(control.run()))
+    thread.start()
+    assert started.wait(5)
+    control.cancel(grace_s=0.05)
+    thread.join(5)
+    assert not thread.is_alive() and result == [None]
+    assert [e.message for e in seen] == ["saw the cancel event"]  # type: ignore[attr-defined]
+
+
+def test_cancel_before_the_loop_starts_is_not_lost() -> None:
+    async def waits(request: RunRequest, emit: Emit, cancel: asyncio.Event) -> RunOutcome:
+        await cancel.wait()
+        return outcome("cancelled", SESSION)
+
+    control = RunControl(lambda: None, waits, lambda _e: None)  # type: ignore[arg-type,return-value]
+    control.cancel()
+    finished = control.run()
+    assert finished is not None and finished.status == "cancelled"
