@@ -85,6 +85,7 @@ class SandboxExecuted(BaseEvent):
     timed_out: bool = False
     restarted: bool = False
     duration_ms: float
+    isolation: str | None = None
 
 
 class SubQuery(BaseEvent):

@@ -175,7 +175,7 @@ class _RLMRun(Generic[T]):
             self.step_event(step, "invalid", text)
             return None
         result = await sandbox.execute(code)
-        self.report_cell(step, code, result)
+        self.report_cell(step, code, result, sandbox.isolation)
         turn.replies.append(tool_feedback(call, self.observation(result)))
         self.step_event(step, "code")
         return None
@@ -192,7 +192,7 @@ class _RLMRun(Generic[T]):
         self.step_event(step, "output")
         return output
 
-    def report_cell(self, step: int, code: str, result: ExecResult) -> None:
+    def report_cell(self, step: int, code: str, result: ExecResult, isolation: str) -> None:
         self.emit(
             SandboxExecuted(
                 agent=self.spec.name,
@@ -203,6 +203,7 @@ class _RLMRun(Generic[T]):
                 timed_out=result.timed_out,
                 restarted=result.restarted,
                 duration_ms=result.duration_ms,
+                isolation=isolation,
             )
         )
         self.failures_in_a_row = self.failures_in_a_row + 1 if result.restarted else 0

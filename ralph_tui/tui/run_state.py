@@ -8,7 +8,6 @@ can check it without an app.
 
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -23,7 +22,6 @@ from ralph_tui.events import (
     IterationStarted,
     JudgeVerdict,
     MemoryUpdated,
-    Notice,
     PhaseFinished,
     PhaseStarted,
     RunFinished,
@@ -34,12 +32,6 @@ from ralph_tui.events import (
 )
 
 Part = Literal["status", "sandbox", "validation", "output", "memory", "constraints", "log"]
-
-# The sandbox names its isolation level in a notice ("Sandbox isolation degraded to X (...)",
-# "Sandbox isolation: X"); iteration traces record it too (see ``RunProgress.isolation``).
-_ISOLATION_NOTICE = re.compile(
-    r"isolation(?: degraded to| level)?:?\s+(?:is\s+)?([a-z][\w-]*)", re.IGNORECASE
-)
 
 
 @dataclass
@@ -156,6 +148,9 @@ def _agent_step(p: RunProgress, e: AgentStep) -> set[Part]:
 
 def _sandbox_executed(p: RunProgress, e: SandboxExecuted) -> set[Part]:
     p.cells += 1
+    if e.isolation and e.isolation != p.isolation:
+        p.isolation = e.isolation
+        return {"sandbox", "status"}
     return {"sandbox"}
 
 
@@ -201,14 +196,6 @@ def _heartbeat(p: RunProgress, e: Heartbeat) -> set[Part]:
     return {"status"}
 
 
-def _notice(p: RunProgress, e: Notice) -> set[Part]:
-    found = _ISOLATION_NOTICE.search(e.message)
-    if found is None:
-        return set()
-    p.isolation = found.group(1).rstrip(".")
-    return {"status"}
-
-
 def _run_finished(p: RunProgress, e: RunFinished) -> set[Part]:
     p.status, p.error, p.finished_ts = e.status, e.error, e.ts
     p.phase = p.phase_started_ts = None
@@ -232,6 +219,5 @@ _HANDLERS: dict[type[BaseEvent], Any] = {
     MemoryUpdated: _memory_updated,
     UsageUpdated: _usage,
     Heartbeat: _heartbeat,
-    Notice: _notice,
     RunFinished: _run_finished,
 }

@@ -97,6 +97,7 @@ def _iteration_events(iteration: int, t: float, passed: bool) -> list[BaseEvent]
             code=CODE,
             output=f"2 ['{VERIFIED_QUOTE}', 'A filter is backwashed earlier ...']",
             duration_ms=12,
+            isolation="bwrap",
         ),
         AgentStep(ts=t + 2, agent="worker", step=2, max_steps=80, action="output"),
         PhaseFinished(ts=t + 3, iteration=iteration, phase="worker", duration_ms=3000),

@@ -56,13 +56,14 @@ def test_apply_reports_only_the_parts_an_event_changes() -> None:
     assert progress.apply(Notice(message="nothing to see")) == {"log"}
 
 
-def test_isolation_comes_from_the_sandbox_notice() -> None:
+def test_isolation_comes_from_the_sandbox_cells() -> None:
     progress = RunProgress()
-    message = "Sandbox isolation degraded to rlimits-only (bwrap: missing): cells run with limits."
-    assert "status" in progress.apply(Notice(level="warning", message=message))
-    assert progress.isolation == "rlimits-only"
-    progress.apply(Notice(message="Sandbox isolation: bwrap"))
-    assert progress.isolation == "bwrap"
+    cell = SandboxExecuted(
+        agent="worker", step=1, code="1", output="", duration_ms=1, isolation="unshare-net"
+    )
+    assert "status" in progress.apply(cell)
+    assert progress.isolation == "unshare-net"
+    assert "status" not in progress.apply(cell)
 
 
 def test_phase_clock_and_elapsed() -> None:

@@ -17,7 +17,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import TabbedContent, TabPane
 from textual.worker import Worker
 
-from ralph_tui.events import BaseEvent, IterationFinished, RunStarted
+from ralph_tui.events import BaseEvent, RunStarted
 from ralph_tui.tui.run_state import Part, RunProgress
 from ralph_tui.tui.widgets.constraints_pane import ConstraintsPane
 from ralph_tui.tui.widgets.event_log import EventLog
@@ -122,8 +122,6 @@ class RunMonitor(Vertical):
             changed |= self.progress.apply(event)
             if isinstance(event, RunStarted) and self.document_path is None:
                 self.use_document(Path(event.doc_path))
-            elif isinstance(event, IterationFinished) and self.progress.isolation is None:
-                self._read_isolation(self.progress.session_id, event.iteration)
         self.sandbox.add(events)
         self.query_one(EventLog).add(events)
         self._repaint(changed)
@@ -167,21 +165,3 @@ class RunMonitor(Vertical):
     def _document_loaded(self, path: Path, text: str | None) -> None:
         if path == self.document_path:
             self.output.set_document(text)
-
-    @work(thread=True, group="isolation", exit_on_error=False)
-    def _read_isolation(self, session_id: str, iteration: int) -> None:
-        from ralph_tui.traces.store import TraceStore
-
-        try:
-            traces = TraceStore(self.out_dir).iterations(session_id)
-        except (OSError, ValueError):
-            return  # Not recorded where we look: the level stays unknown, which is shown.
-        found = next((t for t in traces if t.iteration == iteration), None)
-        isolation = (found.model_extra or {}).get("isolation") if found else None
-        if isinstance(isolation, str):
-            self.app.call_from_thread(self._isolation_known, session_id, isolation)
-
-    def _isolation_known(self, session_id: str, isolation: str) -> None:
-        if self.progress.session_id == session_id and self.progress.isolation is None:
-            self.progress.isolation = isolation
-            self._repaint({"status"})
