@@ -19,7 +19,13 @@ from ralph_tui.cli.sessions import add_sessions_parser, run_sessions
 from ralph_tui.config import Settings, SettingsError, load_settings
 from ralph_tui.llm.errors import LLMError
 from ralph_tui.loops.documents import InputError
-from ralph_tui.loops.runner import RunOutcome, RunRequest, execute_run, resume_request
+from ralph_tui.loops.runner import (
+    RunOutcome,
+    RunRequest,
+    execute_run,
+    resume_request,
+    stored_overrides,
+)
 from ralph_tui.traces.store import TraceStore
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_PROVIDER, EXIT_CANCELLED = 0, 1, 2, 3, 130
@@ -91,21 +97,6 @@ def settings_from_args(args: argparse.Namespace, base: dict[str, Any] | None = N
     return load_settings(overrides)
 
 
-def _stored_overrides(stored: dict[str, Any]) -> dict[str, Any]:
-    """The settings a session recorded, as overrides for resuming it."""
-    names = {
-        "maxIters": "max_iters",
-        "provider": "provider",
-        "generateModel": "generate_model",
-        "validateModel": "validate_model",
-        "subModel": "sub_model",
-        "workerMaxSteps": "worker_max_steps",
-        "workerMaxLlmCalls": "worker_max_llm_calls",
-        "memFile": "mem_file",
-    }
-    return {field: stored[key] for key, field in names.items() if stored.get(key) is not None}
-
-
 def build_request(args: argparse.Namespace) -> tuple[RunRequest, str | None]:
     if args.resume:
         out = Path(args.out_dir or load_settings().out_dir)
@@ -113,7 +104,7 @@ def build_request(args: argparse.Namespace) -> tuple[RunRequest, str | None]:
         request = resume_request(
             store,
             args.resume,
-            lambda stored: settings_from_args(args, _stored_overrides(stored)),
+            lambda stored: settings_from_args(args, stored_overrides(stored)),
         )
         return request, args.resume
     if args.query is None or args.doc is None:

@@ -106,21 +106,37 @@ def _open_session(
     return store.create_session(record)
 
 
+STORED_SETTINGS = {
+    "maxIters": "max_iters",
+    "provider": "provider",
+    "generateModel": "generate_model",
+    "validateModel": "validate_model",
+    "subModel": "sub_model",
+    "workerMaxSteps": "worker_max_steps",
+    "workerMaxLlmCalls": "worker_max_llm_calls",
+    "memFile": "mem_file",
+}
+"""How ``session.json`` names the settings a run recorded (never keys or endpoints)."""
+
+
 def session_settings(request: RunRequest) -> dict[str, Any]:
-    """What a resume or re-run needs to repeat this run (no secrets)."""
-    s = request.settings
-    return {
-        "maxIters": s.max_iters,
-        "provider": s.provider,
-        "generateModel": s.generate_model,
-        "validateModel": s.validate_model,
-        "subModel": s.sub_model,
-        "workerMaxSteps": s.worker_max_steps,
-        "workerMaxLlmCalls": s.worker_max_llm_calls,
-        "memFile": str(s.mem_file) if s.mem_file else None,
-        "decompose": request.decompose,
-        "constraints": request.constraints,
+    """What a resume or re-run needs to repeat this run."""
+    recorded: dict[str, Any] = {
+        key: getattr(request.settings, field) for key, field in STORED_SETTINGS.items()
     }
+    if recorded["memFile"] is not None:
+        recorded["memFile"] = str(recorded["memFile"])
+    return {**recorded, "decompose": request.decompose, "constraints": request.constraints}
+
+
+def stored_overrides(stored: dict[str, Any]) -> dict[str, Any]:
+    """The settings a session recorded, as overrides to run it again with."""
+    overrides = {
+        field: stored[key] for key, field in STORED_SETTINGS.items() if stored.get(key) is not None
+    }
+    if "mem_file" in overrides:
+        overrides["mem_file"] = Path(overrides["mem_file"])
+    return overrides
 
 
 async def _run_session(

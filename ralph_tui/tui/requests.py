@@ -7,7 +7,7 @@ app paints without them.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ralph_tui.config import Settings
 from ralph_tui.tui.widgets.run_form import RunFormValues
@@ -15,18 +15,6 @@ from ralph_tui.tui.widgets.run_form import RunFormValues
 if TYPE_CHECKING:
     from ralph_tui.loops.runner import RunRequest
     from ralph_tui.traces.models import SessionRecord
-
-# How ``session.json`` names the settings a run recorded (see ``session_settings``).
-STORED_SETTINGS = {
-    "maxIters": "max_iters",
-    "provider": "provider",
-    "generateModel": "generate_model",
-    "validateModel": "validate_model",
-    "subModel": "sub_model",
-    "workerMaxSteps": "worker_max_steps",
-    "workerMaxLlmCalls": "worker_max_llm_calls",
-    "memFile": "mem_file",
-}
 
 
 def form_request(values: RunFormValues, settings: Settings) -> RunRequest:
@@ -50,23 +38,13 @@ def form_request(values: RunFormValues, settings: Settings) -> RunRequest:
     )
 
 
-def stored_overrides(stored: dict[str, Any]) -> dict[str, Any]:
-    """The settings a session recorded, as typed overrides of the app's settings."""
-    overrides = {
-        field: stored[key] for key, field in STORED_SETTINGS.items() if stored.get(key) is not None
-    }
-    if "mem_file" in overrides:
-        overrides["mem_file"] = Path(overrides["mem_file"])
-    return overrides
-
-
 def rerun_request(record: SessionRecord, constraints: list[str], settings: Settings) -> RunRequest:
     """A new session of ``record``'s question and document with ``constraints`` from iteration 1.
 
     It records ``record`` as its parent, and runs with the settings ``record`` ran with
     (keys and endpoints come from the app's settings, never from a trace).
     """
-    from ralph_tui.loops.runner import RunRequest
+    from ralph_tui.loops.runner import RunRequest, stored_overrides
 
     return RunRequest(
         mode="task" if record.mode == "task" else "qa",
