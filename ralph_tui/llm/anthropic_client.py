@@ -10,13 +10,13 @@ built, not when this module is imported, so the TUI paints without paying for it
 from __future__ import annotations
 
 import json
-import time
 from typing import TYPE_CHECKING, Any
 
 from ralph_tui.llm.errors import AuthenticationError
 from ralph_tui.llm.models import context_window_tokens
 from ralph_tui.llm.pricing import cost_usd
-from ralph_tui.llm.sdk_errors import missing_key_message, translate_sdk_error
+from ralph_tui.llm.sdk_client import SDKClient
+from ralph_tui.llm.sdk_errors import missing_key_message
 from ralph_tui.llm.types import ChatMessage, Completion, ToolCall, ToolChoice, ToolDefinition, Usage
 
 if TYPE_CHECKING:
@@ -124,7 +124,7 @@ def completion_from_anthropic(
     )
 
 
-class AnthropicClient:
+class AnthropicClient(SDKClient):
     """An ``LLMClient`` for one Anthropic model. The SDK's own retries are off:
     ``MeteredClient`` retries instead. ``temperature`` is accepted and ignored (see
     ``request_params``)."""
@@ -188,34 +188,15 @@ class AnthropicClient:
                 params["tool_choice"] = to_anthropic_tool_choice(tool_choice)
         return params
 
-    async def chat(
-        self,
-        messages: list[ChatMessage],
-        *,
-        tools: list[ToolDefinition] | None = None,
-        tool_choice: ToolChoice | None = None,
-        temperature: float | None = None,
-        max_tokens: int = 4096,
-    ) -> Completion:
-        params = self.request_params(
-            messages,
-            tools=tools,
-            tool_choice=tool_choice,
-            temperature=temperature,
-            max_tokens=max_tokens,
-        )
-        started = time.perf_counter()
-        try:
-            response = await self._client.messages.create(**params)
-        except self._sdk.AnthropicError as exc:
-            raise translate_sdk_error(
-                exc, self._sdk, provider=self.provider, model=self.model
-            ) from exc
-        latency_ms = (time.perf_counter() - started) * 1000
+    async def _create(self, params: dict[str, Any]) -> Any:
+        return await self._client.messages.create(**params)
+
+    def _completion(self, response: Any, latency_ms: float) -> Completion:
         return completion_from_anthropic(
             response, requested_model=self.model, latency_ms=latency_ms
         )
 
-    async def aclose(self) -> None:
-        """Close the SDK client's connections."""
-        await self._client.close()
+    @property
+    def _sdk_error(self) -> type[Exception]:
+        error: type[Exception] = self._sdk.AnthropicError
+        return error

@@ -10,12 +10,12 @@ the same words as the other providers (``end_turn``, ``tool_use``, ``max_tokens`
 from __future__ import annotations
 
 import re
-import time
 from typing import TYPE_CHECKING, Any
 
 from ralph_tui.llm.errors import AuthenticationError
 from ralph_tui.llm.models import context_window_tokens
 from ralph_tui.llm.pricing import cost_usd
+from ralph_tui.llm.sdk_client import SDKClient
 from ralph_tui.llm.sdk_errors import missing_key_message, translate_sdk_error
 from ralph_tui.llm.types import ChatMessage, Completion, ToolCall, ToolChoice, ToolDefinition, Usage
 
@@ -132,7 +132,7 @@ def completion_from_openai(
     )
 
 
-class OpenAIClient:
+class OpenAIClient(SDKClient):
     """An ``LLMClient`` for one OpenAI(-compatible) model, plus ``embed``. The SDK's own
     retries are off: ``MeteredClient`` retries instead."""
 
@@ -191,31 +191,16 @@ class OpenAIClient:
                 params["tool_choice"] = to_openai_tool_choice(tool_choice)
         return params
 
-    async def chat(
-        self,
-        messages: list[ChatMessage],
-        *,
-        tools: list[ToolDefinition] | None = None,
-        tool_choice: ToolChoice | None = None,
-        temperature: float | None = None,
-        max_tokens: int = 4096,
-    ) -> Completion:
-        params = self.request_params(
-            messages,
-            tools=tools,
-            tool_choice=tool_choice,
-            temperature=temperature,
-            max_tokens=max_tokens,
-        )
-        started = time.perf_counter()
-        try:
-            response = await self._client.chat.completions.create(**params)
-        except self._sdk.OpenAIError as exc:
-            raise translate_sdk_error(
-                exc, self._sdk, provider=self.provider, model=self.model
-            ) from exc
-        latency_ms = (time.perf_counter() - started) * 1000
+    async def _create(self, params: dict[str, Any]) -> Any:
+        return await self._client.chat.completions.create(**params)
+
+    def _completion(self, response: Any, latency_ms: float) -> Completion:
         return completion_from_openai(response, requested_model=self.model, latency_ms=latency_ms)
+
+    @property
+    def _sdk_error(self) -> type[Exception]:
+        error: type[Exception] = self._sdk.OpenAIError
+        return error
 
     async def embed(self, texts: list[str]) -> list[list[float]]:
         """One embedding vector per text, in order, with ``embed_model``."""
@@ -233,7 +218,3 @@ class OpenAIClient:
                 ) from exc
             vectors += [item.embedding for item in sorted(response.data, key=lambda d: d.index)]
         return vectors
-
-    async def aclose(self) -> None:
-        """Close the SDK client's connections."""
-        await self._client.close()
