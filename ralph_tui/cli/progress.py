@@ -83,7 +83,7 @@ class ProgressPrinter:
         return f"iteration {e.iteration}/{e.max_iters}{where}: {len(e.constraints)} constraints"
 
     def phase_finished(self, e: PhaseFinished) -> str:
-        outcome = f"failed: {e.error}" if e.error else "done"
+        outcome = {None: "done", "cancelled": "cancelled"}.get(e.error, f"failed: {e.error}")
         return f"  {e.phase} {outcome} in {e.duration_ms / 1000:.1f} s; {self.status()}"
 
     def agent_step(self, e: AgentStep) -> str | None:

@@ -86,6 +86,9 @@ class RunContext:
         error: str | None = None
         try:
             yield timing
+        except (asyncio.CancelledError, RunCancelled):
+            error = "cancelled"
+            raise
         except BaseException as exc:
             error = f"{type(exc).__name__}: {exc}"
             raise

@@ -180,7 +180,8 @@ async def _run_session(
     except LLMError as exc:
         result = LoopResult("error", handle.record.iterations, None, str(exc))
     except asyncio.CancelledError:
-        _close_session(handle, clients, LoopResult("cancelled", 0, None), started, emit)
+        cancelled = LoopResult("cancelled", handle.record.iterations, None, "cancelled")
+        _close_session(handle, clients, cancelled, started, emit)
         raise
     except Exception as exc:
         result = LoopResult(

@@ -42,14 +42,18 @@ def wait_for(predicate, timeout_s: float = 60.0) -> None:  # type: ignore[no-unt
         time.sleep(0.01)
 
 
-def test_resume_after_sigkill(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    out = tmp_path / "out"
-    doc = failing_document(tmp_path / "doc.txt")
-    command = [
+def run_command(doc: Path, out: Path) -> list[str]:
+    return [
         sys.executable, "-m", "ralph_tui", "run", "--mode", "qa", "--provider", "offline",
         "--query", "How fast does the turbine spin?", "--doc", str(doc), "--out", str(out),
         "--maxIters", str(MAX_ITERS),
     ]  # fmt: skip
+
+
+def test_resume_after_sigkill(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "out"
+    doc = failing_document(tmp_path / "doc.txt")
+    command = run_command(doc, out)
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         wait_for(lambda: any(out.glob("sessions/*/*/iter-02.json")))
@@ -74,3 +78,16 @@ def test_resume_after_sigkill(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     record = store.load_session(session_id)
     assert record.status == "failed" and record.iterations == MAX_ITERS
     assert record.pid == os.getpid()
+
+
+def test_ctrl_c_records_the_session_as_cancelled(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    command = run_command(failing_document(tmp_path / "doc.txt"), out)
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_for(lambda: any(out.glob("sessions/*/*/iter-01.json")))
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130 and stderr.endswith("ralph-tui: error: cancelled\n")
+    [folder] = list(out.glob("sessions/*/*"))
+    record = TraceStore(out).load_session(f"{folder.parent.name}/{folder.name}")
+    assert record.status == "cancelled" and record.iterations >= 1
