@@ -102,6 +102,7 @@ def decomposer(fields: dict[str, Any]) -> dict[str, Any]:
     """Split the task at ``;``, `` and then ``, and sentence ends; at most five sub-tasks."""
     task = _as_text(fields.get("task")).strip()
     parts = [p.strip(" .") for p in re.split(r";|\band then\b|(?<=[.?!])\s+", task)]
+    parts = [re.sub(r"^(?:then|and)\s+", "", p, flags=re.IGNORECASE) for p in parts]
     parts = [p for p in parts if len(content_words(p)) >= 2][:5]
     if len(parts) < 2:
         parts = [f"Find the passages of the document relevant to: {task}", task]
