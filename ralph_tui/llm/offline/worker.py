@@ -92,14 +92,17 @@ def printed_passages(observation: str) -> list[str]:
 
 
 def quote_from(passage: str, query: str) -> str:
-    """A verbatim slice of ``passage`` of at most 160 characters around the first query term."""
+    """A verbatim slice of ``passage`` of at most 160 characters holding a query term.
+
+    It starts where the passage starts unless the first term comes too late for that.
+    """
     if len(passage) <= MAX_QUOTE_CHARS:
         return passage
     low = passage.lower()
     hits = [low.find(t) for t in search_terms(query) if low.find(t) >= 0]
     start = 0
-    if hits and min(hits) > 60:
-        start = passage.find(" ", min(hits) - 60) + 1
+    if hits and min(hits) > MAX_QUOTE_CHARS - 20:
+        start = passage.find(" ", min(hits) - 60) + 1  # the first term is late: quote around it
     return clip_words(passage[start:], MAX_QUOTE_CHARS).strip()
 
 
