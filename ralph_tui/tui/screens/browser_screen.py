@@ -155,13 +155,27 @@ class SessionBrowser(Screen[None]):
         self.query_state = replace(self.query_state, offset=0)
         self._query(self.query_state, keep=self.table.selected_session)
 
-    @work(thread=True, exclusive=True, group="query", exit_on_error=False, name="Session query")
     def _query(self, query: SessionQuery, keep: str | None) -> None:
         if not self._crashed_marked:
-            self._crashed_marked = True
-            self.store.mark_crashed()
+            self._first_query(query, keep)
+            return
+        # The index is open: a page is a few milliseconds of SQLite here, where a worker
+        # thread would wait on the GIL at every step while the screen repaints.
         records, total = run_query(self.store, query)
-        self.app.call_from_thread(self._show, query, records, total, keep)
+        self._show(query, records, total, keep)
+
+    @work(thread=True, exclusive=True, group="query", exit_on_error=False, name="Session query")
+    def _first_query(self, query: SessionQuery, keep: str | None) -> None:
+        """Open (or rebuild) the index and mark dead writers' sessions, off the UI thread."""
+        self.store.mark_crashed()
+        records, total = run_query(self.store, query)
+        self.app.call_from_thread(self._first_shown, query, records, total, keep)
+
+    def _first_shown(
+        self, query: SessionQuery, records: list[SessionRecord], total: int, keep: str | None
+    ) -> None:
+        self._crashed_marked = True
+        self._show(query, records, total, keep)
 
     def _show(
         self, query: SessionQuery, records: list[SessionRecord], total: int, keep: str | None
