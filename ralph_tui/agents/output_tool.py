@@ -54,8 +54,8 @@ class ArgumentsError(ValueError):
     """The model's tool arguments were not valid JSON or did not match the schema."""
 
 
-def parse_arguments(raw: str, model: type[T]) -> T:
-    """Validate the raw JSON arguments of a tool call against ``model``."""
+def parse_json_object(raw: str) -> dict[str, Any]:
+    """The raw JSON arguments of a tool call as an object (empty arguments are ``{}``)."""
     try:
         data = json.loads(raw) if raw.strip() else {}
     except json.JSONDecodeError as exc:
@@ -65,6 +65,12 @@ def parse_arguments(raw: str, model: type[T]) -> T:
         ) from None
     if not isinstance(data, dict):
         raise ArgumentsError("The arguments must be a JSON object, not " + type(data).__name__)
+    return data
+
+
+def parse_arguments(raw: str, model: type[T]) -> T:
+    """Validate the raw JSON arguments of a tool call against ``model``."""
+    data = parse_json_object(raw)
     try:
         return model.model_validate(data)
     except ValidationError as exc:

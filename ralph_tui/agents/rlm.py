@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -13,6 +12,7 @@ from pydantic import BaseModel, ValidationError
 from ralph_tui.agents.output_tool import (
     ArgumentsError,
     describe_validation_error,
+    parse_json_object,
     rlm_tool,
 )
 from ralph_tui.agents.rlm_prompt import (
@@ -161,7 +161,7 @@ class _RLMRun(Generic[T]):
             return None
         turn.replies.extend(answer_other_calls(completion, call))
         try:
-            args = _json_object(call.arguments)
+            args = parse_json_object(call.arguments)
         except ArgumentsError as exc:
             turn.replies.append(tool_feedback(call, str(exc)))
             self.step_event(step, "invalid", str(exc))
@@ -230,16 +230,6 @@ class _RLMRun(Generic[T]):
                 lines.append(f"Call: {call.arguments}")
             lines.extend(f"Result: {reply.content}" for reply in turn.replies)
         return shrink("\n".join(lines), FALLBACK_TRAJECTORY_CHARS)
-
-
-def _json_object(raw: str) -> dict[str, Any]:
-    try:
-        value = json.loads(raw) if raw.strip() else {}
-    except json.JSONDecodeError as exc:
-        raise ArgumentsError(f"The arguments are not valid JSON ({exc.msg}).") from None
-    if not isinstance(value, dict):
-        raise ArgumentsError("The arguments must be a JSON object.")
-    return value
 
 
 async def rlm_agent_forward(

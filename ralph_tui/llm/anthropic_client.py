@@ -12,11 +12,9 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from ralph_tui.llm.errors import AuthenticationError
 from ralph_tui.llm.models import context_window_tokens
 from ralph_tui.llm.pricing import cost_usd
 from ralph_tui.llm.sdk_client import SDKClient
-from ralph_tui.llm.sdk_errors import missing_key_message
 from ralph_tui.llm.types import ChatMessage, Completion, ToolCall, ToolChoice, ToolDefinition, Usage
 
 if TYPE_CHECKING:
@@ -158,11 +156,6 @@ class AnthropicClient(SDKClient):
             raise self._no_key() from exc
         if not (self._client.api_key or self._client.auth_token or self._client.credentials):
             raise self._no_key()
-
-    def _no_key(self) -> AuthenticationError:
-        return AuthenticationError(
-            missing_key_message(self.provider), provider=self.provider, model=self.model
-        )
 
     def request_params(
         self,

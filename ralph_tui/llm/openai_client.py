@@ -12,11 +12,10 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from ralph_tui.llm.errors import AuthenticationError
 from ralph_tui.llm.models import context_window_tokens
 from ralph_tui.llm.pricing import cost_usd
 from ralph_tui.llm.sdk_client import SDKClient
-from ralph_tui.llm.sdk_errors import missing_key_message, translate_sdk_error
+from ralph_tui.llm.sdk_errors import translate_sdk_error
 from ralph_tui.llm.types import ChatMessage, Completion, ToolCall, ToolChoice, ToolDefinition, Usage
 
 if TYPE_CHECKING:
@@ -164,9 +163,7 @@ class OpenAIClient(SDKClient):
                 http_client=http_client,
             )
         except openai.OpenAIError as exc:
-            raise AuthenticationError(
-                missing_key_message(self.provider), provider=self.provider, model=model
-            ) from exc
+            raise self._no_key() from exc
 
     def request_params(
         self,

@@ -6,7 +6,8 @@ import time
 from abc import ABC, abstractmethod
 from typing import Any
 
-from ralph_tui.llm.sdk_errors import translate_sdk_error
+from ralph_tui.llm.errors import AuthenticationError
+from ralph_tui.llm.sdk_errors import missing_key_message, translate_sdk_error
 from ralph_tui.llm.types import ChatMessage, Completion, ToolChoice, ToolDefinition
 
 
@@ -72,6 +73,12 @@ class SDKClient(ABC):
                 exc, self._sdk, provider=self.provider, model=self.model
             ) from exc
         return self._completion(response, (time.perf_counter() - started) * 1000)
+
+    def _no_key(self) -> AuthenticationError:
+        """The error for a client the SDK cannot authenticate: names the variable to set."""
+        return AuthenticationError(
+            missing_key_message(self.provider), provider=self.provider, model=self.model
+        )
 
     async def aclose(self) -> None:
         """Close the SDK client's connections."""
