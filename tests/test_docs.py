@@ -23,10 +23,17 @@ def test_every_setting_is_documented(name: str) -> None:
     assert f"# {info['env']}=" in example
 
 
-def test_ci_runs_the_readme_test_command() -> None:
+def test_ci_runs_the_readme_test_line() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    command = "ruff check . && ruff format --check . && mypy && lint-imports && pytest"
-    assert command in readme
-    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
-    venv_command = " && ".join(f".venv/bin/{part.strip()}" for part in command.split("&&"))
-    assert venv_command in ci
+    assert "\n./dev test" in readme
+    assert "\n./dev demo" in readme
+    ci_lines = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    assert ci_lines[-1] == "exec ./dev test"
+
+
+def test_the_test_line_runs_every_check_in_order() -> None:
+    script = (ROOT / "dev").read_text(encoding="utf-8")
+    checks = ["ruff\" check .", "ruff\" format --check .", "mypy", "lint-imports", "pytest"]
+    positions = [script.find(f'"$bin/{check}') for check in checks]
+    assert all(position >= 0 for position in positions), positions
+    assert positions == sorted(positions)
