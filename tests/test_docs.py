@@ -33,7 +33,7 @@ def test_ci_runs_the_readme_test_line() -> None:
 
 def test_the_test_line_runs_every_check_in_order() -> None:
     script = (ROOT / "dev").read_text(encoding="utf-8")
-    checks = ["ruff\" check .", "ruff\" format --check .", "mypy", "lint-imports", "pytest"]
+    checks = ['ruff" check .', 'ruff" format --check .', "mypy", "lint-imports", "pytest"]
     positions = [script.find(f'"$bin/{check}') for check in checks]
     assert all(position >= 0 for position in positions), positions
     assert positions == sorted(positions)
