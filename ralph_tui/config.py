@@ -113,6 +113,18 @@ class Settings(BaseSettings):
         flag="--cost-cap",
         doc="Stop the run cleanly once its LLM cost reaches this many US dollars.",
     )
+    evidence_min_chars: PositiveInt = _setting(
+        12,
+        "EVIDENCE_MIN_CHARS",
+        flag=None,
+        doc="Characters an evidence quote needs at least (shorter quotes prove nothing).",
+    )
+    evidence_min_words: PositiveInt = _setting(
+        3,
+        "EVIDENCE_MIN_WORDS",
+        flag=None,
+        doc="Words an evidence quote needs at least.",
+    )
     max_runtime_chars: PositiveInt = _setting(
         4000,
         "MAX_RUNTIME_CHARS",

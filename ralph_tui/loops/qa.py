@@ -22,6 +22,7 @@ from ralph_tui.loops.iteration import (
 )
 from ralph_tui.roles.judge import JUDGE
 from ralph_tui.roles.worker import worker_spec
+from ralph_tui.validate.evidence import EvidenceMinimum
 from ralph_tui.validate.feedback import constraints_from_judge, constraints_from_rules
 from ralph_tui.validate.qa import all_ok, evidence_windows, hard_validate_qa
 
@@ -75,7 +76,12 @@ async def qa_iteration(
     record.fallback = result.fallback
     record.isolation = result.isolation
     ctx.emit(CandidateProduced(iteration=iteration, output=record.output, fallback=result.fallback))
-    rules = hard_validate_qa(result.output.answer, result.output.evidence, ctx.document)
+    rules = hard_validate_qa(
+        result.output.answer,
+        result.output.evidence,
+        ctx.document,
+        EvidenceMinimum.of(ctx.settings),
+    )
     record.hard = rules
     ctx.emit(HardValidation(iteration=iteration, ok=all_ok(rules), rules=rules))
     record.feedback = constraints_from_rules(rules)

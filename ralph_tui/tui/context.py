@@ -10,6 +10,7 @@ from textual.app import App
 
 from ralph_tui.config import Settings
 from ralph_tui.tui.run_control import RunControl, Runner, real_runner
+from ralph_tui.validate.evidence import EvidenceMinimum
 
 
 @dataclass
@@ -38,3 +39,11 @@ def app_context(app: App[Any]) -> AppContext:
     if not isinstance(context, AppContext):
         raise TypeError("this screen runs only inside the ralph-tui app")
     return context
+
+
+def evidence_minimum(app: App[Any]) -> EvidenceMinimum:
+    """The app's evidence minimum (the settings' defaults outside the ralph-tui app)."""
+    context = getattr(app, "context", None)
+    if isinstance(context, AppContext):
+        return EvidenceMinimum.of(context.settings)
+    return EvidenceMinimum()

@@ -5,17 +5,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ralph_tui.validate.evidence import EvidenceMinimum, QuoteCheck, check_quote
+
 CONTEXT_CHARS = 700
 """Characters of document shown on each side of a quote."""
 
 
 @dataclass(frozen=True)
 class Quote:
-    """One evidence quote and whether it is a verbatim substring of the document."""
+    """One evidence quote and whether it is acceptable evidence found in the document."""
 
     text: str
     verified: bool | None
     """``None`` when the document could not be read, so nothing can be said."""
+    reason: str = ""
+    """Why the quote is not evidence (empty when verified or unknown)."""
 
 
 @dataclass(frozen=True)
@@ -41,22 +45,27 @@ def evidence_of(output: dict[str, Any] | None) -> list[str]:
     return [str(quote) for quote in quotes]
 
 
-def check_quotes(quotes: list[str], document: str | None) -> list[Quote]:
-    """Mark each quote verified if it appears in ``document`` character for character."""
-    return [Quote(q, None if document is None else (bool(q) and q in document)) for q in quotes]
+def check_quotes(
+    quotes: list[str], document: str | None, minimum: EvidenceMinimum | None = None
+) -> list[Quote]:
+    """Mark each quote verified if it is acceptable evidence found in ``document``."""
+    if document is None:
+        return [Quote(quote, None) for quote in quotes]
+    minimum = minimum or EvidenceMinimum()
+    checks = [check_quote(quote, document, minimum) for quote in quotes]
+    return [Quote(check.quote, check.ok, check.describe(minimum)) for check in checks]
 
 
-def locate(quote: str, document: str, context: int = CONTEXT_CHARS) -> QuoteInPlace | None:
-    """The quote's first occurrence with ``context`` characters around it, or ``None``."""
-    start = document.find(quote) if quote else -1
-    if start < 0:
+def locate(check: QuoteCheck, document: str, context: int = CONTEXT_CHARS) -> QuoteInPlace | None:
+    """An accepted quote's place with ``context`` characters around it, or ``None``."""
+    if check.span is None:
         return None
-    end = start + len(quote)
+    start, end = check.span
     window_start = max(0, start - context)
     window_end = min(len(document), end + context)
     return QuoteInPlace(
         before=document[window_start:start],
-        quote=quote,
+        quote=check.quote,
         after=document[end:window_end],
         line=document.count("\n", 0, start) + 1,
         clipped_start=window_start > 0,

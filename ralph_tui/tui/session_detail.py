@@ -10,6 +10,7 @@ from ralph_tui.tui.evidence import check_quotes, evidence_of
 from ralph_tui.tui.formatting import millis
 from ralph_tui.tui.widgets.output_pane import MARKS, candidate_text
 from ralph_tui.tui.widgets.validation_pane import FAIL, PASS, issue_line, rule_line
+from ralph_tui.validate.evidence import EvidenceMinimum
 
 
 def timeline_label(trace: IterationTrace) -> Content:
@@ -28,7 +29,9 @@ def _timings(trace: IterationTrace) -> str:
     return " · ".join(parts)
 
 
-def iteration_content(trace: IterationTrace, document: str | None) -> Content:
+def iteration_content(
+    trace: IterationTrace, document: str | None, minimum: EvidenceMinimum | None = None
+) -> Content:
     """Constraints, output (evidence checked), hard checks, judge and feedback of ``trace``."""
     verdict = (
         ("passed", "bold $text-success")
@@ -46,7 +49,7 @@ def iteration_content(trace: IterationTrace, document: str | None) -> Content:
     ]
     lines.extend(Content(f"  {n}. {c}") for n, c in enumerate(trace.constraints, 1))
     lines += [Content(""), _section("Output"), candidate_text(trace.output)]
-    for quote in check_quotes(evidence_of(trace.output), document):
+    for quote in check_quotes(evidence_of(trace.output), document, minimum):
         lines.append(Content.assemble("  ", MARKS[quote.verified], quote.text))
     lines += [Content(""), _section("Hard checks")]
     lines.extend(Content("  ") + rule_line(rule) for rule in trace.hard_validation.rules)

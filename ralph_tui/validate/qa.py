@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from ralph_tui.events import RuleResult
+from ralph_tui.validate.evidence import EvidenceMinimum, check_quote
 from ralph_tui.validate.normalize import DASH_CHARS, QUOTE_MARK_CHARS, find_near_miss
 
 MIN_BULLETS, MAX_BULLETS = 3, 7
@@ -35,7 +36,12 @@ def preview(text: str, limit: int = _PREVIEW_CHARS) -> str:
     return f'"{clipped}"'
 
 
-def hard_validate_qa(answer: str, evidence: Sequence[str], document: str) -> list[RuleResult]:
+def hard_validate_qa(
+    answer: str,
+    evidence: Sequence[str],
+    document: str,
+    minimum: EvidenceMinimum | None = None,
+) -> list[RuleResult]:
     """All QA rules, in a fixed order: answer format first, then the evidence quotes."""
     return [
         check_bullet_format(answer),
@@ -43,7 +49,7 @@ def hard_validate_qa(answer: str, evidence: Sequence[str], document: str) -> lis
         check_evidence_count(evidence),
         check_quote_length(evidence),
         check_no_duplicate_quotes(evidence),
-        check_quotes_verbatim(evidence, document),
+        check_quotes_verbatim(evidence, document, minimum),
     ]
 
 
@@ -121,14 +127,22 @@ def check_no_duplicate_quotes(evidence: Sequence[str]) -> RuleResult:
     return RuleResult(name="no_duplicate_quotes", ok=True, message="all quotes are distinct")
 
 
-def check_quotes_verbatim(evidence: Sequence[str], document: str) -> RuleResult:
-    """Every quote must be a verbatim substring of the document."""
+def check_quotes_verbatim(
+    evidence: Sequence[str], document: str, minimum: EvidenceMinimum | None = None
+) -> RuleResult:
+    """Every quote must be acceptable evidence: long enough, and verbatim in the document."""
+    minimum = minimum or EvidenceMinimum()
+    if not evidence:
+        return RuleResult(name="quotes_verbatim", ok=False, message="no quotes to check")
     problems = []
     for number, quote in enumerate(evidence, 1):
-        if not quote.strip():
-            problems.append(f"quote {number} is empty")
-        elif quote not in document:
+        check = check_quote(quote, document, minimum)
+        if check.problem == "not_found":
             problems.append(_describe_missing_quote(number, quote, document))
+        elif check.problem == "empty":
+            problems.append(f"quote {number} {check.describe(minimum)}")
+        elif check.problem is not None:
+            problems.append(f"quote {number} {check.describe(minimum)}: {preview(quote)}")
     if problems:
         return RuleResult(name="quotes_verbatim", ok=False, message="; ".join(problems))
     return RuleResult(name="quotes_verbatim", ok=True, message="every quote is in the document")

@@ -12,6 +12,7 @@ from ralph_tui.tui import formatting as fmt
 from ralph_tui.tui.diffs import output_lines, unified
 from ralph_tui.tui.event_buffer import EventBuffer
 from ralph_tui.tui.evidence import check_quotes, locate
+from ralph_tui.validate.evidence import check_quote
 from ralph_tui.tui.path_completion import complete_path
 from ralph_tui.tui.run_control import RunControl
 from ralph_tui.tui.run_state import RunProgress
@@ -91,11 +92,11 @@ def test_quotes_are_verified_verbatim_and_located() -> None:
     quotes = check_quotes([VERIFIED_QUOTE, "each filter is backwashed", ""], document)
     assert [q.verified for q in quotes] == [True, False, False]
     assert check_quotes([VERIFIED_QUOTE], None)[0].verified is None
-    place = locate(VERIFIED_QUOTE, document, context=6)
+    place = locate(check_quote(VERIFIED_QUOTE, document), document, context=6)
     assert place is not None and place.line == 2
     assert (place.before, place.after) == ("line.\n", " More.")
     assert place.clipped_start and not place.clipped_end
-    assert locate("absent", document) is None
+    assert locate(check_quote("absent from the text", document), document) is None
 
 
 def test_diff_of_outputs() -> None:

@@ -197,10 +197,10 @@ def test_quote_marks_inside_a_near_miss_span_are_escaped_as_json() -> None:
 
 
 def test_every_failing_quote_is_reported_in_one_message() -> None:
-    quotes = ["The outer loop generates a candidate", "not there", "The judge runs on a"]
+    quotes = ["The outer loop generates a candidate", "not there at all", "The judge runs on a"]
     document = DOCUMENT.replace("The judge runs on a", "The judge  runs on a")
     message = rule(hard_validate_qa(ANSWER, quotes, document), "quotes_verbatim").message
-    assert message.startswith('quote 2 is not in the document: "not there"; quote 3 differs')
+    assert message.startswith('quote 2 is not in the document: "not there at all"; quote 3 differs')
 
 
 def test_evidence_windows_are_centred_on_each_quote() -> None:

@@ -12,6 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
 from ralph_tui.tui.evidence import QuoteInPlace, locate
+from ralph_tui.validate.evidence import EvidenceMinimum, check_quote
 
 
 def quote_in_place_content(place: QuoteInPlace) -> Content:
@@ -48,10 +49,19 @@ class EvidenceModal(ModalScreen[None]):
         ),
     ]
 
-    def __init__(self, quote: str, document: str | None, doc_name: str) -> None:
+    def __init__(
+        self,
+        quote: str,
+        document: str | None,
+        doc_name: str,
+        minimum: EvidenceMinimum | None = None,
+    ) -> None:
         super().__init__()
         self.quote = quote
-        self.place = locate(quote, document) if document is not None else None
+        minimum = minimum or EvidenceMinimum()
+        check = check_quote(quote, document or "", minimum)
+        self.place = locate(check, document) if document is not None else None
+        self.problem = check.describe(minimum)
         self.document_missing = document is None
         self.doc_name = doc_name
 
@@ -72,7 +82,7 @@ class EvidenceModal(ModalScreen[None]):
         reason = (
             "The document could not be read, so the quote cannot be checked."
             if self.document_missing
-            else "This quote is not a verbatim substring of the document."
+            else f"This quote {self.problem}."
         )
         return Content.assemble((reason, "bold $text-error"), "\n\n", (self.quote, "italic"))
 

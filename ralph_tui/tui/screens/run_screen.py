@@ -194,7 +194,12 @@ class RunScreen(Screen[None]):
         output = self.monitor.output
         path = self.monitor.document_path
         self.app.push_screen(
-            EvidenceModal(message.quote, output.document, path.name if path else "document")
+            EvidenceModal(
+                message.quote,
+                output.document,
+                path.name if path else "document",
+                output.minimum,
+            )
         )
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:

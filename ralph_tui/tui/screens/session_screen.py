@@ -29,6 +29,7 @@ from ralph_tui.traces.liveness import effective_status
 from ralph_tui.traces.models import IterationTrace, SessionRecord
 from ralph_tui.traces.store import TraceStore
 from ralph_tui.tui import formatting as fmt
+from ralph_tui.tui.context import evidence_minimum
 from ralph_tui.tui.run_state import RunProgress
 from ralph_tui.tui.screens.constraints_editor import ConstraintsEditor
 from ralph_tui.tui.session_detail import diff_content, iteration_content, timeline_label
@@ -325,7 +326,13 @@ class SessionScreen(Screen[None]):
             detail.update(Content.styled("No iteration has finished yet.", "$text-muted"))
             diff.update("")
         else:
-            detail.update(iteration_content(trace, self.data.document))
+            detail.update(
+                iteration_content(
+                    trace,
+                    self.data.document,
+                    evidence_minimum(self.app),
+                )
+            )
             diff.update(diff_content(self.trace(trace.iteration - 1), trace))
         if iteration != self.selected:
             self.selected = iteration

@@ -14,7 +14,9 @@ from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from ralph_tui.tui.context import evidence_minimum
 from ralph_tui.tui.evidence import Quote, check_quotes, evidence_of
+from ralph_tui.validate.evidence import EvidenceMinimum
 
 MARKS = {
     True: ("✓ ", "bold $text-success"),
@@ -82,6 +84,11 @@ class OutputPane(Vertical):
         self.output: dict[str, Any] | None = None
         self.document: str | None = None
         self.quotes: list[Quote] = []
+        self.minimum = EvidenceMinimum()
+
+    def on_mount(self) -> None:
+        self.minimum = evidence_minimum(self.app)
+        self._show_quotes()
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="candidate"):
@@ -101,7 +108,7 @@ class OutputPane(Vertical):
         self._show_quotes()
 
     def _show_quotes(self) -> None:
-        self.quotes = check_quotes(evidence_of(self.output), self.document)
+        self.quotes = check_quotes(evidence_of(self.output), self.document, self.minimum)
         options = self.query_one("#evidence", OptionList)
         highlighted = options.highlighted
         options.clear_options()
