@@ -12,11 +12,11 @@ from ralph_tui.tui import formatting as fmt
 from ralph_tui.tui.diffs import output_lines, unified
 from ralph_tui.tui.event_buffer import EventBuffer
 from ralph_tui.tui.evidence import check_quotes, locate
-from ralph_tui.validate.evidence import check_quote
 from ralph_tui.tui.path_completion import complete_path
 from ralph_tui.tui.run_control import RunControl
 from ralph_tui.tui.run_state import RunProgress
 from ralph_tui.tui.transcripts import TranscriptBook
+from ralph_tui.validate.evidence import check_quote
 from tests.tui.scripted import FIRST_CONSTRAINTS, T0, VERIFIED_QUOTE, outcome, scripted_events
 
 SESSION = "2026-01-01/qa-00000001"
