@@ -13,6 +13,7 @@ from typing import Any
 
 from ralph_tui.llm.errors import BadRequestError
 from ralph_tui.llm.offline import roles, worker
+from ralph_tui.llm.offline.constraints import Steering, read_constraints
 from ralph_tui.llm.prompt_io import parse_input
 from ralph_tui.llm.types import ChatMessage, Completion, ToolCall, ToolChoice, ToolDefinition, Usage
 
@@ -29,9 +30,17 @@ STRUCTURED_ROLES: list[tuple[frozenset[str], RoleFn]] = [
 
 
 def _fallback(fields: dict[str, Any], kind: str) -> dict[str, Any]:
-    passages = worker.printed_passages(str(fields.get("trajectory", "")).replace("\\n", "\n"))
+    trajectory = str(fields.get("trajectory", "")).replace("\\n", "\n")
+    passages = worker.printed_passages(trajectory)
+    if kind != "answer":
+        return worker.brief_output(passages)
     query = str(fields.get("query") or fields.get("task") or "")
-    return worker.qa_output(passages, query) if kind == "answer" else worker.brief_output(passages)
+    return worker.qa_output(passages, query, trajectory, _steering(fields))
+
+
+def _steering(fields: dict[str, Any]) -> Steering:
+    constraints = fields.get("constraints") or []
+    return read_constraints([str(c) for c in constraints] if isinstance(constraints, list) else [])
 
 
 def _judge(fields: dict[str, Any], tool: ToolDefinition) -> dict[str, Any]:
@@ -104,17 +113,17 @@ class OfflineClient:
     def _explore(
         self, messages: list[ChatMessage], fields: dict[str, Any], props: frozenset[str]
     ) -> dict[str, Any]:
-        """Search first, look at the head if that found too little, then submit."""
+        """Search once (steered by the constraints), then submit from what it printed."""
         query = str(fields.get("query") or fields.get("task") or "")
         hints = fields.get("docReaderHints") or []
-        query_with_hints = " ".join([query, *map(str, hints)])
+        steering = _steering(fields)
         steps_taken = sum(1 for m in messages if m.role == "assistant" and m.tool_calls)
+        if steps_taken == 0:
+            search_for = " ".join([query, *map(str, hints)])
+            return {"code": worker.search_code(search_for, steering), "resultReady": False}
         observations = "\n".join(m.content for m in messages if m.role == "tool")
         passages = worker.printed_passages(observations)
-        if steps_taken == 0:
-            return {"code": worker.search_code(query_with_hints), "resultReady": False}
-        if len(passages) < 3 and steps_taken == 1:
-            return {"code": worker.head_code(), "resultReady": False}
         if "evidence" in props:
-            return {**worker.qa_output(passages, query), "resultReady": True}
+            output = worker.qa_output(passages, query, observations, steering)
+            return {**output, "resultReady": True}
         return {**worker.brief_output(passages), "resultReady": True}

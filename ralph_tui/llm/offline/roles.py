@@ -35,17 +35,28 @@ def _bullets(answer: str) -> list[str]:
 
 
 def qa_judge(fields: dict[str, Any]) -> dict[str, Any]:
-    """Each bullet must be lexically supported by the evidence windows around the quotes."""
+    """Each bullet must address the question (share a term with it) and be supported by the
+    evidence windows around the quotes; the answer must cover most of the question's terms."""
     windows = _as_text(fields.get("evidence_contexts") or fields.get("evidence"))
+    question = stems(_as_text(fields.get("query")))
+    answer = _as_text(fields.get("answer"))
     issues = []
-    for number, bullet in enumerate(_bullets(_as_text(fields.get("answer"))), start=1):
+    for number, bullet in enumerate(_bullets(answer), start=1):
         share = support(bullet, windows)
-        if share < SUPPORTED:
+        if question and not stems(bullet) & question:
+            issues.append(
+                f"Bullet {number} does not address the question (it shares none of its terms:"
+                f" {', '.join(sorted(question)[:6])}): {clip_words(bullet, 120)}"
+            )
+        elif share < SUPPORTED:
             missing = sorted(stems(bullet) - stems(windows))[:6]
             issues.append(
                 f"Bullet {number} is not supported by the evidence ({share:.0%} of its terms "
                 f"appear; missing: {', '.join(missing)}): {clip_words(bullet, 120)}"
             )
+    unanswered = sorted(question - stems(answer))
+    if len(unanswered) * 2 > len(question):
+        issues.append(f"The answer leaves most of the question unanswered: {', '.join(unanswered)}")
     return {"ok": "no" if issues else "yes", "issues": issues}
 
 

@@ -12,7 +12,9 @@ _STOPWORD_TEXT = """a about above after again against all also am an and any are
     other our ours ourselves out over own same she should so some such than that the their
     theirs them themselves then there these they this those through to too under until up very
     was we were what when where which while who whom why will with would you your yours
-    yourself yourselves explain describe summarize list give tell document text please"""
+    yourself yourselves explain describe summarize list give tell document text please
+    often carried carry happen happens happened long many much kind type way ways make made
+    take takes taken done need needs use used"""
 STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'\-]*")
@@ -23,7 +25,7 @@ def content_words(text: str) -> list[str]:
     """Lower-cased words of three or more letters that are not stopwords, in order."""
     return [
         w
-        for w in (m.group(0).lower().strip("'-") for m in _WORD.finditer(text))
+        for w in (m.group(0).lower().removesuffix("'s").strip("'-") for m in _WORD.finditer(text))
         if len(w) >= 3 and w not in STOPWORDS
     ]
 

@@ -1,61 +1,61 @@
 """The offline baseline as an RLM worker: the code it writes, and what it reads back.
 
 It never sees the document. Its first step writes search code that runs in the sandbox over
-``context`` and prints the best-matching passages as JSON strings; its last step builds the
-output from those printed passages only, so every quote is a verbatim slice of the document.
+``context``: it splits the document into sentences, keeps those holding enough of the search
+terms (and none of the left-out ones), and prints which terms the document holds at all and
+the best sentences as JSON strings. Its last step answers from those printed sentences only:
+each quote is a whole sentence (or a clause ending at punctuation), each bullet its quote's
+text, and a question whose terms the document mostly lacks gets an honest "not found".
 """
 
 from __future__ import annotations
 
 import json
 
-from ralph_tui.llm.offline.text import clip_words, content_words, stem
+from ralph_tui.llm.offline.constraints import Steering
+from ralph_tui.llm.offline.text import content_words, stem
 
 MAX_QUOTE_CHARS = 160
+MIN_CLAUSE_WORDS = 8
+"""A clause shorter than this is more likely a list cut at a comma than a statement."""
 PASSAGES_SHOWN = 12
+FOUND_PREFIX = "terms found: "
 
-SEARCH_CODE = """import json, re
+SEARCH_CODE = """import json, math, re
 TERMS = {terms!r}
-_DELIMS = (". ", "! ", "? ", "\\n")
-_alternatives = "|".join(re.escape(t) for t in TERMS)
-_pattern = re.compile(r"\\b(?:" + _alternatives + ")", re.IGNORECASE) if TERMS else None
+FOCUS = {focus!r}
+LEAVE_OUT = {leave_out!r}
+NEED = {need}
 
-def passage_bounds(pos):
-    lo = max(0, pos - 400)
-    head = context[lo:pos]
-    start = lo + max((head.rfind(d) + len(d) for d in _DELIMS if head.rfind(d) >= 0), default=0)
-    tail = context[pos:pos + 400]
-    ends = [tail.find(d) + (d != "\\n") for d in _DELIMS if tail.find(d) >= 0]
-    end = pos + (min(ends) if ends else len(tail))
-    while start < end and context[start].isspace():
-        start += 1
-    while end > start and context[end - 1].isspace():
-        end -= 1
-    return start, end
+def has(term, low):
+    return re.search(r"\\b" + re.escape(term), low) is not None
 
-spans = {{}}
-if _pattern is not None:
-    for n, match in enumerate(_pattern.finditer(context)):
-        if n >= 20000:
-            break
-        s, e = passage_bounds(match.start())
-        if context[s] != "#" and len(context[s:e].split()) >= 6:
-            spans[s] = e
+sentences = []
+for line in context.splitlines():
+    line = line.strip()
+    if not line or line[0] in "#|":
+        continue
+    for part in re.split(r"(?<=[.!?])\\s+", line):
+        if len(part.split()) >= 5:
+            sentences.append(part)
+whole = context.lower()
+print("{found_prefix}" + json.dumps([t for t in TERMS + FOCUS if has(t, whole)]))
+lows = [text.lower() for text in sentences]
+# A term in few sentences says more about the question than one in many.
+weight = {{t: math.log(1 + len(lows) / (1 + sum(has(t, low) for low in lows))) for t in TERMS}}
+rarest = max((t for t in TERMS if has(t, whole)), key=weight.get, default=None)
 scored = []
-for s, e in spans.items():
-    low = context[s:e].lower()
-    scored.append((sum(t in low for t in TERMS), -s, s, e))
-scored.sort(reverse=True)
-print(f"document: {{len(context):,}} characters; {{len(spans)}} passages mention {{TERMS}}")
-for score, _, s, e in scored[:{shown}]:
-    print(json.dumps(context[s:e][:300]))
-"""
-
-HEAD_CODE = """import json
-heads = [line.strip() for line in context[:20000].splitlines() if len(line.strip()) >= 20]
-print(f"document head: {{len(heads)}} lines")
-for line in heads[:{shown}]:
-    print(json.dumps(line[:300]))
+for n, low in enumerate(lows):
+    if any(has(t, low) for t in LEAVE_OUT):
+        continue
+    held = [t for t in TERMS if has(t, low)]
+    focus = sum(has(t, low) for t in FOCUS)
+    if len(held) >= NEED or rarest in held or focus:
+        scored.append((-focus, -sum(weight[t] for t in held), n, sentences[n]))
+scored.sort()
+print(f"{{len(sentences)}} sentences; {{len(scored)}} hold enough of the terms")
+for *_, text in scored[:{shown}]:
+    print(json.dumps(text))
 """
 
 
@@ -67,12 +67,21 @@ def search_terms(text: str, limit: int = 8) -> list[str]:
     return sorted(seen, key=len, reverse=True)[:limit]
 
 
-def search_code(query: str) -> str:
-    return SEARCH_CODE.format(terms=search_terms(query), shown=PASSAGES_SHOWN)
+def needed_terms(query: str, steering: Steering) -> int:
+    """Question terms a sentence must hold (unless it holds the rarest): two when the question
+    has two, one when the validator asked for more lines."""
+    return 1 if steering.wants_more else min(2, len(search_terms(query)))
 
 
-def head_code() -> str:
-    return HEAD_CODE.format(shown=PASSAGES_SHOWN)
+def search_code(query: str, steering: Steering) -> str:
+    return SEARCH_CODE.format(
+        terms=[t for t in search_terms(query) if t not in steering.leave_out],
+        focus=steering.focus,
+        leave_out=steering.leave_out,
+        need=needed_terms(query, steering),
+        found_prefix=FOUND_PREFIX,
+        shown=PASSAGES_SHOWN,
+    )
 
 
 def printed_passages(observation: str) -> list[str]:
@@ -91,36 +100,68 @@ def printed_passages(observation: str) -> list[str]:
     return list(passages)
 
 
-def quote_from(passage: str, query: str) -> str:
-    """A verbatim slice of ``passage`` of at most 160 characters holding a query term.
+def printed_terms(observation: str) -> list[str] | None:
+    """The search terms the search code found in the document (``None`` if it never said)."""
+    for line in observation.splitlines():
+        if line.startswith(FOUND_PREFIX):
+            terms = json.loads(line.removeprefix(FOUND_PREFIX))
+            return [str(term) for term in terms]
+    return None
 
-    It starts where the passage starts unless the first term comes too late for that.
-    """
+
+def missing_terms(query: str, observation: str) -> list[str]:
+    """The question's terms the document does not hold at all."""
+    found = printed_terms(observation) or []
+    return [term for term in search_terms(query) if term not in found]
+
+
+def quote_from(passage: str) -> str | None:
+    """The whole sentence, or its longest opening clause ending at punctuation within 160
+    characters; ``None`` when no such clause holds enough words."""
     if len(passage) <= MAX_QUOTE_CHARS:
         return passage
-    low = passage.lower()
-    hits = [low.find(t) for t in search_terms(query) if low.find(t) >= 0]
-    start = 0
-    if hits and min(hits) > MAX_QUOTE_CHARS - 20:
-        start = passage.find(" ", min(hits) - 60) + 1  # the first term is late: quote around it
-    return clip_words(passage[start:], MAX_QUOTE_CHARS).strip()
+    cut = max(passage.rfind(mark, 0, MAX_QUOTE_CHARS) for mark in (", ", "; ", ": "))
+    clause = passage[: cut + 1] if cut > 0 else ""
+    return clause if len(clause.split()) >= MIN_CLAUSE_WORDS else None
 
 
-def qa_output(passages: list[str], query: str, limit: int = 5) -> dict[str, object]:
-    """Answer bullets and evidence quotes, each bullet restating its own verbatim quote."""
-    quotes: dict[str, None] = {}
+def bullet_of(quote: str) -> str:
+    """The quote as an answer line: its own words and final punctuation, nothing added."""
+    return "- " + quote.rstrip(",;: ")
+
+
+def not_found_output(missing: list[str]) -> dict[str, object]:
+    """An honest answer when the document does not address the question."""
+    named = ", ".join(missing) if missing else "the question's terms together"
+    return {
+        "answer": f"- The document does not address this question; it lacks: {named}",
+        "evidence": [],
+    }
+
+
+def qa_output(
+    passages: list[str], query: str, observation: str, steering: Steering
+) -> dict[str, object]:
+    """Bullets and quotes from the printed sentences, or "not found" when the document
+    lacks most of the question's terms or no sentence holds enough of them."""
+    missing = missing_terms(query, observation)
+    if len(missing) * 2 > len(search_terms(query)):
+        return not_found_output(missing)
+    limit = 7 if steering.wants_more else 5
+    quotes: dict[str, None] = dict.fromkeys(steering.exact_quotes)
     for passage in passages:
-        quote = quote_from(passage, query)
-        if quote.lower() not in {q.lower() for q in quotes}:
-            quotes[quote] = None
-        if len(quotes) == limit:
-            break
+        quote = quote_from(passage)
+        if quote is not None and len(quotes) < limit:
+            quotes.setdefault(quote, None)
+    if not quotes:
+        return not_found_output(missing)
     chosen = list(quotes)
-    answer = "\n".join(f"- {q.rstrip('.')}." for q in chosen)
-    return {"answer": answer, "evidence": chosen}
+    return {"answer": "\n".join(bullet_of(quote) for quote in chosen), "evidence": chosen}
 
 
 def brief_output(passages: list[str], limit_chars: int = 1800) -> dict[str, object]:
+    if not passages:
+        return {"brief": "No passage of the document holds the task's terms."}
     lines = ["Passages of the document relevant to the task:"]
     for passage in passages:
         line = f"- {passage}"

@@ -1,0 +1,100 @@
+"""Constraints steer the offline baseline in ways a user can predict, and its judge checks
+that each bullet addresses the question."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+from typing import Any
+
+from ralph_tui.agents.output_tool import rlm_tool
+from ralph_tui.llm.offline.constraints import read_constraints
+from ralph_tui.llm.offline.text import stem
+from ralph_tui.llm.types import ChatMessage
+from ralph_tui.roles.judge import JudgeOutput
+from ralph_tui.roles.worker import QAOutput
+from tests.offline.test_offline_client import SAMPLE, conversation, play, tool_for
+
+DOCUMENT = SAMPLE.read_text(encoding="utf-8")
+ROTA = "Who shares the on-call duty manager rota?"
+BACKWASH = "How often are the filters backwashed, and what triggers an early backwash?"
+
+
+async def answer(query: str, constraints: list[str]) -> dict[str, Any]:
+    """The worker's submitted output after it ran its own code over the handbook."""
+    messages = conversation({"query": query, "constraints": constraints})
+    tool = rlm_tool(QAOutput)
+    for step in range(3):
+        args = await play(tool, messages)
+        call = {"id": f"c{step}", "name": tool.name, "arguments": json.dumps(args)}
+        messages.append(ChatMessage(role="assistant", tool_calls=[call]))  # type: ignore[list-item]
+        if args["resultReady"]:
+            return args
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed):
+            exec(args["code"], {"context": DOCUMENT})
+        messages.append(
+            ChatMessage(role="tool", tool_call_id=f"c{step}", content=printed.getvalue())
+        )
+    raise AssertionError("the offline worker never submitted")
+
+
+async def test_a_named_term_steers_the_search_to_its_passages() -> None:
+    plain = await answer(ROTA, [])
+    steered = await answer(ROTA, ["Focus on the telemetry autodialler."])
+    assert not any("autodialler" in quote for quote in plain["evidence"][:1])
+    assert "autodialler" in steered["evidence"][0]
+    assert steered["answer"] != plain["answer"]
+
+
+async def test_a_leave_out_constraint_removes_those_passages() -> None:
+    plain = await answer(BACKWASH, [])
+    trimmed = await answer(BACKWASH, ["Leave out turbidity."])
+    assert any("turbidity" in quote for quote in plain["evidence"])
+    assert trimmed["evidence"] and not any("turbidity" in q for q in trimmed["evidence"])
+
+
+async def test_the_validators_count_feedback_brings_more_lines() -> None:
+    plain = await answer(ROTA, [])
+    feedback = 'Give 3 to 7 answer lines, each starting with "- ": 2 bullet lines'
+    more = await answer(ROTA, [feedback])
+    assert len(more["evidence"]) > len(plain["evidence"])
+    assert len(more["answer"].splitlines()) == len(more["evidence"]) <= 7
+
+
+async def test_the_validators_exact_text_is_quoted_first() -> None:
+    exact = "Only one filter may be in backwash at any time"
+    feedback = (
+        "Copy every evidence quote character for character from the document: quote 1 differs"
+        " from the document only in whitespace; copy the document's exact text instead, here as"
+        f" a JSON string: {json.dumps(exact)}"
+    )
+    result = await answer(BACKWASH, [feedback])
+    assert result["evidence"][0] == exact and exact in DOCUMENT
+
+
+def test_only_the_documented_constraint_forms_are_read() -> None:
+    steering = read_constraints(
+        [
+            "Focus on chlorine dosing",
+            "Leave out the reservoirs",
+            "Cover the part of the task the last output left out: phosphate",
+        ]
+    )
+    assert steering.focus == [stem("chlorine"), stem("dosing")]
+    assert steering.leave_out == ["reservoir"]
+    assert not steering.wants_more and not steering.exact_quotes
+
+
+async def test_the_judge_flags_a_bullet_that_does_not_address_the_question() -> None:
+    quotes = ["Each filter is backwashed after 48 hours in service."]
+    on_topic = "- Each filter is backwashed after 48 hours in service."
+    off_topic = "- The works has four dissolved air flotation (DAF) units, each rated at 16 ML/d."
+    fields = {"query": BACKWASH, "evidence_contexts": [*quotes, off_topic[2:]]}
+    good = await play(tool_for(JudgeOutput), conversation({**fields, "answer": on_topic}))
+    bad = await play(
+        tool_for(JudgeOutput), conversation({**fields, "answer": f"{on_topic}\n{off_topic}"})
+    )
+    assert good["ok"] == "yes"
+    assert bad["ok"] == "no" and "Bullet 2 does not address the question" in bad["issues"][0]
