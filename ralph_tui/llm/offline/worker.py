@@ -51,7 +51,7 @@ for n, low in enumerate(lows):
     held = [t for t in TERMS if has(t, low)]
     focus = sum(has(t, low) for t in FOCUS)
     if len(held) >= NEED or rarest in held or focus:
-        scored.append((-focus, -sum(weight[t] for t in held), n, sentences[n]))
+        scored.append((-focus, -len(held), -sum(weight[t] for t in held), n, sentences[n]))
 scored.sort()
 print(f"{{len(sentences)}} sentences; {{len(scored)}} hold enough of the terms")
 for *_, text in scored[:{shown}]:
