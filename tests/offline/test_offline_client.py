@@ -43,9 +43,11 @@ def tool_for(model: type[BaseModel]) -> ToolDefinition:
     return output_tool(model, "Submit.")
 
 
-async def run_worker(query: str, document: str) -> dict[str, Any]:
+async def run_worker(
+    query: str, document: str, constraints: list[str] | None = None
+) -> dict[str, Any]:
     """Drive the offline worker through its code steps, running each cell in-process."""
-    messages = conversation({"query": query})
+    messages = conversation({"query": query, "constraints": constraints or []})
     tool = rlm_tool(QAOutput)
     for _ in range(4):
         args = await play(tool, messages)

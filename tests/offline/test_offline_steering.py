@@ -3,18 +3,13 @@ that each bullet addresses the question."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 from typing import Any
 
-from ralph_tui.agents.output_tool import rlm_tool
 from ralph_tui.llm.offline.constraints import read_constraints
 from ralph_tui.llm.offline.text import stem
-from ralph_tui.llm.types import ChatMessage
 from ralph_tui.roles.judge import JudgeOutput
-from ralph_tui.roles.worker import QAOutput
-from tests.offline.test_offline_client import SAMPLE, conversation, play, tool_for
+from tests.offline.test_offline_client import SAMPLE, conversation, play, run_worker, tool_for
 
 DOCUMENT = SAMPLE.read_text(encoding="utf-8")
 ROTA = "Who shares the on-call duty manager rota?"
@@ -23,21 +18,7 @@ BACKWASH = "How often are the filters backwashed, and what triggers an early bac
 
 async def answer(query: str, constraints: list[str]) -> dict[str, Any]:
     """The worker's submitted output after it ran its own code over the handbook."""
-    messages = conversation({"query": query, "constraints": constraints})
-    tool = rlm_tool(QAOutput)
-    for step in range(3):
-        args = await play(tool, messages)
-        call = {"id": f"c{step}", "name": tool.name, "arguments": json.dumps(args)}
-        messages.append(ChatMessage(role="assistant", tool_calls=[call]))  # type: ignore[list-item]
-        if args["resultReady"]:
-            return args
-        printed = io.StringIO()
-        with contextlib.redirect_stdout(printed):
-            exec(args["code"], {"context": DOCUMENT})
-        messages.append(
-            ChatMessage(role="tool", tool_call_id=f"c{step}", content=printed.getvalue())
-        )
-    raise AssertionError("the offline worker never submitted")
+    return await run_worker(query, DOCUMENT, constraints)
 
 
 async def test_a_named_term_steers_the_search_to_its_passages() -> None:

@@ -6,6 +6,7 @@ import pytest
 
 from ralph_tui.config import Settings
 from ralph_tui.tui.evidence import check_quotes
+from ralph_tui.tui.screens.evidence_modal import EvidenceModal
 from ralph_tui.validate.evidence import EvidenceMinimum, check_quote
 from ralph_tui.validate.qa import check_quotes_verbatim
 
@@ -63,3 +64,10 @@ def test_the_tui_marks_exactly_what_the_validator_accepts(quote: str) -> None:
     (mark,) = check_quotes([quote], DOCUMENT)
     assert mark.verified == check_quotes_verbatim([quote], DOCUMENT).ok
     assert mark.reason == check_quote(quote, DOCUMENT).describe(EvidenceMinimum())
+
+
+def test_the_evidence_modal_says_why_a_trivial_quote_is_not_verified() -> None:
+    modal = EvidenceModal("4", DOCUMENT, "handbook.md")
+    assert modal.place is None
+    assert modal._where() == "handbook.md — not verified"
+    assert "too short to be evidence" in modal._body().plain
