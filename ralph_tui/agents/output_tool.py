@@ -15,7 +15,11 @@ T = TypeVar("T", bound=BaseModel)
 
 
 def _inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
-    """Resolve ``$ref``s into ``$defs`` so every provider gets one self-contained schema."""
+    """Resolve ``$ref``s into ``$defs`` so every provider gets one self-contained schema.
+
+    Drops pydantic's ``title`` annotations (noise in every prompt), but only where ``title``
+    is a keyword of a schema: a property *named* ``title`` is a field and stays.
+    """
     defs = schema.pop("$defs", {})
 
     def resolve(node: Any) -> Any:
@@ -23,10 +27,15 @@ def _inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
             ref = node.get("$ref")
             if isinstance(ref, str) and ref.startswith("#/$defs/"):
                 return resolve(dict(defs[ref.removeprefix("#/$defs/")]))
-            return {k: resolve(v) for k, v in node.items() if k != "title"}
+            return {k: resolve_member(k, v) for k, v in node.items() if k != "title"}
         if isinstance(node, list):
             return [resolve(v) for v in node]
         return node
+
+    def resolve_member(key: str, value: Any) -> Any:
+        if key in ("properties", "patternProperties") and isinstance(value, dict):
+            return {name: resolve(sub) for name, sub in value.items()}
+        return resolve(value)
 
     resolved: dict[str, Any] = resolve(schema)
     return resolved
@@ -55,17 +64,33 @@ class ArgumentsError(ValueError):
 
 
 def parse_json_object(raw: str) -> dict[str, Any]:
-    """The raw JSON arguments of a tool call as an object (empty arguments are ``{}``)."""
+    """The raw JSON arguments of a tool call as an object (empty arguments are ``{}``).
+
+    Parsing is lenient where the meaning is unambiguous: raw newlines and tabs inside strings
+    (common in generated code) are accepted. A refusal says where the JSON broke and how to
+    fix it, so the model can repair its next call.
+    """
     try:
-        data = json.loads(raw) if raw.strip() else {}
+        data = json.loads(raw, strict=False) if raw.strip() else {}
     except json.JSONDecodeError as exc:
-        raise ArgumentsError(
-            f"The arguments are not valid JSON ({exc.msg} at line {exc.lineno} column "
-            f"{exc.colno}). Call `{OUTPUT_TOOL_NAME}` again with a JSON object."
-        ) from None
+        raise ArgumentsError(_json_error_advice(exc)) from None
     if not isinstance(data, dict):
-        raise ArgumentsError("The arguments must be a JSON object, not " + type(data).__name__)
+        raise ArgumentsError(
+            f"The arguments must be a JSON object, not a JSON {type(data).__name__}. "
+            f"Call `{OUTPUT_TOOL_NAME}` again with an object of the schema's fields."
+        )
     return data
+
+
+def _json_error_advice(exc: json.JSONDecodeError) -> str:
+    reason = exc.msg.removesuffix(" at").removesuffix(" starting")
+    near = exc.doc[max(exc.pos - 40, 0) : exc.pos + 20].replace("\n", "\\n")
+    return (
+        f"The arguments are not valid JSON: {reason} at line {exc.lineno}, column "
+        f"{exc.colno} (near `{near}`). Call `{OUTPUT_TOOL_NAME}` again with one JSON object: "
+        'keys and strings in double quotes, `"` inside strings escaped as `\\"`, commas '
+        "between members, nothing after the closing brace."
+    )
 
 
 def parse_arguments(raw: str, model: type[T]) -> T:
@@ -77,16 +102,45 @@ def parse_arguments(raw: str, model: type[T]) -> T:
         raise ArgumentsError(describe_validation_error(exc)) from None
 
 
+RLM_ACTION = "action"
+"""The one property of the RLM tool: either code to run, or the full output."""
+
+
 def rlm_tool(output_model: type[BaseModel]) -> ToolDefinition:
-    """The output tool: the role's fields (optional until ready), ``code`` and ``resultReady``."""
+    """The RLM output tool: ``action`` is either ``{"code": ...}`` or the output fields with
+    ``resultReady: true``.
+
+    The two shapes are alternatives (``anyOf``) so a grammar-constrained server can only
+    produce a usable turn: code to run, or every required output field. The alternation sits
+    under a property because providers reject ``anyOf`` at a tool schema's top level.
+    """
     base = output_tool(output_model, "Run code in the sandbox, or submit the final output.")
-    schema = dict(base.parameters)
-    properties = dict(schema.get("properties", {}))
-    properties["code"] = {"type": "string", "description": "Python to run in the sandbox."}
-    properties["resultReady"] = {
-        "type": "boolean",
-        "description": "true only when the output fields hold the final answer.",
+    fields = dict(base.parameters)
+    explore = {
+        "type": "object",
+        "properties": {"code": {"type": "string", "description": "Python to run in the sandbox."}},
+        "required": ["code"],
+        "additionalProperties": False,
     }
-    schema["properties"] = properties
-    schema["required"] = ["resultReady"]
+    submit = {
+        "type": "object",
+        "properties": {
+            **fields.get("properties", {}),
+            "resultReady": {"type": "boolean", "const": True},
+        },
+        "required": [*fields.get("required", []), "resultReady"],
+        "additionalProperties": False,
+    }
+    schema = {
+        "type": "object",
+        "properties": {RLM_ACTION: {"anyOf": [explore, submit]}},
+        "required": [RLM_ACTION],
+    }
     return base.model_copy(update={"parameters": schema})
+
+
+def rlm_action(arguments: dict[str, Any]) -> dict[str, Any]:
+    """The action inside RLM tool arguments; flat arguments (``code``/``resultReady`` at the
+    top level, as some models send them) are read as they are."""
+    action = arguments.get(RLM_ACTION)
+    return action if isinstance(action, dict) else arguments

@@ -13,6 +13,7 @@ from ralph_tui.agents.output_tool import (
     ArgumentsError,
     describe_validation_error,
     parse_json_object,
+    rlm_action,
     rlm_tool,
 )
 from ralph_tui.agents.rlm_prompt import (
@@ -161,7 +162,7 @@ class _RLMRun(Generic[T]):
             return None
         turn.replies.extend(answer_other_calls(completion, call))
         try:
-            args = parse_json_object(call.arguments)
+            args = rlm_action(parse_json_object(call.arguments))
         except ArgumentsError as exc:
             turn.replies.append(tool_feedback(call, str(exc)))
             self.step_event(step, "invalid", str(exc))
@@ -170,7 +171,10 @@ class _RLMRun(Generic[T]):
             return self.submit(args, turn, call, step)
         code = args.get("code")
         if not isinstance(code, str) or not code.strip():
-            text = "Give `code` to run, or set `resultReady` to true with the output fields."
+            text = (
+                'Give `action` as {"code": "..."} to run code, or as the output fields with '
+                '"resultReady": true to submit.'
+            )
             turn.replies.append(tool_feedback(call, text))
             self.step_event(step, "invalid", text)
             return None

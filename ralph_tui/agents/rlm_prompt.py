@@ -21,12 +21,11 @@ RLM_TEMPLATE = """{definition}
 
 ## How you work
 You cannot see the document directly. It is loaded in a persistent Python sandbox, and you
-explore it by writing code. Every turn, call `{tool}` with:
-- `code`: Python to run in the sandbox (globals persist between turns; top-level `await` works;
-  print what you need to see; the value of a final bare expression is shown).
-- `resultReady`: false while you are exploring; true when the output fields hold your final
-  answer. When `resultReady` is true the output fields are validated and `code` is not run.
-- the output fields ({fields}): fill them only when `resultReady` is true.
+explore it by writing code. Every turn, call `{tool}` with one `action`, either:
+- `{{"code": "..."}}`: Python to run in the sandbox (globals persist between turns; top-level
+  `await` works; print what you need to see; the value of a final bare expression is shown);
+- or, when you have the final answer, the output fields ({fields}) with `"resultReady": true`:
+  they are validated, and nothing is run.
 
 ## Sandbox variables
 {variables}

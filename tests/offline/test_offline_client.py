@@ -59,11 +59,12 @@ async def run_worker(
                 ],  # type: ignore[list-item]
             )
         )
-        if args["resultReady"]:
-            return args
+        action = args["action"]
+        if action.get("resultReady"):
+            return dict(action)
         printed = io.StringIO()
         with contextlib.redirect_stdout(printed):
-            exec(args["code"], {"context": document})
+            exec(action["code"], {"context": document})
         messages.append(
             ChatMessage(
                 role="tool", tool_call_id=f"c{len(messages) - 1}", content=printed.getvalue()
@@ -91,8 +92,9 @@ async def test_worker_is_deterministic() -> None:
 
 async def test_worker_first_step_never_contains_the_document() -> None:
     args = await play(rlm_tool(QAOutput), conversation({"query": "turbidity limit"}))
-    assert args["resultReady"] is False and "context" in args["code"]
-    assert "Aldermoor" not in args["code"]
+    action = args["action"]
+    assert set(action) == {"code"} and "context" in action["code"]
+    assert "Aldermoor" not in action["code"]
 
 
 async def test_qa_judge_accepts_supported_and_flags_unsupported_bullets() -> None:

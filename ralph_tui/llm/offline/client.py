@@ -97,8 +97,9 @@ class OfflineClient:
         first_user = next((m.content for m in messages if m.role == "user"), "")
         fields = parse_input(first_user)
         props = frozenset(tool.parameters.get("properties", {}))
-        if {"code", "resultReady"} <= props:
-            return json.dumps(self._explore(messages, fields, props))
+        if props == {"action"}:
+            action = self._explore(messages, fields, _action_fields(tool.parameters))
+            return json.dumps({"action": action})
         if {"ok", "issues"} <= props:
             return json.dumps(_judge(fields, tool))
         for needed, role in STRUCTURED_ROLES:
@@ -120,10 +121,16 @@ class OfflineClient:
         steps_taken = sum(1 for m in messages if m.role == "assistant" and m.tool_calls)
         if steps_taken == 0:
             search_for = " ".join([query, *map(str, hints)])
-            return {"code": worker.search_code(search_for, steering), "resultReady": False}
+            return {"code": worker.search_code(search_for, steering)}
         observations = "\n".join(m.content for m in messages if m.role == "tool")
         passages = worker.printed_passages(observations)
         if "evidence" in props:
             output = worker.qa_output(passages, query, observations, steering)
             return {**output, "resultReady": True}
         return {**worker.brief_output(passages), "resultReady": True}
+
+
+def _action_fields(schema: dict[str, Any]) -> frozenset[str]:
+    """Every field the RLM tool's ``action`` alternatives name (code and the output fields)."""
+    choices = schema["properties"]["action"].get("anyOf", [])
+    return frozenset(name for choice in choices for name in choice.get("properties", {}))
