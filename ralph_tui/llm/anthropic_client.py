@@ -15,7 +15,15 @@ from typing import TYPE_CHECKING, Any
 from ralph_tui.llm.models import context_window_tokens
 from ralph_tui.llm.pricing import cost_usd
 from ralph_tui.llm.sdk_client import SDKClient
-from ralph_tui.llm.types import ChatMessage, Completion, ToolCall, ToolChoice, ToolDefinition, Usage
+from ralph_tui.llm.types import (
+    ChatMessage,
+    Completion,
+    ToolCall,
+    ToolChoice,
+    ToolDefinition,
+    Usage,
+    sendable_tool_choice,
+)
 
 if TYPE_CHECKING:
     import httpx2
@@ -178,7 +186,9 @@ class AnthropicClient(SDKClient):
         if tools:
             params["tools"] = to_anthropic_tools(tools)
             if tool_choice is not None:
-                params["tool_choice"] = to_anthropic_tool_choice(tool_choice)
+                params["tool_choice"] = to_anthropic_tool_choice(
+                    sendable_tool_choice(tool_choice, tools)
+                )
         return params
 
     async def _create(self, params: dict[str, Any]) -> Any:

@@ -40,6 +40,11 @@ class OverloadedError(LLMError):
     retryable = True
 
 
+class ServerError(LLMError):
+    """The server failed on this request (a 5xx other than overload). Not retried: the same
+    request would fail again."""
+
+
 class LLMTimeoutError(LLMError):
     retryable = True
 

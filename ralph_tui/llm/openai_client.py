@@ -16,7 +16,15 @@ from ralph_tui.llm.models import context_window_tokens
 from ralph_tui.llm.pricing import cost_usd
 from ralph_tui.llm.sdk_client import SDKClient
 from ralph_tui.llm.sdk_errors import translate_sdk_error
-from ralph_tui.llm.types import ChatMessage, Completion, ToolCall, ToolChoice, ToolDefinition, Usage
+from ralph_tui.llm.types import (
+    ChatMessage,
+    Completion,
+    ToolCall,
+    ToolChoice,
+    ToolDefinition,
+    Usage,
+    sendable_tool_choice,
+)
 
 if TYPE_CHECKING:
     import httpx2
@@ -61,7 +69,8 @@ def to_openai_messages(messages: list[ChatMessage]) -> list[dict[str, Any]]:
             wire.append(
                 {
                     "role": "assistant",
-                    "content": message.content or None,
+                    # A string, never null: llama.cpp's server answers a null content with 500.
+                    "content": message.content,
                     "tool_calls": [
                         {
                             "id": call.id,
@@ -185,7 +194,9 @@ class OpenAIClient(SDKClient):
         if tools:
             params["tools"] = to_openai_tools(tools)
             if tool_choice is not None:
-                params["tool_choice"] = to_openai_tool_choice(tool_choice)
+                params["tool_choice"] = to_openai_tool_choice(
+                    sendable_tool_choice(tool_choice, tools)
+                )
         return params
 
     async def _create(self, params: dict[str, Any]) -> Any:

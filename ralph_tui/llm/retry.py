@@ -1,8 +1,8 @@
 """Bounded retries of retryable LLM failures, with exponential backoff and jitter.
 
 The SDKs' own retries are switched off (``max_retries=0``) so that this is the one place
-that decides: how often, how long to wait, and who gets told (``on_retry``, which the
-loops turn into a ``Notice``). A provider's ``retry-after`` is honoured, up to a cap.
+(on ``tenacity``) that decides: how often, how long to wait, and who gets told (``on_retry``,
+which the loops turn into a ``Notice``). A provider's ``retry-after`` is honoured, up to a cap.
 """
 
 from __future__ import annotations
@@ -12,6 +12,8 @@ import random
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TypeVar
+
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 
 from ralph_tui.llm.errors import LLMError, RateLimitError
 
@@ -63,15 +65,29 @@ async def call_with_retries(
 
     A non-retryable error, or the last retryable one, propagates unchanged.
     """
-    attempt = 0
-    while True:
-        try:
-            return await call()
-        except LLMError as error:
-            attempt += 1
-            if not error.retryable or attempt > policy.max_retries:
-                raise
-            delay = backoff_delay(attempt, error, policy, rand)
-            if on_retry is not None:
-                on_retry(attempt, delay, error)
-            await sleep(delay)
+
+    def wait(state: RetryCallState) -> float:
+        return backoff_delay(state.attempt_number, _error_of(state), policy, rand)
+
+    def notify(state: RetryCallState) -> None:
+        if on_retry is not None and state.next_action is not None:
+            on_retry(state.attempt_number, state.next_action.sleep, _error_of(state))
+
+    retrying = AsyncRetrying(
+        retry=retry_if_exception(lambda error: isinstance(error, LLMError) and error.retryable),
+        stop=stop_after_attempt(policy.max_retries + 1),
+        wait=wait,
+        before_sleep=notify,
+        sleep=sleep,
+        reraise=True,
+    )
+    return await retrying(call)
+
+
+def _error_of(state: RetryCallState) -> LLMError:
+    """The ``LLMError`` that failed the attempt ``state`` describes (the retry predicate
+    admits no other kind)."""
+    assert state.outcome is not None
+    error = state.outcome.exception()
+    assert isinstance(error, LLMError)
+    return error

@@ -23,6 +23,7 @@ from ralph_tui.llm.errors import (
     LLMTimeoutError,
     OverloadedError,
     RateLimitError,
+    ServerError,
 )
 
 CONTEXT_TOO_LONG_MARKERS = (
@@ -40,6 +41,11 @@ CONTEXT_TOO_LONG_MARKERS = (
 llama.cpp, Ollama) say that a prompt does not fit."""
 
 MAX_DETAIL_CHARS = 300
+
+OVERLOAD_STATUSES = (502, 503, 529)
+"""Statuses that say the server is busy or restarting, not that the request was wrong: worth
+a retry. Any other 5xx is a failure on this request (a local server's 500 for a request it
+cannot render) and is reported, not retried."""
 
 
 def translate_sdk_error(exc: Exception, sdk: ModuleType, *, provider: str, model: str) -> LLMError:
@@ -68,9 +74,13 @@ def _from_status(status: int, headers: Any, detail: str, provider: str, model: s
         )
     if status in (408, 504):
         return LLMTimeoutError(f"the provider timed out ({status}): {detail}", **where)
+    if status in OVERLOAD_STATUSES:
+        return OverloadedError(f"the provider is overloaded ({status}): {detail}", **where)
     if status >= 500:
-        return OverloadedError(
-            f"the provider is overloaded or failing ({status}): {detail}", **where
+        return ServerError(
+            f"the server failed on this request ({status}): {detail}. Sending it again would "
+            "fail the same way; check the server's log",
+            **where,
         )
     if status == 413 or (status == 400 and _says_context_too_long(detail)):
         return ContextTooLongError(

@@ -40,6 +40,14 @@ ToolChoice = Literal["auto", "required", "none"] | str
 """``auto``/``required``/``none``, or the name of the one tool the model must call."""
 
 
+def sendable_tool_choice(choice: ToolChoice, tools: list[ToolDefinition]) -> ToolChoice:
+    """``required`` with exactly one tool offered becomes that tool's name: it means the same,
+    and servers that reject ``required`` (llama.cpp's) accept a named tool."""
+    if choice == "required" and len(tools) == 1:
+        return tools[0].name
+    return choice
+
+
 class Usage(BaseModel):
     input_tokens: int = 0
     output_tokens: int = 0

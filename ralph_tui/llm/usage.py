@@ -12,10 +12,10 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ralph_tui.events import UsageUpdated
-from ralph_tui.llm.errors import CostCapReached
+from ralph_tui.llm.errors import CostCapReached, LLMConnectionError, LLMError
 from ralph_tui.llm.retry import OnRetry, RetryPolicy, Sleep, call_with_retries
 from ralph_tui.llm.types import ChatMessage, Completion, LLMClient, ToolChoice, ToolDefinition
 
@@ -29,6 +29,7 @@ class ModelUsage:
     calls: int = 0
     cost_usd: float = 0.0
     unknown_cost_calls: int = 0
+    failed_calls: int = 0
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,9 @@ class UsageSnapshot:
     unknown_cost_calls: int
     cost_cap_usd: float | None
     by_model: dict[str, ModelUsage] = field(default_factory=dict)
+    failed_calls: int = 0
+    """Requests the server received that failed (counted in ``calls`` too): ``calls`` is every
+    request sent, as a server's access log counts them."""
 
     @property
     def cost_fully_known(self) -> bool:
@@ -87,6 +91,17 @@ class UsageLedger:
                 calls=old.calls + 1,
                 cost_usd=old.cost_usd + (completion.cost_usd or 0.0),
                 unknown_cost_calls=old.unknown_cost_calls + (0 if known else 1),
+                failed_calls=old.failed_calls,
+            )
+            return self._snapshot()
+
+    def record_failure(self, provider: str, model: str) -> UsageSnapshot:
+        """Count a request the server received but that failed (no tokens are known)."""
+        key = f"{provider}:{model}"
+        with self._lock:
+            old = self._by_model.get(key, ModelUsage())
+            self._by_model[key] = replace(
+                old, calls=old.calls + 1, failed_calls=old.failed_calls + 1
             )
             return self._snapshot()
 
@@ -104,6 +119,7 @@ class UsageLedger:
             unknown_cost_calls=sum(p.unknown_cost_calls for p in parts),
             cost_cap_usd=self.cost_cap_usd,
             by_model=dict(self._by_model),
+            failed_calls=sum(p.failed_calls for p in parts),
         )
 
     def check(self) -> None:
@@ -153,19 +169,33 @@ class MeteredClient:
         max_tokens: int = 4096,
     ) -> Completion:
         self.ledger.check()
+
+        async def attempt() -> Completion:
+            try:
+                return await self.inner.chat(
+                    messages,
+                    tools=tools,
+                    tool_choice=tool_choice,
+                    temperature=temperature,
+                    max_tokens=max_tokens,
+                )
+            except LLMError as error:
+                if not isinstance(error, LLMConnectionError):  # one that never left is not sent
+                    self._count_failure()
+                raise
+
         completion = await call_with_retries(
-            lambda: self.inner.chat(
-                messages,
-                tools=tools,
-                tool_choice=tool_choice,
-                temperature=temperature,
-                max_tokens=max_tokens,
-            ),
+            attempt,
             policy=self.retry_policy,
             sleep=self.sleep,
             on_retry=self.on_retry,
         )
-        snapshot = self.ledger.record(completion)
+        self._report(self.ledger.record(completion))
+        return completion
+
+    def _count_failure(self) -> None:
+        self._report(self.ledger.record_failure(self.provider, self.model))
+
+    def _report(self, snapshot: UsageSnapshot) -> None:
         if self.on_usage is not None:
             self.on_usage(snapshot)
-        return completion

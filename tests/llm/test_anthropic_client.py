@@ -75,7 +75,7 @@ async def test_tool_call_round_trip(api: FakeAPI, make_anthropic: MakeClient) ->
             "input_schema": RUN_CODE.parameters,
         }
     ]
-    assert sent["tool_choice"] == {"type": "any"}
+    assert sent["tool_choice"] == {"type": "tool", "name": "run_code"}
     assert sent["messages"] == [
         {"role": "user", "content": [{"type": "text", "text": "How long is it?"}]},
         {
@@ -143,7 +143,7 @@ async def test_unknown_model_has_unknown_cost(api: FakeAPI, make_anthropic: Make
     [
         ("auto", {"type": "auto"}),
         ("none", {"type": "none"}),
-        ("required", {"type": "any"}),
+        ("required", {"type": "tool", "name": "run_code"}),
         ("run_code", {"type": "tool", "name": "run_code"}),
     ],
 )
@@ -155,6 +155,17 @@ async def test_tool_choice_shapes(
         [ChatMessage(role="user", content="x")], tools=[RUN_CODE], tool_choice=choice
     )
     assert api.bodies[0]["tool_choice"] == wire
+
+
+async def test_required_among_several_tools_is_any(
+    api: FakeAPI, make_anthropic: MakeClient
+) -> None:
+    api.reply(200, anthropic_message([{"type": "text", "text": "ok"}]))
+    other = RUN_CODE.model_copy(update={"name": "other"})
+    await make_anthropic().chat(
+        [ChatMessage(role="user", content="x")], tools=[RUN_CODE, other], tool_choice="required"
+    )
+    assert api.bodies[0]["tool_choice"] == {"type": "any"}
 
 
 async def test_plain_call_sends_no_optional_fields(

@@ -19,6 +19,7 @@ from ralph_tui.llm.errors import (
     LLMTimeoutError,
     OverloadedError,
     RateLimitError,
+    ServerError,
 )
 from ralph_tui.llm.retry import RetryPolicy
 from ralph_tui.llm.types import ChatMessage, LLMClient
@@ -53,7 +54,7 @@ ANTHROPIC_CASES: list[tuple[int, dict[str, Any], type[LLMError], str]] = [
         "rate limited",
     ),
     (529, anthropic_error("overloaded_error", "Overloaded"), OverloadedError, "529"),
-    (500, anthropic_error("api_error", "Internal server error"), OverloadedError, "500"),
+    (500, anthropic_error("api_error", "Internal server error"), ServerError, "500"),
     (
         400,
         anthropic_error(
@@ -265,11 +266,11 @@ async def test_rate_limit_is_retried_after_the_asked_wait(
     assert len(api.requests) == 2
 
 
-async def test_overload_and_server_errors_are_retried_with_backoff(
+async def test_overload_is_retried_with_backoff(
     api: FakeAPI, make_anthropic: Callable[..., LLMClient]
 ) -> None:
     api.reply(529, anthropic_error("overloaded_error", "Overloaded"))
-    api.reply(500, anthropic_error("api_error", "Internal server error"))
+    api.reply(503, anthropic_error("api_error", "Service unavailable"))
     api.reply(200, anthropic_message([{"type": "text", "text": "back"}]))
     sleeps, retries = Sleeps(), []
     completion = await metered(make_anthropic(), sleeps, retries).chat(HI)
@@ -296,3 +297,46 @@ async def test_context_too_long_is_not_retried(
     with pytest.raises(ContextTooLongError):
         await metered(make_openai(), sleeps, retries).chat(HI)
     assert len(api.requests) == 1 and sleeps.delays == [] and retries == []
+
+
+async def test_a_500_for_the_request_is_reported_and_not_retried(
+    api: FakeAPI, make_openai: Callable[..., LLMClient]
+) -> None:
+    """llama.cpp's server answers a request it cannot render with 500: sending it again would
+    fail the same way, so it is reported once, with what the server said, and metered."""
+    api.reply(500, {"error": {"message": "", "type": "internal_server_error"}})
+    api.reply(200, openai_completion({"content": "never reached"}))
+    sleeps, retries = Sleeps(), []
+    ledger = UsageLedger()
+    client = MeteredClient(
+        make_openai(), ledger, on_retry=lambda *a: retries.append(a), sleep=sleeps
+    )
+    with pytest.raises(ServerError) as caught:
+        await client.chat(HI)
+    assert "(500): [internal_server_error]" in str(caught.value)
+    assert "overloaded" not in str(caught.value)
+    assert len(api.requests) == 1 and retries == [] and sleeps.delays == []
+    assert ledger.snapshot().calls == 1
+
+
+async def test_every_request_sent_is_counted_retries_included(
+    api: FakeAPI, make_openai: Callable[..., LLMClient]
+) -> None:
+    api.reply(503, openai_error("overloaded", "server_error"))
+    api.fail_with(httpx2.ReadTimeout)
+    api.reply(200, openai_completion({"content": "fine"}))
+    ledger = UsageLedger()
+    await MeteredClient(make_openai(), ledger, sleep=Sleeps()).chat(HI)
+    snapshot = ledger.snapshot()
+    assert snapshot.calls == len(api.requests) == 3
+    assert snapshot.failed_calls == 2
+
+
+async def test_a_request_that_never_left_is_not_counted(
+    api: FakeAPI, make_openai: Callable[..., LLMClient]
+) -> None:
+    api.fail_with(httpx2.ConnectError)
+    api.reply(200, openai_completion({"content": "fine"}))
+    ledger = UsageLedger()
+    await MeteredClient(make_openai(), ledger, sleep=Sleeps()).chat(HI)
+    assert ledger.snapshot().calls == 1

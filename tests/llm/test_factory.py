@@ -113,7 +113,8 @@ async def test_calls_are_metered_retried_and_reported(api: FakeAPI) -> None:
     await clients.generate.chat([ChatMessage(role="user", content="q")])
     await clients.sub.chat([ChatMessage(role="user", content="slice")])
     assert any("rate limited" in n and "retry 1 of 3 in 0.0 s" in n for n in notices)
-    assert [u.calls for u in usage] == [1, 2]
+    # The rate-limited request reached the server too: it is counted, as its log counts it.
+    assert [(u.calls, u.failed_calls) for u in usage] == [(1, 1), (2, 1), (3, 1)]
     assert clients.ledger.snapshot().output_tokens == 10
     assert clients.ledger.snapshot().cost_cap_usd == 5.0
     await clients.aclose()

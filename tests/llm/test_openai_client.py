@@ -95,14 +95,43 @@ async def test_tool_call_round_trip(api: FakeAPI, make_openai: MakeClient) -> No
 
 
 @pytest.mark.parametrize("choice", ["auto", "required", "none"])
-async def test_plain_tool_choices_pass_through(
+async def test_plain_tool_choices_pass_through_with_several_tools(
     api: FakeAPI, make_openai: MakeClient, choice: str
 ) -> None:
     api.reply(200, openai_completion({"content": "ok"}))
+    other = VERDICT.model_copy(update={"name": "other"})
     await make_openai().chat(
-        [ChatMessage(role="user", content="x")], tools=[VERDICT], tool_choice=choice
+        [ChatMessage(role="user", content="x")], tools=[VERDICT, other], tool_choice=choice
     )
     assert api.bodies[0]["tool_choice"] == choice
+
+
+async def test_required_with_one_tool_names_it(api: FakeAPI, make_openai: MakeClient) -> None:
+    """llama.cpp's server answers ``required`` with 500; a named tool means the same."""
+    api.reply(200, openai_completion({"content": "ok"}))
+    await make_openai().chat(
+        [ChatMessage(role="user", content="x")], tools=[VERDICT], tool_choice="required"
+    )
+    assert api.bodies[0]["tool_choice"] == {
+        "type": "function",
+        "function": {"name": "submit_verdict"},
+    }
+
+
+async def test_a_tool_call_turn_without_text_sends_empty_content(
+    api: FakeAPI, make_openai: MakeClient
+) -> None:
+    """Never ``"content": null``: llama.cpp's server answers it with 500."""
+    api.reply(200, openai_completion({"content": "ok"}))
+    call = ToolCall(id="call_1", name="submit_verdict", arguments="{}")
+    await make_openai().chat(
+        [
+            ChatMessage(role="user", content="x"),
+            ChatMessage(role="assistant", tool_calls=[call]),
+            ChatMessage(role="tool", tool_call_id="call_1", content="done"),
+        ]
+    )
+    assert api.bodies[0]["messages"][1]["content"] == ""
 
 
 async def test_usage_cost_and_snapshot_pricing(api: FakeAPI, make_openai: MakeClient) -> None:
