@@ -113,6 +113,9 @@ class SandboxPane(VerticalScroll):
         super().__init__(id=id)
         self.follow = follow
         self._pending: deque[SandboxExecuted | SubQuery] = deque(maxlen=MAX_ENTRIES)
+        self._shown: deque[SandboxEntry] = deque()
+        """Entries mounted and kept, oldest first: counted here, not queried from the DOM,
+        where a removal still in progress would be counted (and dropped) twice."""
         self._empty_text = empty_text
         self.dropped = 0
         """Entries not kept: scrolled off the cap or skipped while arriving too fast."""
@@ -137,7 +140,7 @@ class SandboxPane(VerticalScroll):
 
     @property
     def entries(self) -> list[SandboxEntry]:
-        return list(self.query_children(SandboxEntry))
+        return list(self._shown)
 
     @property
     def pending(self) -> int:
@@ -157,15 +160,15 @@ class SandboxPane(VerticalScroll):
             return
         count = min(MOUNT_PER_FLUSH, len(self._pending))
         batch = [SandboxEntry.for_event(self._pending.popleft()) for _ in range(count)]
-        entries = self.entries
         self.query_one("#sandbox-empty").display = False
         if self.follow and not self.is_anchored:
             self.anchor()  # Before mounting: an anchored view stays at the end as it grows.
         self.mount_all(batch)
-        surplus = len(entries) + len(batch) - MAX_ENTRIES
+        self._shown.extend(batch)
+        surplus = len(self._shown) - MAX_ENTRIES
         if surplus > 0:
             self.dropped += surplus
-            self.remove_children(entries[:surplus])
+            self.remove_children([self._shown.popleft() for _ in range(surplus)])
         if self.dropped:
             self.add_class("-dropped")
             self.query_one("#sandbox-dropped", Static).update(
@@ -175,6 +178,7 @@ class SandboxPane(VerticalScroll):
     def reset(self) -> None:
         """Forget every entry (a new run, or another iteration's transcript)."""
         self._pending.clear()
+        self._shown.clear()
         self.dropped = 0
         self.remove_class("-dropped")
         self.remove_children(SandboxEntry)
