@@ -61,6 +61,7 @@ class RLMSpec(Generic[T]):
     max_tokens: int = 4096
     max_output_chars: int = 4000
     cell_timeout_s: float = 30.0
+    start_timeout_s: float = 30.0
     sub_query_concurrency: int = 8
 
 
@@ -117,6 +118,9 @@ class _RLMRun(Generic[T]):
         )
         self.turns: list[_Turn] = []
         self.failures_in_a_row = 0
+        self.cells: list[tuple[str, ExecResult]] = []
+        self.invalid = self.no_call = 0
+        self.last_problem = ""
 
     def messages(self) -> list[ChatMessage]:
         """The conversation so far, with old observations shrunk to keep the prompt bounded."""
@@ -158,14 +162,15 @@ class _RLMRun(Generic[T]):
         call = find_output_call(completion)
         if call is None:
             turn.replies.append(ChatMessage(role="user", content=NUDGE))
+            self.no_call += 1
+            self.last_problem = "no tool call"
             self.step_event(step, "nudge")
             return None
         turn.replies.extend(answer_other_calls(completion, call))
         try:
             args = rlm_action(parse_json_object(call.arguments))
         except ArgumentsError as exc:
-            turn.replies.append(tool_feedback(call, str(exc)))
-            self.step_event(step, "invalid", str(exc))
+            self.refuse(turn, call, step, str(exc))
             return None
         if args.get("resultReady") is True:
             return self.submit(args, turn, call, step)
@@ -175,10 +180,10 @@ class _RLMRun(Generic[T]):
                 'Give `action` as {"code": "..."} to run code, or as the output fields with '
                 '"resultReady": true to submit.'
             )
-            turn.replies.append(tool_feedback(call, text))
-            self.step_event(step, "invalid", text)
+            self.refuse(turn, call, step, text)
             return None
         result = await sandbox.execute(code)
+        self.cells.append((code, result))
         self.report_cell(step, code, result, sandbox.isolation)
         turn.replies.append(tool_feedback(call, self.observation(result)))
         self.step_event(step, "code")
@@ -189,12 +194,29 @@ class _RLMRun(Generic[T]):
         try:
             output = self.spec.output_model.model_validate(fields)
         except ValidationError as exc:
-            text = describe_validation_error(exc)
-            turn.replies.append(tool_feedback(call, text))
-            self.step_event(step, "invalid", text)
+            self.refuse(turn, call, step, describe_validation_error(exc))
             return None
         self.step_event(step, "output")
         return output
+
+    def refuse(self, turn: _Turn, call: ToolCall, step: int, problem: str) -> None:
+        """Tell the model what to fix about a turn that could not be used."""
+        turn.replies.append(tool_feedback(call, problem))
+        self.invalid += 1
+        self.last_problem = problem
+        self.step_event(step, "invalid", problem)
+
+    def out_of_steps(self) -> MaxStepsError:
+        """The error for a run whose steps ran out, with how they were spent."""
+        return MaxStepsError(
+            self.spec.name,
+            self.spec.max_steps,
+            [],
+            self.last_problem,
+            invalid=self.invalid,
+            no_call=self.no_call,
+            explored=len(self.cells),
+        )
 
     def report_cell(self, step: int, code: str, result: ExecResult, isolation: str) -> None:
         self.emit(
@@ -228,12 +250,14 @@ class _RLMRun(Generic[T]):
         return "\n".join(parts)
 
     def trajectory_text(self) -> str:
-        lines = []
-        for turn in self.turns:
-            for call in turn.assistant.tool_calls:
-                lines.append(f"Call: {call.arguments}")
-            lines.extend(f"Result: {reply.content}" for reply in turn.replies)
-        return shrink("\n".join(lines), FALLBACK_TRAJECTORY_CHARS)
+        """The code the model ran and what the sandbox printed: nothing the app told the model
+        (error messages, nudges), so a salvage can only quote what the document gave."""
+        blocks = [
+            f"Code:\n{code}\nResult:\n{result.output}"
+            for code, result in self.cells
+            if result.output
+        ]
+        return shrink("\n\n".join(blocks), FALLBACK_TRAJECTORY_CHARS)
 
 
 async def rlm_agent_forward(
@@ -246,13 +270,18 @@ async def rlm_agent_forward(
     emit: Emit,
     on_notice: Callable[[str], None] | None = None,
 ) -> RLMResult[T]:
-    """Run the RLM loop; on step exhaustion salvage an output flagged ``fallback``."""
+    """Run the RLM loop; on step exhaustion salvage an output flagged ``fallback`` from what
+    the sandbox printed, or raise ``MaxStepsError`` when it printed nothing to salvage from."""
     budget = SubQueryBudget(limit=spec.max_llm_calls)
     runner = SubQueryRunner(
         sub_client, budget, emit, agent=spec.name, concurrency=spec.sub_query_concurrency
     )
     run = _RLMRun(client, spec, inputs, variables, emit, runner)
-    limits = SandboxLimits(timeout_s=spec.cell_timeout_s, max_output_chars=spec.max_output_chars)
+    limits = SandboxLimits(
+        timeout_s=spec.cell_timeout_s,
+        start_timeout_s=spec.start_timeout_s,
+        max_output_chars=spec.max_output_chars,
+    )
     async with await Sandbox.start(
         globals={name: var.value for name, var in variables.items()},
         functions={"llm_query": runner.query, "llm_query_batched": runner.query_batched},
@@ -264,6 +293,8 @@ async def rlm_agent_forward(
             if output is not None:
                 return RLMResult(output, False, step, budget.used, sandbox.isolation)
         isolation = sandbox.isolation
+    if not run.trajectory_text():
+        raise run.out_of_steps()
     output = await _fallback(client, spec, inputs, run, emit)
     return RLMResult(output, True, spec.max_steps, budget.used, isolation)
 
@@ -288,7 +319,7 @@ async def _fallback(
     fallback_inputs = {**inputs, "trajectory": run.trajectory_text()}
     try:
         output = await agent_forward(client, extractor, fallback_inputs, emit)
-    except MaxStepsError as exc:
-        raise MaxStepsError(spec.name, spec.max_steps, exc.gathered, exc.last_error) from None
+    except MaxStepsError:
+        raise run.out_of_steps() from None
     run.step_event(spec.max_steps, "fallback", f"{(time.perf_counter() - started) * 1000:.0f} ms")
     return output

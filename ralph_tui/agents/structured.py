@@ -26,17 +26,59 @@ NUDGE = (
 
 
 class MaxStepsError(Exception):
-    """The step budget ran out before a valid output; ``gathered`` holds what the model said."""
+    """The step budget ran out before a valid output.
 
-    def __init__(self, agent: str, max_steps: int, gathered: list[str], last_error: str) -> None:
-        super().__init__(
-            f"{agent} used all {max_steps} steps without a valid output"
-            + (f" (last problem: {last_error.splitlines()[0]})" if last_error else "")
-        )
+    ``gathered`` holds what the model said; the turn counts say how the steps were spent, so
+    the advice to the next attempt matches what happened.
+    """
+
+    def __init__(
+        self,
+        agent: str,
+        max_steps: int,
+        gathered: list[str],
+        last_error: str,
+        *,
+        invalid: int = 0,
+        no_call: int = 0,
+        explored: int = 0,
+    ) -> None:
         self.agent = agent
         self.max_steps = max_steps
         self.gathered = gathered
         self.last_error = last_error
+        self.invalid, self.no_call, self.explored = invalid, no_call, explored
+        detail = f"; last problem: {_one_line(last_error)}" if last_error else ""
+        super().__init__(
+            f"{agent} used all {max_steps} steps without a valid output ({self.spent()}){detail}"
+        )
+
+    def spent(self) -> str:
+        """How the steps went, e.g. ``4 invalid calls, 2 without a tool call``."""
+        parts = [
+            f"{self.explored} ran code" if self.explored else "",
+            f"{self.invalid} invalid calls" if self.invalid else "",
+            f"{self.no_call} without a tool call" if self.no_call else "",
+        ]
+        return ", ".join(p for p in parts if p) or "no turns"
+
+    def advice(self) -> str:
+        """What the next attempt should do differently."""
+        if self.explored and not (self.invalid or self.no_call):
+            return (
+                f"The previous attempt spent all {self.max_steps} steps running code without "
+                "submitting. Explore less, and submit the output fields with "
+                '"resultReady": true sooner.'
+            )
+        problem = f" The last problem: {_one_line(self.last_error)}" if self.last_error else ""
+        return (
+            f"The previous attempt ran out of steps ({self.spent()}).{problem} Call "
+            f"`{OUTPUT_TOOL_NAME}` every turn with one JSON object that matches its schema."
+        )
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
 
 
 @dataclass
@@ -88,6 +130,7 @@ async def agent_forward(
     ]
     gathered: list[str] = []
     last_error = ""
+    invalid = no_call = 0
     for step in range(1, spec.max_steps + 1):
         completion = await client.chat(
             messages,
@@ -102,6 +145,7 @@ async def agent_forward(
         call = find_output_call(completion)
         if call is None:
             last_error = "no tool call"
+            no_call += 1
             messages.append(ChatMessage(role="user", content=NUDGE))
             emit(AgentStep(agent=spec.name, step=step, max_steps=spec.max_steps, action="nudge"))
             continue
@@ -111,6 +155,7 @@ async def agent_forward(
             output = parse_arguments(call.arguments, spec.output_model)
         except ArgumentsError as exc:
             last_error = str(exc)
+            invalid += 1
             messages.append(tool_feedback(call, last_error))
             emit(
                 AgentStep(
@@ -124,4 +169,6 @@ async def agent_forward(
             continue
         emit(AgentStep(agent=spec.name, step=step, max_steps=spec.max_steps, action="output"))
         return output
-    raise MaxStepsError(spec.name, spec.max_steps, gathered, last_error)
+    raise MaxStepsError(
+        spec.name, spec.max_steps, gathered, last_error, invalid=invalid, no_call=no_call
+    )

@@ -12,11 +12,11 @@ from ralph_tui.events import (
     Emit,
     HardValidation,
     IterationStarted,
-    JudgeIssue,
     Notice,
 )
 from ralph_tui.loops.context import IterationWriter, LoopResult, LoopState, RunContext
 from ralph_tui.loops.iteration import IterationRecord, finish_iteration
+from ralph_tui.loops.phases import PHASE_ERRORS, phase_failed, survivable
 from ralph_tui.loops.task import TaskSetup, judge_task, run_task_loop
 from ralph_tui.roles.aggregator import AGGREGATOR
 from ralph_tui.roles.decomposer import DECOMPOSER, SubTask
@@ -35,8 +35,23 @@ def subtask_iterations(max_iters: int) -> int:
 async def run_decomposed(
     ctx: RunContext, setup: TaskSetup, subtask_traces: SubtaskTraces
 ) -> LoopResult:
-    async with ctx.phase(0, "decompose"):
-        plan = await agent_forward(ctx.clients.generate, DECOMPOSER, {"task": ctx.query}, ctx.emit)
+    """Plan, run each sub-task, merge. Without a plan the task runs whole, as without
+    ``--decompose``: the decomposer's failure is reported, not fatal."""
+    try:
+        async with ctx.phase(0, "decompose"):
+            plan = await agent_forward(
+                ctx.clients.generate, DECOMPOSER, {"task": ctx.query}, ctx.emit
+            )
+    except PHASE_ERRORS as exc:
+        if not survivable(exc):
+            raise
+        ctx.emit(
+            Notice(
+                level="warning",
+                message=f"decomposer_error: no plan ({exc}); running the task whole",
+            )
+        )
+        return await run_task_loop(ctx, setup, LoopState())
     order = plan.execution_order()
     ctx.emit(
         Notice(
@@ -98,26 +113,35 @@ async def aggregate(
     """Merge the sub-task outputs, then check coverage and judge the merged result."""
     record = IterationRecord(iteration=1, query=ctx.query, constraints=[])
     record.extra["subtasks"] = results
-    async with ctx.phase(1, "aggregate") as timing:
-        merged = await agent_forward(
-            ctx.clients.generate,
-            AGGREGATOR,
-            {"task": ctx.query, "subtask_results": results},
-            ctx.emit,
-        )
+    summary = "Merged sub-tasks: " + "; ".join(f"{r['id']} {r['status']}" for r in results)
+    brief = "\n\n".join(str(r["output"]) for r in results)
+    try:
+        async with ctx.phase(1, "aggregate") as timing:
+            merged = await agent_forward(
+                ctx.clients.generate,
+                AGGREGATOR,
+                {"task": ctx.query, "subtask_results": results},
+                ctx.emit,
+            )
+    except PHASE_ERRORS as exc:
+        # What the iteration had: the sub-tasks' outputs, unmerged and unverified.
+        record.output = {"output": brief, "memoryUpdate": summary}
+        finish_iteration(ctx, phase_failed(record, "aggregator_error", exc))
+        return LoopResult("failed", 1, record.output)
     record.timings["aggregateMs"] = timing["ms"]
     titles = [f"{s.title}: {s.description}" for s in order]
-    summary = "Merged sub-tasks: " + "; ".join(f"{r['id']} {r['status']}" for r in results)
     record.output = {"output": merged.output, "memoryUpdate": summary}
-    brief = "\n\n".join(str(r["output"]) for r in results)
     rules = hard_validate_task(merged.output, summary, brief, subtasks=titles)
     record.hard = rules
     ctx.emit(HardValidation(iteration=1, ok=all_ok(rules), rules=rules))
     record.feedback = constraints_from_rules(rules)
-    issues: list[JudgeIssue] = []
     if all_ok(rules):
-        issues = await judge_task(ctx, record, brief, "", merged.output)
-        record.feedback += constraints_from_judge(issues, "task")
-    record.passed = all_ok(rules) and record.judge_ok is True
+        try:
+            issues = await judge_task(ctx, record, brief, "", merged.output)
+        except PHASE_ERRORS as exc:
+            phase_failed(record, "judge_error", exc)
+        else:
+            record.feedback += constraints_from_judge(issues, "task")
+    record.passed = record.judged_pass(rules)
     finish_iteration(ctx, record)
     return LoopResult("passed" if record.passed else "failed", 1, record.output)

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
-from ralph_tui.agents.rlm import SandboxFailedError
-from ralph_tui.agents.structured import MaxStepsError
 from ralph_tui.events import IterationFinished, JudgeIssue, RuleResult
 from ralph_tui.loops.context import RunContext
 from ralph_tui.traces.models import IterationTrace
@@ -33,22 +32,23 @@ class IterationRecord:
     started_at: float = field(default_factory=time.time)
     finished_at: float | None = None
 
-    def failed_phase(self, tag: str, exc: BaseException, advice: str) -> IterationRecord:
+    def failed_phase(self, tag: str, exc: BaseException, advice: str | None) -> IterationRecord:
         """Mark the iteration failed in one phase; the loop goes on with ``advice`` added."""
         self.failure_tag = tag
         self.error = f"{type(exc).__name__}: {exc}"
-        self.feedback = [*self.feedback, advice]
+        if advice:
+            self.feedback = [*self.feedback, advice]
         return self
 
-    def worker_failed(self, exc: MaxStepsError | SandboxFailedError, tag: str) -> IterationRecord:
-        if isinstance(exc, MaxStepsError):
-            advice = (
-                f"The previous attempt used all {exc.max_steps} steps without submitting. "
-                "Explore less, and set resultReady with the output fields sooner."
-            )
-        else:
-            advice = "The sandbox failed repeatedly: keep cells small, fast and memory-light."
-        return self.failed_phase(tag, exc, advice)
+    def judged_pass(self, rules: list[RuleResult]) -> bool:
+        """Whether the iteration passes: every rule and the judge say so, no phase failed,
+        and the candidate is not a salvage (a salvage is never verified output)."""
+        return (
+            all(rule.ok for rule in rules)
+            and self.judge_ok is True
+            and self.failure_tag is None
+            and not self.fallback
+        )
 
     def problems(self) -> int:
         """How far the candidate is from passing: failed rules plus judge issues."""
@@ -80,7 +80,22 @@ class IterationRecord:
         )
 
 
-def best_of(records: list[IterationRecord]) -> IterationRecord | None:
+class Candidate(Protocol):
+    """An iteration as ``best_of`` compares it: a live record or a stored trace."""
+
+    @property
+    def passed(self) -> bool: ...
+
+    @property
+    def output(self) -> dict[str, Any] | None: ...
+
+    def problems(self) -> int: ...
+
+
+C = TypeVar("C", bound=Candidate)
+
+
+def best_of(records: Sequence[C]) -> C | None:
     """The candidate closest to passing (the latest among equals)."""
     candidates = [r for r in records if r.output]
     if not candidates:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ralph_tui.agents.rlm import SandboxFailedError, SandboxVariable, rlm_agent_forward
-from ralph_tui.agents.structured import MaxStepsError, agent_forward
+from ralph_tui.agents.rlm import SandboxVariable, rlm_agent_forward
+from ralph_tui.agents.structured import agent_forward
 from ralph_tui.events import (
     CandidateProduced,
     HardValidation,
@@ -20,6 +20,7 @@ from ralph_tui.loops.iteration import (
     finish_iteration,
     merge_constraints,
 )
+from ralph_tui.loops.phases import PHASE_ERRORS, phase_failed
 from ralph_tui.roles.judge import JUDGE
 from ralph_tui.roles.worker import worker_spec
 from ralph_tui.validate.evidence import EvidenceMinimum
@@ -68,9 +69,9 @@ async def qa_iteration(
                 emit=ctx.emit,
                 on_notice=ctx.notice,
             )
-    except (MaxStepsError, SandboxFailedError) as exc:
+    except PHASE_ERRORS as exc:
         record.timings["workerMs"] = timing.get("ms", 0.0)
-        return finish_iteration(ctx, record.worker_failed(exc, "worker_error"))
+        return finish_iteration(ctx, phase_failed(record, "worker_error", exc))
     record.timings["workerMs"] = timing["ms"]
     record.output = result.output.model_dump()
     record.fallback = result.fallback
@@ -86,9 +87,13 @@ async def qa_iteration(
     ctx.emit(HardValidation(iteration=iteration, ok=all_ok(rules), rules=rules))
     record.feedback = constraints_from_rules(rules)
     if all_ok(rules):
-        issues = await judge_answer(ctx, iteration, record, result.output.answer)
-        record.feedback += constraints_from_judge(issues, "qa")
-    record.passed = all_ok(rules) and record.judge_ok is True
+        try:
+            issues = await judge_answer(ctx, iteration, record, result.output.answer)
+        except PHASE_ERRORS as exc:
+            phase_failed(record, "judge_error", exc)
+        else:
+            record.feedback += constraints_from_judge(issues, "qa")
+    record.passed = record.judged_pass(rules)
     return finish_iteration(ctx, record)
 
 

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ralph_tui.agents.rlm import SandboxFailedError, SandboxVariable, rlm_agent_forward
-from ralph_tui.agents.structured import MaxStepsError, agent_forward
+from ralph_tui.agents.rlm import SandboxVariable, rlm_agent_forward
+from ralph_tui.agents.structured import agent_forward
 from ralph_tui.events import (
     CandidateProduced,
     HardValidation,
@@ -16,7 +16,6 @@ from ralph_tui.events import (
     JudgeVerdict,
     MemoryUpdated,
 )
-from ralph_tui.llm.errors import LLMError
 from ralph_tui.loops.context import LoopResult, LoopState, RunContext
 from ralph_tui.loops.iteration import (
     IterationRecord,
@@ -24,6 +23,7 @@ from ralph_tui.loops.iteration import (
     finish_iteration,
     merge_constraints,
 )
+from ralph_tui.loops.phases import PHASE_ERRORS, phase_failed
 from ralph_tui.memory.compaction import maybe_compact
 from ralph_tui.memory.context_file import append_memory, read_memory
 from ralph_tui.memory.episodes import EpisodeStore
@@ -39,8 +39,6 @@ from ralph_tui.validate.feedback import (
 from ralph_tui.validate.qa import all_ok
 from ralph_tui.validate.task import hard_validate_task
 
-PHASE_ERRORS = (MaxStepsError, SandboxFailedError, LLMError)
-
 
 @dataclass
 class TaskSetup:
@@ -48,10 +46,6 @@ class TaskSetup:
 
     mem_path: Path
     subtasks: list[str] | None = None
-
-
-def _recoverable(exc: BaseException) -> bool:
-    return not (isinstance(exc, LLMError) and exc.stops_run)
 
 
 async def run_task_loop(ctx: RunContext, setup: TaskSetup, state: LoopState) -> LoopResult:
@@ -91,22 +85,18 @@ async def task_iteration(
     try:
         brief = await read_document(ctx, record, memory, hints)
     except PHASE_ERRORS as exc:
-        if not _recoverable(exc):
-            raise
-        return finish_iteration(ctx, _phase_failed(record, "doc_reader_error", exc))
+        return finish_iteration(ctx, phase_failed(record, "doc_reader_error", exc))
     try:
         produced = await reason(ctx, record, brief, memory, previous)
     except PHASE_ERRORS as exc:
-        if not _recoverable(exc):
-            raise
-        return finish_iteration(ctx, _phase_failed(record, "reasoner_error", exc))
+        return finish_iteration(ctx, phase_failed(record, "reasoner_error", exc))
     output, memory_update = produced["output"], produced["memoryUpdate"]
     try:
         memory = await remember(ctx, setup, record, brief, output, memory_update)
-    except (OSError, *PHASE_ERRORS) as exc:
-        if not _recoverable(exc):
-            raise
-        _phase_failed(record, "memory_error", exc)
+    except PHASE_ERRORS as exc:
+        phase_failed(record, "memory_error", exc)
+    except OSError as exc:
+        phase_failed(record, "memory_error", exc)
     rules = hard_validate_task(output, memory_update, brief, subtasks=setup.subtasks)
     record.hard = rules
     ctx.emit(HardValidation(iteration=iteration, ok=all_ok(rules), rules=rules))
@@ -116,20 +106,11 @@ async def task_iteration(
         try:
             issues = await judge_task(ctx, record, brief, memory, output)
         except PHASE_ERRORS as exc:
-            if not _recoverable(exc):
-                raise
-            _phase_failed(record, "judge_error", exc)
+            phase_failed(record, "judge_error", exc)
         record.feedback += constraints_from_judge(issues, "task")
     record.extra["docReaderHints"] = doc_reader_hints(issues) if issues else hints
-    record.passed = all_ok(rules) and record.judge_ok is True and record.failure_tag is None
+    record.passed = record.judged_pass(rules)
     return finish_iteration(ctx, record)
-
-
-def _phase_failed(record: IterationRecord, tag: str, exc: BaseException) -> IterationRecord:
-    if isinstance(exc, MaxStepsError | SandboxFailedError):
-        return record.worker_failed(exc, tag)
-    phase = tag.removesuffix("_error").replace("_", " ")
-    return record.failed_phase(tag, exc, f"The {phase} phase failed last time ({exc}); retry it.")
 
 
 async def read_document(

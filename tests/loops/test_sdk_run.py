@@ -126,7 +126,6 @@ async def test_a_worker_out_of_steps_is_traced_and_the_loop_goes_on(
     network = Network()
     network.scripts["anthropic.test"] = [
         worker_reply({"code": "x = 1", "resultReady": False}),
-        anthropic_message([{"type": "text", "text": "I could not finish."}]),
         worker_reply({"answer": "- a\n- b\n- c", "evidence": QUOTES, "resultReady": True}),
     ]
     network.scripts["openai.test"] = [judge_reply("yes", [])]
@@ -148,4 +147,4 @@ async def test_a_worker_out_of_steps_is_traced_and_the_loop_goes_on(
     assert outcome.status == "passed" and outcome.iterations == 2
     first, second = TraceStore(settings.out_dir).iterations(outcome.session_id)
     assert first.failure_tag == "worker_error" and "MaxStepsError" in str(first.model_extra)
-    assert any("used all 1 steps" in c for c in second.constraints)
+    assert any("spent all 1 steps running code" in c for c in second.constraints)

@@ -1,0 +1,172 @@
+"""One failure policy for every phase, through the CLI and the real openai SDK.
+
+A fake OpenAI-compatible server (at the network boundary) answers every role with the
+offline baseline, except one role, which never makes a tool call, as weak models do. That
+phase must be tagged on its iteration, the iteration recorded with what it had, the run
+ended with a documented status and exit code, one line on stderr and no traceback.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+
+from ralph_tui.cli import app as cli_app
+from ralph_tui.cli import run_cli
+from ralph_tui.llm.offline import OfflineClient
+from ralph_tui.llm.types import ChatMessage, ToolCall, ToolDefinition
+from ralph_tui.loops import runner
+from ralph_tui.traces.store import TraceStore
+from tests.llm.llm_wire import openai_completion
+
+SAMPLE = Path(__file__).parents[2] / "ralph_tui" / "data" / "sample_document.md"
+QA_QUERY = "How often are the filters backwashed, and what triggers an early backwash?"
+TASK_QUERY = "Describe how the works responds when river turbidity exceeds 80 NTU."
+PLAN_QUERY = "List the past incidents; then summarize the maintenance schedule."
+
+
+def role_of(tool: ToolDefinition) -> str:
+    """Which role a request is for, from its output tool's fields."""
+    props = set(tool.parameters.get("properties", {}))
+    if props == {"action"}:
+        variants = tool.parameters["properties"]["action"]["anyOf"]
+        fields = {name for variant in variants for name in variant["properties"]}
+        return "doc_reader" if "brief" in fields else "worker"
+    names = {
+        frozenset({"ok", "issues"}): "judge",
+        frozenset({"subtasks"}): "decomposer",
+        frozenset({"output"}): "aggregator",
+        frozenset({"output", "memoryUpdate"}): "reasoner",
+    }
+    return names.get(frozenset(props), "other")
+
+
+class BaselineServer:
+    """Chat Completions answered by the offline baseline; ``failing`` never calls a tool."""
+
+    def __init__(self, failing: str) -> None:
+        self.failing = failing
+        self.baseline = OfflineClient()
+        self.requests: list[str] = []
+
+    async def handle(self, request: httpx2.Request) -> httpx2.Response:
+        body = json.loads(request.content)
+        tools = [ToolDefinition(**t["function"]) for t in body.get("tools", [])]
+        role = role_of(tools[0]) if tools else "sub"
+        self.requests.append(role)
+        if role == self.failing:
+            message: dict[str, Any] = {"content": "I think the answer is fine."}
+            return httpx2.Response(200, json=openai_completion(message))
+        completion = await self.baseline.chat(
+            [_message(m) for m in body["messages"]], tools=tools or None
+        )
+        calls = [
+            {
+                "id": c.id,
+                "type": "function",
+                "function": {"name": c.name, "arguments": c.arguments},
+            }
+            for c in completion.tool_calls
+        ]
+        message = {"content": completion.text or None, **({"tool_calls": calls} if calls else {})}
+        return httpx2.Response(200, json=openai_completion(message))
+
+
+def _message(wire: dict[str, Any]) -> ChatMessage:
+    calls = [
+        ToolCall(id=c["id"], name=c["function"]["name"], arguments=c["function"]["arguments"])
+        for c in wire.get("tool_calls") or []
+    ]
+    return ChatMessage(
+        role=wire["role"],
+        content=wire.get("content") or "",
+        tool_calls=calls,
+        tool_call_id=wire.get("tool_call_id"),
+    )
+
+
+RunCLI = Callable[..., tuple[int, dict[str, Any], str, Path]]
+
+
+@pytest.fixture
+def run_against(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> RunCLI:
+    """Run the CLI against a ``BaselineServer`` whose ``failing`` role never answers."""
+
+    def run(failing: str, *args: str) -> tuple[int, dict[str, Any], str, Path]:
+        server = BaselineServer(failing)
+        client = httpx2.AsyncClient(transport=httpx2.MockTransport(server.handle))
+        monkeypatch.setattr(cli_app, "execute_run", partial(runner.execute_run, http_client=client))
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+        monkeypatch.setenv("OPENAI_BASE_URL", "https://local.test/v1")
+        out = tmp_path / "out"
+        code = run_cli(
+            [
+                "run", "--json", "--doc", str(SAMPLE), "--out", str(out),
+                "--generate-model", "openai:local", "--validate-model", "openai:local",
+                "--sub-model", "openai:local", *args,
+            ]
+        )  # fmt: skip
+        captured = capsys.readouterr()
+        assert "Traceback" not in captured.err
+        assert failing in server.requests, "the failing role was reached"
+        return code, json.loads(captured.out), captured.err, out
+
+    return run
+
+
+def test_a_qa_judge_that_never_answers_keeps_the_candidate(run_against: RunCLI) -> None:
+    code, result, _, out = run_against(
+        "judge", "--mode", "qa", "--query", QA_QUERY, "--maxIters", "1"
+    )
+    assert (code, result["status"]) == (1, "failed")
+    [trace] = TraceStore(out).iterations(result["sessionId"])
+    assert trace.failure_tag == "judge_error" and not trace.passed
+    assert "MaxStepsError" in str(trace.model_extra) and "without a tool call" in str(
+        trace.model_extra
+    )
+    assert trace.output["evidence"], "the valid candidate is kept in iter-01.json"
+    assert result["output"] == trace.output
+    record = TraceStore(out).index.get(result["sessionId"])
+    assert record is not None and record.status == "failed"
+
+
+@pytest.mark.parametrize("phase", ["reasoner", "judge", "doc_reader"])
+def test_a_task_phase_that_never_answers_is_tagged(run_against: RunCLI, phase: str) -> None:
+    code, result, _, out = run_against(
+        phase, "--mode", "task", "--query", TASK_QUERY, "--maxIters", "2"
+    )
+    assert (code, result["status"]) == (1, "failed")
+    traces = TraceStore(out).iterations(result["sessionId"])
+    assert [t.iteration for t in traces] == [1, 2], "the loop went on after the failure"
+    tag = "judge_error" if phase == "judge" else f"{phase}_error"
+    assert all(t.failure_tag == tag and not t.passed for t in traces)
+
+
+def test_a_decomposer_that_never_answers_runs_the_task_whole(run_against: RunCLI) -> None:
+    code, result, err, out = run_against(
+        "decomposer", "--mode", "task", "--decompose", "--query", PLAN_QUERY, "--maxIters", "1"
+    )
+    assert code in (0, 1) and result["status"] in ("passed", "failed")
+    assert "decomposer_error" in err
+    folder = out / "sessions" / result["sessionId"]
+    assert (folder / "iter-01.json").is_file() and not list(folder.glob("subtask-*"))
+
+
+def test_an_aggregator_that_never_answers_records_the_subtask_outputs(
+    run_against: RunCLI,
+) -> None:
+    code, result, _, out = run_against(
+        "aggregator", "--mode", "task", "--decompose", "--query", PLAN_QUERY, "--maxIters", "4"
+    )
+    assert (code, result["status"]) == (1, "failed")
+    [merged] = TraceStore(out).iterations(result["sessionId"])
+    assert merged.failure_tag == "aggregator_error" and not merged.passed
+    assert "incident" in merged.output["output"].lower(), "what the sub-tasks produced is kept"
