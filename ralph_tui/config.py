@@ -113,6 +113,12 @@ class Settings(BaseSettings):
         flag="--cost-cap",
         doc="Stop the run cleanly once its LLM cost reaches this many US dollars.",
     )
+    run_timeout_s: PositiveFloat | None = _setting(
+        None,
+        "RUN_TIMEOUT_S",
+        flag="--timeout",
+        doc="Wall time of a whole run in seconds; past it the run ends as timed_out.",
+    )
     evidence_min_chars: PositiveInt = _setting(
         12,
         "EVIDENCE_MIN_CHARS",
@@ -133,6 +139,12 @@ class Settings(BaseSettings):
     )
     cell_timeout_s: PositiveFloat = _setting(
         30.0, "CELL_TIMEOUT_S", flag=None, doc="Wall-clock limit of one sandbox cell."
+    )
+    sandbox_start_timeout_s: PositiveFloat = _setting(
+        30.0,
+        "SANDBOX_START_TIMEOUT_S",
+        flag=None,
+        doc="Time for the sandbox to start and load the document.",
     )
     sub_query_concurrency: PositiveInt = _setting(
         8, "SUB_QUERY_CONCURRENCY", flag=None, doc="Concurrent calls of `llm_query_batched`."

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Annotated, Literal
+from typing import Annotated, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
@@ -18,7 +18,12 @@ Phase = Literal[
     "worker", "doc_reader", "reasoner", "judge", "memory", "decompose", "aggregate", "compact"
 ]
 StepAction = Literal["output", "code", "nudge", "invalid", "fallback"]
-RunStatus = Literal["running", "passed", "failed", "cancelled", "crashed", "error"]
+RunStatus = Literal[
+    "running", "passed", "failed", "timed_out", "capped", "cancelled", "crashed", "error"
+]
+RUN_STATUSES: tuple[RunStatus, ...] = get_args(RunStatus)
+"""Every status, in the order lists and filters show them. ``timed_out`` (``--timeout``) and
+``capped`` (a cost or token cap) end a run early with its best candidate, like ``failed``."""
 
 
 class BaseEvent(BaseModel):

@@ -1,7 +1,9 @@
 """Command-line interface: argument parsing, the headless runner and subcommands.
 
-Exit codes: 0 validated result; 1 ran but no iteration passed (best candidate reported);
-2 bad usage or input; 3 provider/auth/network failure that stopped the run; 130 cancelled.
+Exit codes: 0 validated result; 1 ran but no iteration passed, timed out or was capped (best
+candidate reported); 2 bad usage or input; 3 provider/auth/network failure that stopped the run;
+4 an unexpected internal error (one line, never a traceback; the session is recorded as
+crashed); 130 cancelled.
 """
 
 from __future__ import annotations
@@ -28,8 +30,14 @@ from ralph_tui.loops.runner import (
 )
 from ralph_tui.traces.store import TraceStore
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_PROVIDER, EXIT_CANCELLED = 0, 1, 2, 3, 130
-STATUS_EXIT = {"passed": EXIT_OK, "failed": EXIT_FAILED, "cancelled": EXIT_CANCELLED}
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_PROVIDER, EXIT_INTERNAL, EXIT_CANCELLED = 0, 1, 2, 3, 4, 130
+STATUS_EXIT = {
+    "passed": EXIT_OK,
+    "failed": EXIT_FAILED,
+    "timed_out": EXIT_FAILED,
+    "capped": EXIT_FAILED,
+    "cancelled": EXIT_CANCELLED,
+}
 
 RUN_FLAGS: dict[str, tuple[str, ...]] = {
     "max_iters": ("--maxIters", "--max-iters"),
@@ -41,6 +49,7 @@ RUN_FLAGS: dict[str, tuple[str, ...]] = {
     "validate_model": ("--validate-model", "--validateModel"),
     "sub_model": ("--sub-model", "--subModel"),
     "cost_cap_usd": ("--cost-cap", "--costCap"),
+    "run_timeout_s": ("--timeout",),
     "worker_max_steps": ("--worker-max-steps", "--workerMaxSteps"),
     "worker_max_llm_calls": ("--worker-max-llm-calls", "--workerMaxLlmCalls"),
 }
@@ -137,6 +146,13 @@ def run_command(args: argparse.Namespace) -> int:
         return _fail(str(exc), EXIT_PROVIDER)
     except KeyboardInterrupt:
         return _fail("cancelled", EXIT_CANCELLED)
+    except Exception as exc:  # the one place nothing may escape from: no traceback for users
+        detail = " ".join(str(exc).split()) or "no detail"
+        return _fail(
+            f"unexpected {type(exc).__name__}: {detail} (the session is recorded as crashed; "
+            "please report this with its events.jsonl)",
+            EXIT_INTERNAL,
+        )
     print_outcome(outcome, as_json=args.json)
     if outcome.status == "error":
         return EXIT_PROVIDER

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ralph_tui.config import SettingsError, load_settings
+from ralph_tui.events import RUN_STATUSES
 from ralph_tui.traces.liveness import effective_status
 from ralph_tui.traces.models import SessionRecord
 from ralph_tui.traces.session_ids import is_session_id
@@ -22,9 +23,7 @@ def add_sessions_parser(sub: Any) -> None:
     verbs = sessions.add_subparsers(dest="verb", required=True, parser_class=type(sessions))
     listing = verbs.add_parser("list", help="list sessions, newest first")
     listing.add_argument("--mode", choices=["qa", "task"])
-    listing.add_argument(
-        "--status", choices=["running", "passed", "failed", "cancelled", "crashed", "error"]
-    )
+    listing.add_argument("--status", choices=RUN_STATUSES)
     listing.add_argument("--search", metavar="TEXT", help="words in the query or output")
     listing.add_argument("--limit", type=int, default=20)
     show = verbs.add_parser("show", help="one session with its iterations")

@@ -7,9 +7,10 @@ Every event goes to the session's ``events.jsonl`` and to the caller's ``on_even
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -21,7 +22,7 @@ from ralph_tui.llm.factory import LLMClients, build_clients
 from ralph_tui.loops.context import LoopResult, LoopState, RunCancelled, RunContext
 from ralph_tui.loops.decompose import run_decomposed
 from ralph_tui.loops.documents import InputError, read_document
-from ralph_tui.loops.iteration import merge_constraints
+from ralph_tui.loops.iteration import best_of, merge_constraints
 from ralph_tui.loops.qa import run_qa_loop
 from ralph_tui.loops.task import TaskSetup, run_task_loop
 from ralph_tui.traces.models import IterationTrace, SessionRecord
@@ -171,8 +172,19 @@ async def _run_session(
         )
     )
     started = time.perf_counter()
+    deadline = asyncio.timeout(settings.run_timeout_s)
     try:
-        result = await _dispatch(ctx, request, handle)
+        async with deadline:
+            result = await _until_cancelled(_dispatch(ctx, request, handle), ctx.cancel)
+    except TimeoutError:
+        if not deadline.expired():
+            raise
+        result = LoopResult(
+            "timed_out",
+            handle.record.iterations,
+            best_recorded(handle),
+            f"the run passed its --timeout of {settings.run_timeout_s:g} s",
+        )
     except RunCancelled as exc:
         result = LoopResult("cancelled", handle.record.iterations, None, str(exc))
     except CostCapReached as exc:
@@ -192,6 +204,27 @@ async def _run_session(
     return _close_session(handle, clients, result, started, emit)
 
 
+async def _until_cancelled(
+    work: Coroutine[Any, Any, LoopResult], cancel: asyncio.Event
+) -> LoopResult:
+    """Await ``work``, stopping it wherever it is (an LLM request, a sandbox cell, a sub-call)
+    as soon as ``cancel`` is set: its task is cancelled, so every await point is a stop point,
+    and the agents' ``async with`` blocks close their requests and sandboxes on the way out."""
+    task = asyncio.ensure_future(work)
+    cancelled = asyncio.ensure_future(cancel.wait())
+    try:
+        await asyncio.wait({task, cancelled}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        cancelled.cancel()
+        if not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+    if task.cancelled():
+        raise RunCancelled("cancelled by the user")
+    return task.result()
+
+
 async def _dispatch(ctx: RunContext, request: RunRequest, handle: SessionHandle) -> LoopResult:
     state = LoopState(
         next_iteration=request.start_iteration,
@@ -205,6 +238,12 @@ async def _dispatch(ctx: RunContext, request: RunRequest, handle: SessionHandle)
     if request.decompose:
         return await run_decomposed(ctx, setup, handle.subtask)
     return await run_task_loop(ctx, setup, state)
+
+
+def best_recorded(handle: SessionHandle) -> dict[str, Any] | None:
+    """The best candidate the session's iteration files hold (earlier legs included)."""
+    best = best_of(handle.store.iterations(handle.session_id))
+    return best.output if best else None
 
 
 def _close_session(

@@ -21,5 +21,6 @@ def rlm_spec(name: str, definition: str, output_model: type[T], settings: Settin
         max_llm_calls=settings.worker_max_llm_calls,
         max_output_chars=settings.max_runtime_chars,
         cell_timeout_s=settings.cell_timeout_s,
+        start_timeout_s=settings.sandbox_start_timeout_s,
         sub_query_concurrency=settings.sub_query_concurrency,
     )

@@ -17,9 +17,9 @@ from typing import Any
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
 
-from ralph_tui.events import JudgeIssue, RuleResult, RunStatus
+from ralph_tui.events import RUN_STATUSES, JudgeIssue, RuleResult, RunStatus
 
-FINISHED_STATUSES: frozenset[str] = frozenset({"passed", "failed", "cancelled", "crashed", "error"})
+FINISHED_STATUSES: frozenset[str] = frozenset(RUN_STATUSES) - {"running"}
 
 
 class SessionRecord(BaseModel):
@@ -112,3 +112,8 @@ class IterationTrace(BaseModel):
 
     def to_json(self) -> str:
         return self.model_dump_json(indent=2, by_alias=True)
+
+    def problems(self) -> int:
+        """How far the candidate is from passing: failed rules plus judge issues."""
+        failed_rules = sum(not rule.ok for rule in self.hard_validation.rules)
+        return failed_rules + (len(self.judge.issues) if self.judge else 0)

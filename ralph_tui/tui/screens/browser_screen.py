@@ -21,6 +21,7 @@ from textual.timer import Timer
 from textual.widgets import Footer, Input, Label, OptionList, Select, Static
 from textual.worker import Worker
 
+from ralph_tui.events import RUN_STATUSES
 from ralph_tui.traces.models import SessionRecord
 from ralph_tui.traces.store import TraceStore
 from ralph_tui.tui.context import app_context
@@ -30,7 +31,7 @@ from ralph_tui.tui.worker_errors import forward_worker_error
 PAGE_SIZE = 100
 RELOAD_DEBOUNCE_S = 0.3
 SEARCH_DEBOUNCE_S = 0.15
-STATUSES = ("passed", "failed", "running", "cancelled", "crashed", "error")
+STATUSES = RUN_STATUSES
 SORTS = {
     "newest": ("created_at", True),
     "oldest": ("created_at", False),

@@ -36,6 +36,8 @@ STATUS_STYLES = {
     "crashed": "bold $text-error",
     "error": "bold $text-error",
     "cancelled": "bold $text-warning",
+    "timed_out": "bold $text-warning",
+    "capped": "bold $text-warning",
     "running": "bold $text-accent",
 }
 MIN_QUERY_WIDTH = 12

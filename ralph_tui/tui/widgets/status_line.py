@@ -19,6 +19,8 @@ STATUS_STYLES = {
     "passed": "bold $text-success",
     "failed": "bold $text-error",
     "cancelled": "bold $text-warning",
+    "timed_out": "bold $text-warning",
+    "capped": "bold $text-warning",
     "crashed": "bold $text-error",
     "error": "bold $text-error",
 }
