@@ -189,6 +189,15 @@ class RunFinished(BaseEvent):
     iterations: int
     output: dict[str, object] | None = None
     error: str | None = None
+    salvaged: bool = False
+    """``output`` is a salvage (see ``SALVAGE_NOTE``), not a verified candidate."""
+
+
+SALVAGE_NOTE = (
+    "salvage: the agent ran out of steps, and this output was extracted afterwards from what "
+    "its code printed; it is not verified"
+)
+"""What every view says of a salvaged candidate (the ``fallback`` of an iteration)."""
 
 
 Event = Annotated[

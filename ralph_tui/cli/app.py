@@ -19,6 +19,7 @@ from ralph_tui import __version__
 from ralph_tui.cli.progress import ProgressPrinter
 from ralph_tui.cli.sessions import add_sessions_parser, run_sessions
 from ralph_tui.config import Settings, SettingsError, load_settings
+from ralph_tui.events import SALVAGE_NOTE
 from ralph_tui.llm.errors import LLMError
 from ralph_tui.loops.documents import InputError
 from ralph_tui.loops.runner import (
@@ -170,6 +171,7 @@ def print_outcome(outcome: RunOutcome, *, as_json: bool) -> None:
                     "output": outcome.output,
                     "usage": outcome.usage,
                     "error": outcome.error,
+                    "salvaged": outcome.salvaged,
                 },
                 ensure_ascii=False,
             )
@@ -178,6 +180,8 @@ def print_outcome(outcome: RunOutcome, *, as_json: bool) -> None:
     print(f"status: {outcome.status}   session: {outcome.session_id}")
     if outcome.error:
         print(f"error: {outcome.error}")
+    if outcome.salvaged:
+        print(f"note: {SALVAGE_NOTE}")
     for key, value in (outcome.output or {}).items():
         print(f"\n{key}:")
         if isinstance(value, list):

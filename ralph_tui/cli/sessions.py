@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ralph_tui.config import SettingsError, load_settings
-from ralph_tui.events import RUN_STATUSES
+from ralph_tui.events import RUN_STATUSES, SALVAGE_NOTE
 from ralph_tui.traces.liveness import effective_status
 from ralph_tui.traces.models import SessionRecord
 from ralph_tui.traces.session_ids import is_session_id
@@ -110,6 +110,8 @@ def show_session(store: TraceStore, args: argparse.Namespace) -> int:
     print(f"query: {record.query}\ndocument: {record.doc_path}")
     for trace in traces:
         verdict = "passed" if trace.passed else f"failed {trace.failure_tag or ''}".strip()
+        if trace.fallback:
+            verdict += f" ({SALVAGE_NOTE})"
         print(f"\niteration {trace.iteration}: {verdict}; {len(trace.constraints)} constraints")
         for rule in trace.hard_validation.rules:
             if not rule.ok:

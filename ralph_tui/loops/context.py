@@ -42,6 +42,7 @@ class LoopResult:
     iterations: int
     output: dict[str, Any] | None
     error: str | None = None
+    salvaged: bool = False
 
 
 @dataclass

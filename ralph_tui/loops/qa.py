@@ -43,7 +43,9 @@ async def run_qa_loop(ctx: RunContext, state: LoopState) -> LoopResult:
         constraints = merge_constraints(state.constraints, record.feedback)
         previous = record.output or previous
     best = best_of(records)
-    return LoopResult("failed", last, best.output if best else previous)
+    if best is None:
+        return LoopResult("failed", last, previous)
+    return LoopResult("failed", last, best.output, salvaged=best.fallback)
 
 
 async def qa_iteration(

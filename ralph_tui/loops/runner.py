@@ -16,7 +16,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from ralph_tui.config import Settings
-from ralph_tui.events import BaseEvent, Emit, Notice, RunFinished, RunStarted, fan_out, stamped
+from ralph_tui.events import (
+    BaseEvent,
+    Emit,
+    Notice,
+    RunFinished,
+    RunStarted,
+    RunStatus,
+    fan_out,
+    stamped,
+)
 from ralph_tui.llm.errors import CostCapReached, LLMError
 from ralph_tui.llm.factory import LLMClients, build_clients
 from ralph_tui.loops.context import LoopResult, LoopState, RunCancelled, RunContext
@@ -55,6 +64,7 @@ class RunOutcome:
     output: dict[str, Any] | None
     usage: dict[str, Any]
     error: str | None = None
+    salvaged: bool = False
 
 
 def check_request(request: RunRequest) -> str:
@@ -179,16 +189,13 @@ async def _run_session(
     except TimeoutError:
         if not deadline.expired():
             raise
-        result = LoopResult(
-            "timed_out",
-            handle.record.iterations,
-            best_recorded(handle),
-            f"the run passed its --timeout of {settings.run_timeout_s:g} s",
+        result = best_recorded(
+            handle, "timed_out", f"the run passed its --timeout of {settings.run_timeout_s:g} s"
         )
     except RunCancelled as exc:
         result = LoopResult("cancelled", handle.record.iterations, None, str(exc))
     except CostCapReached as exc:
-        result = LoopResult("failed", handle.record.iterations, None, str(exc))
+        result = best_recorded(handle, "capped", str(exc))
     except LLMError as exc:
         result = LoopResult("error", handle.record.iterations, None, str(exc))
     except asyncio.CancelledError:
@@ -240,10 +247,17 @@ async def _dispatch(ctx: RunContext, request: RunRequest, handle: SessionHandle)
     return await run_task_loop(ctx, setup, state)
 
 
-def best_recorded(handle: SessionHandle) -> dict[str, Any] | None:
-    """The best candidate the session's iteration files hold (earlier legs included)."""
+def best_recorded(handle: SessionHandle, status: RunStatus, error: str) -> LoopResult:
+    """A run stopped early (``timed_out``, ``capped``) with the best candidate its iteration
+    files hold, earlier legs included."""
     best = best_of(handle.store.iterations(handle.session_id))
-    return best.output if best else None
+    return LoopResult(
+        status,
+        handle.record.iterations,
+        best.output if best else None,
+        error,
+        salvaged=bool(best and best.fallback),
+    )
 
 
 def _close_session(
@@ -270,6 +284,7 @@ def _close_session(
             iterations=result.iterations,
             output=result.output,
             error=result.error,
+            salvaged=result.salvaged,
         )
     )
     return RunOutcome(
@@ -285,6 +300,7 @@ def _close_session(
             "unknownCostCalls": usage.unknown_cost_calls,
         },
         error=result.error,
+        salvaged=result.salvaged,
     )
 
 

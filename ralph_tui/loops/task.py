@@ -63,7 +63,9 @@ async def run_task_loop(ctx: RunContext, setup: TaskSetup, state: LoopState) -> 
         hints = list(record.extra.get("docReaderHints", []))
         previous = record.output or previous
     best = best_of(records)
-    return LoopResult("failed", last, best.output if best else previous)
+    if best is None:
+        return LoopResult("failed", last, previous)
+    return LoopResult("failed", last, best.output, salvaged=best.fallback)
 
 
 async def task_iteration(

@@ -43,6 +43,7 @@ class IterationChecks:
     judge: JudgeVerdict | None = None
     passed: bool | None = None
     failure_tag: str | None = None
+    salvaged: bool = False
 
 
 @dataclass
@@ -78,6 +79,7 @@ class RunProgress:
     next_constraints: list[str] | None = None
     candidate: dict[str, Any] | None = None
     candidate_iteration: int = 0
+    candidate_salvaged: bool = False
     checks: dict[int, IterationChecks] = field(default_factory=dict)
     memory_path: str | None = None
     cells: int = 0
@@ -171,7 +173,8 @@ def _judge_verdict(p: RunProgress, e: JudgeVerdict) -> set[Part]:
 
 def _candidate(p: RunProgress, e: CandidateProduced) -> set[Part]:
     p.candidate, p.candidate_iteration = dict(e.output), e.iteration
-    return {"output"}
+    p.candidate_salvaged = p.checks_for(e.iteration).salvaged = e.fallback
+    return {"output", "validation"}
 
 
 def _iteration_finished(p: RunProgress, e: IterationFinished) -> set[Part]:
@@ -200,7 +203,7 @@ def _run_finished(p: RunProgress, e: RunFinished) -> set[Part]:
     p.status, p.error, p.finished_ts = e.status, e.error, e.ts
     p.phase = p.phase_started_ts = None
     if e.output:
-        p.candidate = dict(e.output)
+        p.candidate, p.candidate_salvaged = dict(e.output), e.salvaged
     return {"status", "output"}
 
 

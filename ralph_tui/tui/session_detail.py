@@ -17,7 +17,8 @@ def timeline_label(trace: IterationTrace) -> Content:
     """One line of the timeline: pass/fail, number, and why it failed."""
     mark = PASS if trace.passed else FAIL
     tag = trace.failure_tag or ("passed" if trace.passed else "failed")
-    return Content.assemble(mark, (f"{trace.iteration:>2} ", "bold"), tag)
+    salvage = (" salvage", "bold $text-warning") if trace.fallback else ""
+    return Content.assemble(mark, (f"{trace.iteration:>2} ", "bold"), tag, salvage)
 
 
 def _section(title: str) -> Content:
@@ -48,7 +49,11 @@ def iteration_content(
         _section(f"Constraints ({len(trace.constraints)})"),
     ]
     lines.extend(Content(f"  {n}. {c}") for n, c in enumerate(trace.constraints, 1))
-    lines += [Content(""), _section("Output"), candidate_text(trace.output)]
+    lines += [
+        Content(""),
+        _section("Output"),
+        candidate_text(trace.output, salvaged=trace.fallback),
+    ]
     for quote in check_quotes(evidence_of(trace.output), document, minimum):
         lines.append(Content.assemble("  ", MARKS[quote.verified], quote.text))
     lines += [Content(""), _section("Hard checks")]

@@ -15,6 +15,7 @@ from ralph_tui.agents.rlm import (
     SandboxVariable,
     rlm_agent_forward,
 )
+from ralph_tui.agents.structured import MaxStepsError
 from ralph_tui.config import Settings
 from ralph_tui.events import AgentStep, SandboxExecuted, SubQuery
 from ralph_tui.llm.anthropic_client import AnthropicClient
@@ -164,3 +165,34 @@ async def test_offline_worker_explores_a_real_document_in_the_sandbox(events: Re
     assert all(quote in document for quote in result.output.evidence)
     [cell] = events.of(SandboxExecuted)
     assert "context" in cell.code and "chlorine" in cell.output.lower()
+
+
+async def test_turns_lost_to_bad_calls_end_without_a_salvage(
+    api: FakeAPI, claude: AnthropicClient, events: Recorder
+) -> None:
+    """Nothing ran, so there is nothing to salvage from: the app's own error messages
+    ("The arguments are not valid JSON ...") must never become an answer."""
+    reply_tool(api, {"action": {"resultReady": True}})
+    reply_tool(api, {"action": {"answer": 3, "resultReady": True}})
+    with pytest.raises(MaxStepsError) as ran_out:
+        await run(claude, events, {"max_steps": 2})
+    assert len(api.requests) == 2, "no salvage call"
+    error = ran_out.value
+    assert (error.invalid, error.no_call, error.explored) == (2, 0, 0)
+    assert "2 invalid calls" in str(error) and "`answer`: Input should be a valid string" in str(
+        error
+    )
+    assert "Explore less" not in error.advice() and "matches its schema" in error.advice()
+
+
+async def test_a_salvage_reads_only_what_the_sandbox_printed(
+    api: FakeAPI, claude: AnthropicClient, events: Recorder
+) -> None:
+    reply_tool(api, code("print('printed: gamma ' + str(len(context)))"))
+    reply_tool(api, {"action": {"answer": ["not", "a", "string"], "resultReady": True}})
+    reply_tool(api, {"answer": "gamma"})
+    result = await run(claude, events, {"max_steps": 2})
+    assert result.fallback
+    salvage_prompt = json.dumps(api.bodies[2]["messages"])
+    assert "printed: gamma 1700" in salvage_prompt
+    assert "output schema" not in salvage_prompt and "valid string" not in salvage_prompt

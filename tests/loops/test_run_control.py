@@ -92,7 +92,7 @@ async def test_cost_cap_stops_the_run_cleanly(tmp_path: Path) -> None:
         http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(handle)),
     )
     assert len(requests) == 2  # $0.315 each at $3/$15 per million tokens: the third is refused
-    assert outcome.status == "failed" and "cost cap" in (outcome.error or "")
+    assert outcome.status == "capped" and "cost cap" in (outcome.error or "")
     assert outcome.usage["costUsd"] == 0.63
     record = TraceStore(tmp_path / "out").load_session(outcome.session_id)
-    assert record.status == "failed" and record.cost_usd == 0.63
+    assert record.status == "capped" and record.cost_usd == 0.63

@@ -14,6 +14,7 @@ from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from ralph_tui.events import SALVAGE_NOTE
 from ralph_tui.tui.context import evidence_minimum
 from ralph_tui.tui.evidence import Quote, check_quotes, evidence_of
 from ralph_tui.validate.evidence import EvidenceMinimum
@@ -25,11 +26,12 @@ MARKS = {
 }
 
 
-def candidate_text(output: dict[str, Any] | None) -> Content:
-    """Every field of the candidate except the evidence list, under its name."""
+def candidate_text(output: dict[str, Any] | None, *, salvaged: bool = False) -> Content:
+    """Every field of the candidate except the evidence list, under its name; a salvage says
+    so first."""
     if not output:
         return Content.styled("No candidate yet.", "$text-muted")
-    blocks = []
+    blocks = [Content.styled(f"⚠ {SALVAGE_NOTE}", "bold $text-warning")] if salvaged else []
     for name, value in output.items():
         if name == "evidence":
             continue
@@ -96,10 +98,10 @@ class OutputPane(Vertical):
         yield Static("Evidence  (enter: show in document, y: copy)", id="evidence-title")
         yield OptionList(id="evidence")
 
-    def show(self, output: dict[str, Any] | None) -> None:
+    def show(self, output: dict[str, Any] | None, *, salvaged: bool = False) -> None:
         """Display ``output`` (a candidate) and check its evidence against the document."""
         self.output = output
-        self.query_one("#candidate-text", Static).update(candidate_text(output))
+        self.query_one("#candidate-text", Static).update(candidate_text(output, salvaged=salvaged))
         self._show_quotes()
 
     def set_document(self, document: str | None) -> None:

@@ -146,7 +146,7 @@ class RunMonitor(Vertical):
         if "status" in parts:
             self.query_one(RunStatusLine).show(p, time.time())
         if "output" in parts:
-            self.output.show(p.candidate)
+            self.output.show(p.candidate, salvaged=p.candidate_salvaged)
         if "validation" in parts:
             self.query_one(ValidationPane).show(p.checks.values())
         if "constraints" in parts:

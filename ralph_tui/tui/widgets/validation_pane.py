@@ -32,7 +32,8 @@ def iteration_heading(checks: IterationChecks) -> Content:
     else:
         tag = f" ({checks.failure_tag})" if checks.failure_tag else ""
         verdict = (f"failed{tag}", "bold $text-error")
-    return Content.assemble((f"Iteration {checks.iteration}  ", "bold underline"), verdict)
+    salvage = ("  salvage: not verified", "bold $text-warning") if checks.salvaged else ""
+    return Content.assemble((f"Iteration {checks.iteration}  ", "bold underline"), verdict, salvage)
 
 
 def checks_content(checks: IterationChecks) -> Content:
