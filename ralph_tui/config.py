@@ -20,6 +20,7 @@ from pydantic import (
     PositiveInt,
     SecretStr,
     ValidationError,
+    field_validator,
 )
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
@@ -36,6 +37,30 @@ def _setting(default: Any, name: str, *, seed: bool = False, flag: str | None, d
 def _key(*names: str, doc: str) -> Any:
     extra: dict[str, Any] = {"flag": None, "env": names[0], "doc": doc}
     return Field(None, validation_alias=AliasChoices(*names), json_schema_extra=extra)
+
+
+def parse_prices(text: str) -> dict[str, tuple[float, float]]:
+    """``MODEL=IN/OUT,...`` as ``{model: (in, out)}`` (USD per million tokens); a
+    ``provider:`` prefix on the model is dropped. ``ValueError`` says what is wrong."""
+    prices: dict[str, tuple[float, float]] = {}
+    for item in (part.strip() for part in text.split(",")):
+        if not item:
+            continue
+        model, _, pair = item.partition("=")
+        rates = pair.split("/")
+        try:
+            if not model.strip() or len(rates) != 2:
+                raise ValueError
+            low, high = float(rates[0]), float(rates[1])
+        except ValueError:
+            raise ValueError(
+                f"{item!r} is not MODEL=IN/OUT (USD per million input/output tokens, "
+                "e.g. smollm2=0.1/0.2)"
+            ) from None
+        if min(low, high) < 0:
+            raise ValueError(f"{item!r}: a price cannot be negative")
+        prices[model.strip().split(":", 1)[-1].lower()] = (low, high)
+    return prices
 
 
 class Settings(BaseSettings):
@@ -113,6 +138,19 @@ class Settings(BaseSettings):
         flag="--cost-cap",
         doc="Stop the run cleanly once its LLM cost reaches this many US dollars.",
     )
+    token_cap: PositiveInt | None = _setting(
+        None,
+        "TOKEN_CAP",
+        flag="--token-cap",
+        doc="Stop the run cleanly once its input + output tokens reach this many.",
+    )
+    prices: str | None = _setting(
+        None,
+        "PRICES",
+        flag="--price",
+        doc="USD per million input/output tokens of models without a list price: "
+        "`MODEL=IN/OUT`, comma-separated (the flag repeats).",
+    )
     run_timeout_s: PositiveFloat | None = _setting(
         None,
         "RUN_TIMEOUT_S",
@@ -176,6 +214,17 @@ class Settings(BaseSettings):
     openai_base_url: str | None = _key(
         "OPENAI_BASE_URL", doc="OpenAI-compatible endpoint (Ollama, vLLM, llama.cpp...)."
     )
+
+    @field_validator("prices")
+    @classmethod
+    def _prices_parse(cls, value: str | None) -> str | None:
+        if value is not None:
+            parse_prices(value)
+        return value
+
+    def price_table(self) -> dict[str, tuple[float, float]]:
+        """The prices given with ``--price`` / ``RALPH_PRICES``, by model."""
+        return parse_prices(self.prices) if self.prices else {}
 
 
 class SettingsError(ValueError):

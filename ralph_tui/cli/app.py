@@ -50,6 +50,7 @@ RUN_FLAGS: dict[str, tuple[str, ...]] = {
     "validate_model": ("--validate-model", "--validateModel"),
     "sub_model": ("--sub-model", "--subModel"),
     "cost_cap_usd": ("--cost-cap", "--costCap"),
+    "token_cap": ("--token-cap",),
     "run_timeout_s": ("--timeout",),
     "worker_max_steps": ("--worker-max-steps", "--workerMaxSteps"),
     "worker_max_llm_calls": ("--worker-max-llm-calls", "--workerMaxLlmCalls"),
@@ -77,6 +78,13 @@ def add_run_parser(sub: Any) -> None:
     run.add_argument("--parent", metavar="SESSION_ID", help="record the run as a re-run of this")
     for dest, flags in RUN_FLAGS.items():
         run.add_argument(*flags, dest=dest, default=None, help=_flag_help(dest))
+    run.add_argument(
+        "--price",
+        action="append",
+        dest="price",
+        metavar="MODEL=IN/OUT",
+        help=_flag_help("prices") + "; repeat for several models",
+    )
     run.add_argument("--verbose", "-v", action="store_true", help="print every agent step")
 
 
@@ -104,6 +112,8 @@ def build_parser() -> argparse.ArgumentParser:
 def settings_from_args(args: argparse.Namespace, base: dict[str, Any] | None = None) -> Settings:
     overrides = dict(base or {})
     overrides.update({d: getattr(args, d) for d in RUN_FLAGS if getattr(args, d) is not None})
+    if args.price:
+        overrides["prices"] = ",".join(args.price)
     return load_settings(overrides)
 
 

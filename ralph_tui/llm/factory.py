@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from ralph_tui.config import Settings
 from ralph_tui.llm.errors import AuthenticationError, LLMError
 from ralph_tui.llm.models import check_model, parse_model_spec
+from ralph_tui.llm.pricing import Price, price_family, price_of
 from ralph_tui.llm.retry import OnRetry, RetryPolicy
 from ralph_tui.llm.sdk_errors import missing_key_message
 from ralph_tui.llm.types import LLMClient
@@ -82,7 +83,8 @@ def build_clients(
     missing. Model warnings (unknown, deprecated) and retries go to ``on_notice``.
     """
     notice = on_notice or _ignore
-    ledger = UsageLedger(cost_cap_usd=settings.cost_cap_usd)
+    ledger = UsageLedger(cost_cap_usd=settings.cost_cap_usd, token_cap=settings.token_cap)
+    given = {model: Price(*rates) for model, rates in settings.price_table().items()}
     policy = RetryPolicy(max_retries=settings.llm_max_retries)
     specs = role_specs(settings)
     built: dict[tuple[str, str], LLMClient] = {}
@@ -92,10 +94,21 @@ def build_clients(
             for warning in check_model(provider, model):
                 notice(f"{provider}:{model}: {warning}")
 
+    for provider, model in built:
+        if _cap_unenforceable(settings, provider, model, given):
+            notice(
+                f"--cost-cap ${settings.cost_cap_usd:.2f} cannot be enforced for "
+                f"{provider}:{model}: its price is unknown. Give it with "
+                f"--price {model}=IN/OUT (USD per million tokens), or cap tokens with --token-cap"
+            )
+
     def metered(role: str) -> MeteredClient:
         inner = built[specs[role]]
         on_retry = _retry_notice(notice, inner, policy)
-        return MeteredClient(inner, ledger, on_usage, retry_policy=policy, on_retry=on_retry)
+        price = given.get(price_family(inner.model))
+        return MeteredClient(
+            inner, ledger, on_usage, retry_policy=policy, on_retry=on_retry, price=price
+        )
 
     return LLMClients(
         generate=metered("generate"),
@@ -103,6 +116,15 @@ def build_clients(
         sub=metered("sub"),
         ledger=ledger,
     )
+
+
+def _cap_unenforceable(
+    settings: Settings, provider: str, model: str, given: dict[str, Price]
+) -> bool:
+    """Whether a cost cap is set but this model's calls would cost an unknown amount."""
+    if settings.cost_cap_usd is None or provider == "offline":
+        return False
+    return price_family(model) not in given and price_of(model) is None
 
 
 def _provider_client(

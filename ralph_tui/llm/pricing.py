@@ -18,6 +18,10 @@ class Price(NamedTuple):
     input_per_mtok: float
     output_per_mtok: float
 
+    def cost(self, input_tokens: int, output_tokens: int) -> float:
+        """US dollars for a call of these sizes."""
+        return (input_tokens * self.input_per_mtok + output_tokens * self.output_per_mtok) / 1e6
+
 
 PRICES: dict[str, Price] = {
     # Anthropic
@@ -69,6 +73,4 @@ def price_of(model: str) -> Price | None:
 def cost_usd(model: str, input_tokens: int, output_tokens: int) -> float | None:
     """What a call cost in US dollars, or ``None`` when the model's price is unknown."""
     price = price_of(model)
-    if price is None:
-        return None
-    return (input_tokens * price.input_per_mtok + output_tokens * price.output_per_mtok) / 1e6
+    return None if price is None else price.cost(input_tokens, output_tokens)

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 
 from ralph_tui.events import UsageUpdated
 from ralph_tui.llm.errors import CostCapReached, LLMConnectionError, LLMError
+from ralph_tui.llm.pricing import Price
 from ralph_tui.llm.retry import OnRetry, RetryPolicy, Sleep, call_with_retries
 from ralph_tui.llm.types import ChatMessage, Completion, LLMClient, ToolChoice, ToolDefinition
 
@@ -43,6 +44,7 @@ class UsageSnapshot:
     unknown_cost_calls: int
     cost_cap_usd: float | None
     by_model: dict[str, ModelUsage] = field(default_factory=dict)
+    token_cap: int | None = None
     failed_calls: int = 0
     """Requests the server received that failed (counted in ``calls`` too): ``calls`` is every
     request sent, as a server's access log counts them."""
@@ -74,10 +76,18 @@ class UsageLedger:
     holds a lock and none awaits.
     """
 
-    def __init__(self, cost_cap_usd: float | None = None) -> None:
+    def __init__(self, cost_cap_usd: float | None = None, token_cap: int | None = None) -> None:
         self.cost_cap_usd = cost_cap_usd
+        self.token_cap = token_cap
         self._lock = threading.Lock()
         self._by_model: dict[str, ModelUsage] = {}
+
+    def carry(self, earlier: ModelUsage) -> None:
+        """Start from what earlier legs of the session used (``--resume``): totals and caps
+        are the session's, not this leg's."""
+        if earlier.calls or earlier.input_tokens or earlier.output_tokens:
+            with self._lock:
+                self._by_model[EARLIER_LEGS] = earlier
 
     def record(self, completion: Completion) -> UsageSnapshot:
         """Add one completion's tokens and cost; return the new totals."""
@@ -119,21 +129,29 @@ class UsageLedger:
             unknown_cost_calls=sum(p.unknown_cost_calls for p in parts),
             cost_cap_usd=self.cost_cap_usd,
             by_model=dict(self._by_model),
+            token_cap=self.token_cap,
             failed_calls=sum(p.failed_calls for p in parts),
         )
 
     def check(self) -> None:
-        """Raise ``CostCapReached`` if the known cost has reached the cap."""
-        if self.cost_cap_usd is None:
-            return
-        spent = self.snapshot().cost_usd
-        if spent >= self.cost_cap_usd:
+        """Raise ``CostCapReached`` if the known cost or the tokens have reached a cap."""
+        totals = self.snapshot()
+        if self.cost_cap_usd is not None and totals.cost_usd >= self.cost_cap_usd:
             raise CostCapReached(
-                f"cost cap reached: ${spent:.4f} spent of the ${self.cost_cap_usd:.2f} cap"
+                f"cost cap reached: ${totals.cost_usd:.4f} spent of the "
+                f"${self.cost_cap_usd:.2f} cap"
+            )
+        tokens = totals.input_tokens + totals.output_tokens
+        if self.token_cap is not None and tokens >= self.token_cap:
+            raise CostCapReached(
+                f"token cap reached: {tokens:,} tokens used of the {self.token_cap:,} cap"
             )
 
 
 OnUsage = Callable[[UsageSnapshot], None]
+
+EARLIER_LEGS = "(earlier legs)"
+"""The ledger entry holding what a resumed session used before this leg."""
 
 
 class MeteredClient:
@@ -148,8 +166,11 @@ class MeteredClient:
         retry_policy: RetryPolicy | None = None,
         on_retry: OnRetry | None = None,
         sleep: Sleep = asyncio.sleep,
+        price: Price | None = None,
     ) -> None:
         self.inner = inner
+        self.price = price
+        """A price the user gave for this model (``--price``); it wins over the list."""
         self.ledger = ledger
         self.on_usage = on_usage
         self.retry_policy = retry_policy or RetryPolicy()
@@ -190,6 +211,9 @@ class MeteredClient:
             sleep=self.sleep,
             on_retry=self.on_retry,
         )
+        if self.price is not None:
+            cost = self.price.cost(completion.usage.input_tokens, completion.usage.output_tokens)
+            completion = completion.model_copy(update={"cost_usd": cost})
         self._report(self.ledger.record(completion))
         return completion
 

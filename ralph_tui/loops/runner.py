@@ -28,6 +28,7 @@ from ralph_tui.events import (
 )
 from ralph_tui.llm.errors import CostCapReached, LLMError
 from ralph_tui.llm.factory import LLMClients, build_clients
+from ralph_tui.llm.usage import ModelUsage, UsageSnapshot
 from ralph_tui.loops.context import LoopResult, LoopState, RunCancelled, RunContext
 from ralph_tui.loops.decompose import run_decomposed
 from ralph_tui.loops.documents import InputError, read_document
@@ -85,14 +86,19 @@ async def execute_run(
     """Run ``request`` to its end (passed, failed, cancelled, error) and record it."""
     document = check_request(request)
     forward = _Forwarder(on_event)
+    usage_writer = _UsageWriter()
+
+    def on_usage(snapshot: UsageSnapshot) -> None:
+        forward(snapshot.to_event())
+        usage_writer(snapshot)
+
     clients = build_clients(
-        request.settings,
-        http_client=http_client,
-        on_notice=forward.notice,
-        on_usage=lambda snapshot: forward(snapshot.to_event()),
+        request.settings, http_client=http_client, on_notice=forward.notice, on_usage=on_usage
     )
     store = TraceStore(request.settings.out_dir)
     handle = _open_session(store, request, document, resume_of)
+    clients.ledger.carry(earlier_usage(handle.record))
+    usage_writer.attach(handle)
     forward.attach(stamped(fan_out(handle.append_event, on_event), handle.session_id))
     try:
         return await _run_session(request, document, clients, handle, forward, cancel)
@@ -126,6 +132,9 @@ STORED_SETTINGS = {
     "workerMaxSteps": "worker_max_steps",
     "workerMaxLlmCalls": "worker_max_llm_calls",
     "memFile": "mem_file",
+    "costCapUsd": "cost_cap_usd",
+    "tokenCap": "token_cap",
+    "prices": "prices",
 }
 """How ``session.json`` names the settings a run recorded (never keys or endpoints)."""
 
@@ -260,6 +269,48 @@ def best_recorded(handle: SessionHandle, status: RunStatus, error: str) -> LoopR
     )
 
 
+def earlier_usage(record: SessionRecord) -> ModelUsage:
+    """What the session's earlier legs used, as the ledger counts it (zero for a new one)."""
+    cost_known = record.cost_usd is not None
+    return ModelUsage(
+        input_tokens=record.input_tokens,
+        output_tokens=record.output_tokens,
+        calls=record.llm_calls,
+        cost_usd=record.cost_usd or 0.0,
+        unknown_cost_calls=0 if cost_known else record.llm_calls,
+    )
+
+
+def usage_fields(usage: UsageSnapshot) -> dict[str, Any]:
+    """The session record's usage fields for ``usage``."""
+    return {
+        "input_tokens": usage.input_tokens,
+        "output_tokens": usage.output_tokens,
+        "cost_usd": usage.to_event().cost_usd,
+        "llm_calls": usage.calls,
+    }
+
+
+class _UsageWriter:
+    """Writes the session's usage as the run goes (at most once per ``interval_s``), so a
+    crashed or killed session still shows what it spent."""
+
+    def __init__(self, interval_s: float = 1.0) -> None:
+        self.interval_s = interval_s
+        self._handle: SessionHandle | None = None
+        self._last = 0.0
+
+    def attach(self, handle: SessionHandle) -> None:
+        self._handle = handle
+
+    def __call__(self, usage: UsageSnapshot) -> None:
+        now = time.monotonic()
+        if self._handle is None or now - self._last < self.interval_s:
+            return
+        self._last = now
+        self._handle.update_session(**usage_fields(usage))
+
+
 def _close_session(
     handle: SessionHandle,
     clients: LLMClients,
@@ -273,10 +324,8 @@ def _close_session(
         result.status,
         iterations=result.iterations,
         duration_ms=(time.perf_counter() - started) * 1000,
-        input_tokens=usage.input_tokens,
-        output_tokens=usage.output_tokens,
-        cost_usd=event.cost_usd,
         error=result.error,
+        **usage_fields(usage),
     )
     emit(
         RunFinished(

@@ -49,6 +49,8 @@ class SessionRecord(BaseModel):
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float | None = None
+    llm_calls: int = 0
+    """Requests sent, over every leg of the session (as a server's log counts them)."""
     error: str | None = None
     pid: int = Field(default_factory=os.getpid)
     host: str = Field(default_factory=socket.gethostname)

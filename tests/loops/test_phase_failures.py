@@ -19,76 +19,14 @@ import pytest
 
 from ralph_tui.cli import app as cli_app
 from ralph_tui.cli import run_cli
-from ralph_tui.llm.offline import OfflineClient
-from ralph_tui.llm.types import ChatMessage, ToolCall, ToolDefinition
 from ralph_tui.loops import runner
 from ralph_tui.traces.store import TraceStore
-from tests.llm.llm_wire import openai_completion
+from tests.loops.baseline_server import BaselineServer
 
 SAMPLE = Path(__file__).parents[2] / "ralph_tui" / "data" / "sample_document.md"
 QA_QUERY = "How often are the filters backwashed, and what triggers an early backwash?"
 TASK_QUERY = "Describe how the works responds when river turbidity exceeds 80 NTU."
 PLAN_QUERY = "List the past incidents; then summarize the maintenance schedule."
-
-
-def role_of(tool: ToolDefinition) -> str:
-    """Which role a request is for, from its output tool's fields."""
-    props = set(tool.parameters.get("properties", {}))
-    if props == {"action"}:
-        variants = tool.parameters["properties"]["action"]["anyOf"]
-        fields = {name for variant in variants for name in variant["properties"]}
-        return "doc_reader" if "brief" in fields else "worker"
-    names = {
-        frozenset({"ok", "issues"}): "judge",
-        frozenset({"subtasks"}): "decomposer",
-        frozenset({"output"}): "aggregator",
-        frozenset({"output", "memoryUpdate"}): "reasoner",
-    }
-    return names.get(frozenset(props), "other")
-
-
-class BaselineServer:
-    """Chat Completions answered by the offline baseline; ``failing`` never calls a tool."""
-
-    def __init__(self, failing: str) -> None:
-        self.failing = failing
-        self.baseline = OfflineClient()
-        self.requests: list[str] = []
-
-    async def handle(self, request: httpx2.Request) -> httpx2.Response:
-        body = json.loads(request.content)
-        tools = [ToolDefinition(**t["function"]) for t in body.get("tools", [])]
-        role = role_of(tools[0]) if tools else "sub"
-        self.requests.append(role)
-        if role == self.failing:
-            message: dict[str, Any] = {"content": "I think the answer is fine."}
-            return httpx2.Response(200, json=openai_completion(message))
-        completion = await self.baseline.chat(
-            [_message(m) for m in body["messages"]], tools=tools or None
-        )
-        calls = [
-            {
-                "id": c.id,
-                "type": "function",
-                "function": {"name": c.name, "arguments": c.arguments},
-            }
-            for c in completion.tool_calls
-        ]
-        message = {"content": completion.text or None, **({"tool_calls": calls} if calls else {})}
-        return httpx2.Response(200, json=openai_completion(message))
-
-
-def _message(wire: dict[str, Any]) -> ChatMessage:
-    calls = [
-        ToolCall(id=c["id"], name=c["function"]["name"], arguments=c["function"]["arguments"])
-        for c in wire.get("tool_calls") or []
-    ]
-    return ChatMessage(
-        role=wire["role"],
-        content=wire.get("content") or "",
-        tool_calls=calls,
-        tool_call_id=wire.get("tool_call_id"),
-    )
 
 
 RunCLI = Callable[..., tuple[int, dict[str, Any], str, Path]]

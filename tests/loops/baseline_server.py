@@ -1,0 +1,73 @@
+"""A fake OpenAI-compatible server for CLI tests: every role is answered by the offline
+baseline, except a ``failing`` one, which never makes a tool call (as weak models do)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx2
+
+from ralph_tui.llm.offline import OfflineClient
+from ralph_tui.llm.types import ChatMessage, ToolCall, ToolDefinition
+from tests.llm.llm_wire import openai_completion
+
+
+def role_of(tool: ToolDefinition) -> str:
+    """Which role a request is for, from its output tool's fields."""
+    props = set(tool.parameters.get("properties", {}))
+    if props == {"action"}:
+        variants = tool.parameters["properties"]["action"]["anyOf"]
+        fields = {name for variant in variants for name in variant["properties"]}
+        return "doc_reader" if "brief" in fields else "worker"
+    names = {
+        frozenset({"ok", "issues"}): "judge",
+        frozenset({"subtasks"}): "decomposer",
+        frozenset({"output"}): "aggregator",
+        frozenset({"output", "memoryUpdate"}): "reasoner",
+    }
+    return names.get(frozenset(props), "other")
+
+
+class BaselineServer:
+    """Chat Completions answered by the offline baseline; ``failing`` never calls a tool."""
+
+    def __init__(self, failing: str = "") -> None:
+        self.failing = failing
+        self.baseline = OfflineClient()
+        self.requests: list[str] = []
+
+    async def handle(self, request: httpx2.Request) -> httpx2.Response:
+        body = json.loads(request.content)
+        tools = [ToolDefinition(**t["function"]) for t in body.get("tools", [])]
+        role = role_of(tools[0]) if tools else "sub"
+        self.requests.append(role)
+        if role == self.failing:
+            message: dict[str, Any] = {"content": "I think the answer is fine."}
+            return httpx2.Response(200, json=openai_completion(message))
+        completion = await self.baseline.chat(
+            [_message(m) for m in body["messages"]], tools=tools or None
+        )
+        calls = [
+            {
+                "id": c.id,
+                "type": "function",
+                "function": {"name": c.name, "arguments": c.arguments},
+            }
+            for c in completion.tool_calls
+        ]
+        message = {"content": completion.text or None, **({"tool_calls": calls} if calls else {})}
+        return httpx2.Response(200, json=openai_completion(message))
+
+
+def _message(wire: dict[str, Any]) -> ChatMessage:
+    calls = [
+        ToolCall(id=c["id"], name=c["function"]["name"], arguments=c["function"]["arguments"])
+        for c in wire.get("tool_calls") or []
+    ]
+    return ChatMessage(
+        role=wire["role"],
+        content=wire.get("content") or "",
+        tool_calls=calls,
+        tool_call_id=wire.get("tool_call_id"),
+    )
