@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from ralph_tui.agents.structured import AgentSpec
+from ralph_tui.roles.budgets import OUTPUT_TOKENS
 
 SYSTEM = """You merge the outputs of the sub-tasks of a task into one coherent result that
 completes the whole task. Keep every specific finding, remove repetition, resolve overlaps,
@@ -16,5 +17,9 @@ class AggregateOutput(BaseModel):
 
 
 AGGREGATOR = AgentSpec(
-    name="aggregator", system=SYSTEM, output_model=AggregateOutput, max_steps=4, max_tokens=8192
+    name="aggregator",
+    system=SYSTEM,
+    output_model=AggregateOutput,
+    max_steps=4,
+    max_tokens=OUTPUT_TOKENS["aggregator"],
 )

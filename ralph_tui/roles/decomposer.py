@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field, model_validator
 
 from ralph_tui.agents.structured import AgentSpec
+from ralph_tui.roles.budgets import OUTPUT_TOKENS
 
 MAX_SUBTASKS = 5
 MAX_DEPTH = 2
@@ -76,4 +77,10 @@ class Plan(BaseModel):
         return order
 
 
-DECOMPOSER = AgentSpec(name="decomposer", system=SYSTEM, output_model=Plan, max_steps=4)
+DECOMPOSER = AgentSpec(
+    name="decomposer",
+    system=SYSTEM,
+    output_model=Plan,
+    max_steps=4,
+    max_tokens=OUTPUT_TOKENS["decomposer"],
+)

@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from ralph_tui.agents.structured import AgentSpec
+from ralph_tui.roles.budgets import OUTPUT_TOKENS
 
 SYSTEM = """You are a strict fact checker. You get a question, an answer of bullet lines,
 the evidence quotes, and for each quote a window of the source document around it. Decide
@@ -20,4 +21,10 @@ class JudgeOutput(BaseModel):
     issues: list[str] = Field(default_factory=list, description="One entry per problem.")
 
 
-JUDGE = AgentSpec(name="judge", system=SYSTEM, output_model=JudgeOutput, max_steps=4)
+JUDGE = AgentSpec(
+    name="judge",
+    system=SYSTEM,
+    output_model=JudgeOutput,
+    max_steps=4,
+    max_tokens=OUTPUT_TOKENS["judge"],
+)

@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from ralph_tui.agents.structured import AgentSpec
+from ralph_tui.roles.budgets import OUTPUT_TOKENS
 
 IssueCategory = Literal["missing_scope", "unsupported_claim", "low_specificity", "conflict"]
 
@@ -29,4 +30,10 @@ class TaskJudgeOutput(BaseModel):
     issues: list[TaskIssue] = Field(default_factory=list)
 
 
-TASK_JUDGE = AgentSpec(name="task_judge", system=SYSTEM, output_model=TaskJudgeOutput, max_steps=4)
+TASK_JUDGE = AgentSpec(
+    name="task_judge",
+    system=SYSTEM,
+    output_model=TaskJudgeOutput,
+    max_steps=4,
+    max_tokens=OUTPUT_TOKENS["task_judge"],
+)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from ralph_tui.agents.structured import AgentSpec
+from ralph_tui.roles.budgets import OUTPUT_TOKENS
 
 SYSTEM = """You complete a task about a document using only the brief extracted from it (and
 the memory of earlier iterations). Be specific: names, numbers, and the document's own terms.
@@ -19,5 +20,9 @@ class TaskOutput(BaseModel):
 
 
 TASK_REASONER = AgentSpec(
-    name="reasoner", system=SYSTEM, output_model=TaskOutput, max_steps=4, max_tokens=8192
+    name="reasoner",
+    system=SYSTEM,
+    output_model=TaskOutput,
+    max_steps=4,
+    max_tokens=OUTPUT_TOKENS["reasoner"],
 )

@@ -36,12 +36,14 @@ class BaselineServer:
         self.failing = failing
         self.baseline = OfflineClient()
         self.requests: list[str] = []
+        self.max_tokens: dict[str, set[int]] = {}
 
     async def handle(self, request: httpx2.Request) -> httpx2.Response:
         body = json.loads(request.content)
         tools = [ToolDefinition(**t["function"]) for t in body.get("tools", [])]
         role = role_of(tools[0]) if tools else "sub"
         self.requests.append(role)
+        self.max_tokens.setdefault(role, set()).add(body.get("max_tokens", 0))
         if role == self.failing:
             message: dict[str, Any] = {"content": "I think the answer is fine."}
             return httpx2.Response(200, json=openai_completion(message))

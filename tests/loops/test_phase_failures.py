@@ -108,3 +108,24 @@ def test_an_aggregator_that_never_answers_records_the_subtask_outputs(
     [merged] = TraceStore(out).iterations(result["sessionId"])
     assert merged.failure_tag == "aggregator_error" and not merged.passed
     assert "incident" in merged.output["output"].lower(), "what the sub-tasks produced is kept"
+
+
+def test_each_role_asks_for_no_more_tokens_than_it_needs(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = BaselineServer()
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setenv("OPENAI_BASE_URL", "https://local.test/v1")
+    local = ["--generate-model", "openai:local", "--validate-model", "openai:local"]
+    for mode, query in (("qa", QA_QUERY), ("task", TASK_QUERY)):
+        client = httpx2.AsyncClient(transport=httpx2.MockTransport(server.handle))
+        monkeypatch.setattr(cli_app, "execute_run", partial(runner.execute_run, http_client=client))
+        args = ["run", "--mode", mode, "--query", query, "--doc", str(SAMPLE), "--maxIters", "1"]
+        run_cli([*args, "--out", str(tmp_path / mode), *local])
+    capsys.readouterr()
+    assert server.max_tokens == {
+        "worker": {2048},
+        "judge": {1024},
+        "doc_reader": {2048},
+        "reasoner": {4096},
+    }
