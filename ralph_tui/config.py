@@ -8,10 +8,13 @@ setting and where the value came from.
 
 from __future__ import annotations
 
+import difflib
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
+from dotenv import dotenv_values
 from pydantic import (
     AliasChoices,
     Field,
@@ -199,8 +202,12 @@ class Settings(BaseSettings):
     llm_max_retries: NonNegativeInt = _setting(
         3, "LLM_MAX_RETRIES", flag=None, doc="Retries of a rate-limited or overloaded call."
     )
-    llm_timeout_s: PositiveFloat = _setting(
-        120.0, "LLM_TIMEOUT_S", flag=None, doc="Timeout of one LLM call."
+    llm_timeout_s: PositiveFloat | None = _setting(
+        None,
+        "LLM_TIMEOUT_S",
+        flag=None,
+        doc="Timeout of one LLM call in seconds (default 120; 600 for a server on this "
+        "machine, which is slow and is not retried after a timeout).",
     )
     anthropic_api_key: SecretStr | None = _key(
         "ANTHROPIC_API_KEY", "ANTHROPIC_APIKEY", doc="Anthropic API key."
@@ -273,6 +280,36 @@ def load_settings(cli: dict[str, Any] | None = None, env_file: Path | None = Non
             f"invalid value {value!r} for setting {name} (from {_source_of(name, cli, env_path)}):"
             f" {first['msg']}"
         ) from None
+
+
+OWN_PREFIXES = ("RALPH_", "AX_")
+"""Names with these prefixes are meant for ralph-tui: an unknown one is a misspelling."""
+
+
+def misspelled_settings(
+    env_file: Path | None = None, environ: Mapping[str, str] = os.environ
+) -> list[str]:
+    """A warning for each setting name that looks meant for ralph-tui but is not one (it
+    would be silently ignored), naming the closest known setting."""
+    known = sorted({name.upper() for info in setting_fields().values() for name in _names_of(info)})
+    path = env_file or Path(".env")
+    found = [(key, "the environment") for key in environ if key.upper().startswith(OWN_PREFIXES)]
+    if path.is_file():
+        found += [(key, str(path)) for key in dotenv_values(path)]
+    warnings = []
+    for key, where in found:
+        if key.upper() in known:
+            continue
+        close = difflib.get_close_matches(key.upper(), known, n=1, cutoff=0.75)
+        if not close and not key.upper().startswith(OWN_PREFIXES):
+            continue  # another tool's variable in a shared .env
+        hint = f"did you mean {close[0]}?" if close else "see the settings table in the README"
+        warnings.append(f"unknown setting {key} in {where} is ignored: {hint}")
+    return warnings
+
+
+def _names_of(info: dict[str, Any]) -> list[str]:
+    return [info["env"], *info["aliases"]]
 
 
 def _field_for(loc: str) -> str | None:

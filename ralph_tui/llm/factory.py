@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 from ralph_tui.config import Settings
 from ralph_tui.llm.errors import AuthenticationError, LLMError
@@ -85,7 +86,6 @@ def build_clients(
     notice = on_notice or _ignore
     ledger = UsageLedger(cost_cap_usd=settings.cost_cap_usd, token_cap=settings.token_cap)
     given = {model: Price(*rates) for model, rates in settings.price_table().items()}
-    policy = RetryPolicy(max_retries=settings.llm_max_retries)
     specs = role_specs(settings)
     built: dict[tuple[str, str], LLMClient] = {}
     for role, (provider, model) in specs.items():
@@ -103,6 +103,13 @@ def build_clients(
             )
 
     def metered(role: str) -> MeteredClient:
+        base_url = base_url_of(settings, specs[role][0])
+        # A timed-out request keeps a local server generating: a retry would only queue
+        # behind it, so a local endpoint's timeouts are reported, not retried.
+        policy = RetryPolicy(
+            max_retries=settings.llm_max_retries,
+            retry_timeouts=not is_local_endpoint(base_url),
+        )
         inner = built[specs[role]]
         on_retry = _retry_notice(notice, inner, policy)
         price = given.get(price_family(inner.model))
@@ -144,8 +151,8 @@ def _provider_client(
         return AnthropicClient(
             model,
             api_key=_api_key(settings, "anthropic"),
-            base_url=settings.anthropic_base_url,
-            timeout_s=settings.llm_timeout_s,
+            base_url=base_url_of(settings, provider),
+            timeout_s=call_timeout_s(settings, base_url_of(settings, provider)),
             http_client=http_client,
         )
     from ralph_tui.llm.openai_client import OpenAIClient
@@ -153,18 +160,44 @@ def _provider_client(
     return OpenAIClient(
         model,
         api_key=_api_key(settings, "openai"),
-        base_url=settings.openai_base_url,
-        timeout_s=settings.llm_timeout_s,
+        base_url=base_url_of(settings, provider),
+        timeout_s=call_timeout_s(settings, base_url_of(settings, provider)),
         http_client=http_client,
         embed_model=settings.embed_model,
     )
 
 
+REMOTE_TIMEOUT_S = 120.0
+LOCAL_TIMEOUT_S = 600.0
+"""A server on this machine generates a few tokens a second on a CPU: a call may take
+minutes, and one that timed out keeps the server busy, so it is given longer instead."""
+
+LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1", "0.0.0.0", "host.docker.internal"})
+
+
+def is_local_endpoint(base_url: str | None) -> bool:
+    """Whether ``base_url`` names a server on this machine (llama.cpp, Ollama, vLLM...)."""
+    if not base_url:
+        return False
+    host = (urlsplit(base_url).hostname or "").lower()
+    return host in LOCAL_HOSTS or host.endswith(".localhost")
+
+
+def base_url_of(settings: Settings, provider: str) -> str | None:
+    """The endpoint a provider's client talks to (``None``: the provider's own API)."""
+    return settings.anthropic_base_url if provider == "anthropic" else settings.openai_base_url
+
+
+def call_timeout_s(settings: Settings, base_url: str | None) -> float:
+    """The per-call timeout: the setting, else longer for a local server."""
+    if settings.llm_timeout_s is not None:
+        return settings.llm_timeout_s
+    return LOCAL_TIMEOUT_S if is_local_endpoint(base_url) else REMOTE_TIMEOUT_S
+
+
 def _api_key(settings: Settings, provider: str) -> str:
-    if provider == "anthropic":
-        key, base_url = settings.anthropic_api_key, settings.anthropic_base_url
-    else:
-        key, base_url = settings.openai_api_key, settings.openai_base_url
+    key = settings.anthropic_api_key if provider == "anthropic" else settings.openai_api_key
+    base_url = base_url_of(settings, provider)
     if key is not None and key.get_secret_value():
         return key.get_secret_value()
     if base_url:

@@ -15,7 +15,7 @@ from typing import TypeVar
 
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 
-from ralph_tui.llm.errors import LLMError, RateLimitError
+from ralph_tui.llm.errors import LLMError, LLMTimeoutError, RateLimitError
 
 T = TypeVar("T")
 
@@ -30,6 +30,7 @@ class RetryPolicy:
     """How many times to retry and how long to wait between attempts."""
 
     max_retries: int = 3
+    retry_timeouts: bool = True
     base_delay_s: float = 1.0
     max_delay_s: float = 30.0
     max_retry_after_s: float = 60.0
@@ -73,8 +74,13 @@ async def call_with_retries(
         if on_retry is not None and state.next_action is not None:
             on_retry(state.attempt_number, state.next_action.sleep, _error_of(state))
 
+    def worth_retrying(error: BaseException) -> bool:
+        if not isinstance(error, LLMError) or not error.retryable:
+            return False
+        return policy.retry_timeouts or not isinstance(error, LLMTimeoutError)
+
     retrying = AsyncRetrying(
-        retry=retry_if_exception(lambda error: isinstance(error, LLMError) and error.retryable),
+        retry=retry_if_exception(worth_retrying),
         stop=stop_after_attempt(policy.max_retries + 1),
         wait=wait,
         before_sleep=notify,

@@ -5,17 +5,24 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import httpx2
 import pytest
 
 from ralph_tui.llm.anthropic_client import AnthropicClient
-from ralph_tui.llm.errors import AuthenticationError
+from ralph_tui.llm.errors import AuthenticationError, LLMTimeoutError
 from ralph_tui.llm.factory import LOCAL_SERVER_KEY, LLMClients, build_clients
 from ralph_tui.llm.models import check_model
 from ralph_tui.llm.offline import OfflineClient
 from ralph_tui.llm.openai_client import OpenAIClient
 from ralph_tui.llm.types import ChatMessage, LLMClient
 from ralph_tui.llm.usage import MeteredClient, UsageSnapshot
-from tests.llm.llm_wire import FakeAPI, anthropic_error, anthropic_message, make_settings
+from tests.llm.llm_wire import (
+    FakeAPI,
+    anthropic_error,
+    anthropic_message,
+    make_settings,
+    openai_completion,
+)
 
 pytestmark = pytest.mark.usefixtures("clean_env")
 
@@ -130,3 +137,44 @@ def test_importing_the_llm_layer_does_not_import_the_sdks() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert result.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize(
+    ("base_url", "timeout_s", "requests_sent"),
+    [("http://127.0.0.1:8011/v1", 600.0, 1), ("https://proxy.example/v1", 120.0, 2)],
+)
+async def test_a_local_server_gets_a_long_timeout_and_no_retry_after_one(
+    api: FakeAPI, base_url: str, timeout_s: float, requests_sent: int
+) -> None:
+    """A request that timed out keeps a local server generating: retrying would queue."""
+    api.fail_with(httpx2.ReadTimeout)
+    api.reply(200, openai_completion({"content": "late"}))
+    settings = make_settings(
+        generate_model="openai:local", openai_base_url=base_url, llm_max_retries=1
+    )
+    clients = build_clients(settings, http_client=api.http_client())
+    generate = clients.generate
+    assert isinstance(generate, MeteredClient)
+    generate.sleep = _no_wait
+    sdk_client = inner(generate)
+    assert isinstance(sdk_client, OpenAIClient)
+    assert sdk_client._client.timeout == timeout_s
+    if requests_sent == 1:
+        with pytest.raises(LLMTimeoutError):
+            await generate.chat([ChatMessage(role="user", content="q")])
+    else:
+        assert (await generate.chat([ChatMessage(role="user", content="q")])).text == "late"
+    assert len(api.requests) == requests_sent
+    assert clients.ledger.snapshot().calls == requests_sent
+
+
+def test_a_set_timeout_wins_for_a_local_server() -> None:
+    settings = make_settings(
+        generate_model="openai:local", openai_base_url="http://localhost:1234/v1", llm_timeout_s=9
+    )
+    sdk_client = inner(build_clients(settings).generate)
+    assert isinstance(sdk_client, OpenAIClient) and sdk_client._client.timeout == 9
+
+
+async def _no_wait(_delay: float) -> None:
+    return None
