@@ -4,7 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from ralph_tui.config import SettingsError, load_settings, setting_fields
+from ralph_tui.cli import run_cli
+from ralph_tui.config import SettingsError, load_settings, misspelled_settings, setting_fields
 
 SEED_ENV = [f for info in setting_fields().values() for f in [info["env"], *info["aliases"]]]
 
@@ -67,3 +68,36 @@ def test_bad_dotenv_value_names_the_file(tmp_path: Path) -> None:
     (tmp_path / ".env").write_text("WORKER_MAX_STEPS=-3\n")
     with pytest.raises(SettingsError, match=r"worker_max_steps.*\.env"):
         load_settings()
+
+
+def test_a_misspelled_setting_is_warned_about_with_the_closest_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    env = tmp_path / ".env"
+    env.write_text("RALPH_MAX_ITER=9\nDATABASE_URL=postgres://x\nOPENAI_API_KEY=k\n")
+    monkeypatch.setenv("RALPH_COSTCAP_USD", "1")
+    monkeypatch.setenv("RALPH_NOTHING_LIKE_IT", "1")
+    warnings = misspelled_settings(env)
+    assert f"unknown setting RALPH_MAX_ITER in {env} is ignored: did you mean RALPH_MAX_ITERS?" in (
+        warnings
+    )
+    assert (
+        "unknown setting RALPH_COSTCAP_USD in the environment is ignored: "
+        "did you mean RALPH_COST_CAP_USD?"
+    ) in warnings
+    assert any(w.startswith("unknown setting RALPH_NOTHING_LIKE_IT") for w in warnings)
+    assert len(warnings) == 3, "another tool's variable and a known key are not warned about"
+    assert load_settings(env_file=env).max_iters == 4, "the misspelled value is not used"
+
+
+def test_the_run_warns_about_a_misspelled_setting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".env").write_text("RALPH_MAX_ITER=9\n")
+    doc = tmp_path / "doc.md"
+    doc.write_text("Filters are backwashed every 48 hours in the plant.\n")
+    args = ["run", "--provider", "offline", "--mode", "qa", "--query", "How often?"]
+    run_cli([*args, "--doc", str(doc), "--out", str(tmp_path / "out"), "--maxIters", "1"])
+    err = capsys.readouterr().err
+    assert "warning: unknown setting RALPH_MAX_ITER in .env is ignored: did you mean" in err

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from ralph_tui.config import Settings
+from ralph_tui.config import Settings, misspelled_settings
 from ralph_tui.events import (
     BaseEvent,
     Emit,
@@ -95,6 +95,8 @@ async def execute_run(
     clients = build_clients(
         request.settings, http_client=http_client, on_notice=forward.notice, on_usage=on_usage
     )
+    for warning in misspelled_settings():
+        forward.notice(warning)
     store = TraceStore(request.settings.out_dir)
     handle = _open_session(store, request, document, resume_of)
     clients.ledger.carry(earlier_usage(handle.record))

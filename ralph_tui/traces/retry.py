@@ -2,16 +2,16 @@
 
 The busy timeout covers most waits, but SQLite returns ``SQLITE_BUSY`` at once
 in some cases (WAL recovery, switching journal mode, a deadlock it detects), so
-writers back off and try again until a deadline.
+writers back off and try again until a deadline (with ``tenacity``).
 """
 
 from __future__ import annotations
 
-import random
 import sqlite3
-import time
 from collections.abc import Callable
 from typing import TypeVar
+
+from tenacity import Retrying, retry_if_exception, stop_before_delay, wait_random_exponential
 
 T = TypeVar("T")
 
@@ -23,17 +23,16 @@ _BUSY_CODES = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED})
 
 def retry_busy(work: Callable[[], T], deadline_s: float = RETRY_DEADLINE_S) -> T:
     """Call ``work`` until it does not fail on a lock, or ``deadline_s`` has passed."""
-    give_up_at = time.monotonic() + deadline_s
-    delay = _FIRST_DELAY_S
-    while True:
-        try:
-            return work()
-        except sqlite3.OperationalError as exc:
-            if not is_busy(exc) or time.monotonic() + delay > give_up_at:
-                raise
+    retrying = Retrying(
+        retry=retry_if_exception(
+            lambda exc: isinstance(exc, sqlite3.OperationalError) and is_busy(exc)
+        ),
+        stop=stop_before_delay(deadline_s),
         # Jitter keeps processes that collided once from colliding again in step.
-        time.sleep(delay * random.uniform(0.5, 1.5))
-        delay = min(delay * 2, _MAX_DELAY_S)
+        wait=wait_random_exponential(multiplier=_FIRST_DELAY_S, max=_MAX_DELAY_S),
+        reraise=True,
+    )
+    return retrying(work)
 
 
 def is_busy(exc: sqlite3.OperationalError) -> bool:
