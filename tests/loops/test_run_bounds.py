@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import time
 from functools import partial
 from pathlib import Path
@@ -23,6 +24,7 @@ from ralph_tui.loops.runner import RunRequest, execute_run
 from ralph_tui.traces.store import TraceStore
 from tests.agents.conftest import tool_use
 from tests.llm.llm_wire import anthropic_message
+from tests.sandbox.sandbox_probes import descendants
 
 SAMPLE = Path(__file__).parents[2] / "ralph_tui" / "data" / "sample_document.md"
 UNSUPPORTED = {"answer": "- The filters are never washed.", "evidence": ["not in the handbook"]}
@@ -141,6 +143,7 @@ async def test_cancel_stops_a_run_inside_a_long_cell(tmp_path: Path) -> None:
     )
     assert outcome.status == "cancelled" and server.requests == 1
     assert time.perf_counter() - started < 15
+    assert descendants(os.getpid()) == [], "the sandbox running the cell is gone"
 
 
 def test_a_sandbox_that_cannot_start_fails_the_iteration(
