@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ralph_tui.documents import InputError
+
 BINARY_SNIFF_BYTES = 8192
 
 
-class InputError(ValueError):
-    """Bad usage or input: nothing was run and nothing was written."""
+__all__ = ["InputError", "read_document"]
 
 
 def read_document(path: Path) -> str:

@@ -1,0 +1,212 @@
+"""A run's documents as one text (the sandbox's ``context``) plus a table of where each
+document and each page sits in it, and where any span of that text came from."""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ralph_tui.documents.convert import PAGE_SEPARATOR, ConversionError, extract
+from ralph_tui.documents.detect import SUPPORTED, Format, UnsupportedFormat, detect_format
+from ralph_tui.documents.errors import InputError
+from ralph_tui.documents.inputs import gather
+
+DOCUMENT_SEPARATOR = "\n\n"
+MIB = 1024 * 1024
+
+OnProgress = Callable[[str, int, int], None]
+"""Conversion progress: document name, pages done, pages in all."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Size caps: one file, and all files of a run together (bytes on disk)."""
+
+    file_bytes: int = 200 * MIB
+    corpus_bytes: int = 500 * MIB
+
+
+@dataclass
+class Document:
+    name: str
+    path: Path
+    format: Format
+    converter: str
+    sha256: str
+    text: str
+    pages: list[str] | None = None
+    empty_pages: list[int] = field(default_factory=list)
+
+    def record(self) -> dict[str, Any]:
+        """What ``session.json`` keeps of it."""
+        return {
+            "name": self.name,
+            "path": str(self.path.resolve()),
+            "sha256": self.sha256,
+            "format": self.format,
+            "converter": self.converter,
+            "pages": len(self.pages) if self.pages is not None else None,
+        }
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a span of the corpus text came from."""
+
+    document: str
+    page: int | None
+
+    @property
+    def label(self) -> str:
+        return f"{self.document} p. {self.page}" if self.page else self.document
+
+    def to_json(self) -> dict[str, Any]:
+        return {"document": self.document, "page": self.page, "label": self.label}
+
+
+@dataclass
+class Corpus:
+    """The documents of a run; ``text`` is the sandbox's ``context``, ``table`` its
+    ``documents`` (name, path, format, start, end, pages with their start and end)."""
+
+    documents: list[Document]
+    text: str
+    table: list[dict[str, Any]]
+    skipped: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+
+    def source_of(self, start: int) -> Source | None:
+        """The document (and page) holding offset ``start`` of ``text``."""
+        starts = [entry["start"] for entry in self.table]
+        index = bisect.bisect_right(starts, start) - 1
+        if index < 0 or start >= self.table[index]["end"]:
+            return None
+        entry = self.table[index]
+        pages = entry["pages"]
+        page_index = bisect.bisect_right([p["start"] for p in pages], start) - 1
+        page = pages[page_index]["page"] if pages and page_index >= 0 else None
+        return Source(entry["name"], page)
+
+    def bounds_of(self, start: int) -> tuple[int, int]:
+        """The span of the document holding ``start`` (the whole text if none does)."""
+        for entry in self.table:
+            if entry["start"] <= start < entry["end"]:
+                return entry["start"], entry["end"]
+        return 0, len(self.text)
+
+
+def read_corpus(
+    specs: list[Path], limits: Limits = Limits(), on_progress: OnProgress | None = None
+) -> Corpus:
+    """Read every document ``specs`` name; ``InputError`` when nothing usable remains.
+
+    A single named file that cannot be read is an error; in a corpus of several, a file
+    that fails is listed in ``failed`` and the run goes on with the rest.
+    """
+    found = gather(specs)
+    total = sum(_size(path) for path, _ in found.files)
+    if total > limits.corpus_bytes:
+        raise InputError(
+            f"the documents come to {total / MIB:,.0f} MB, past the corpus cap of "
+            f"{limits.corpus_bytes / MIB:,.0f} MB (RALPH_CORPUS_MAX_MB)"
+        )
+    documents, failed = [], []
+    for path, name in found.files:
+        try:
+            documents.append(read_one(path, name, limits, on_progress))
+        except InputError as exc:
+            if len(found.files) == 1:
+                raise
+            failed.append(str(exc))
+    if not documents:
+        raise InputError("no document could be read: " + "; ".join(failed))
+    return assemble(documents, found.skipped, failed)
+
+
+def read_one(
+    path: Path, name: str, limits: Limits, on_progress: OnProgress | None = None
+) -> Document:
+    """One document, converted; ``InputError`` (one line, naming the file) if it cannot be."""
+    if not path.exists():
+        raise InputError(f"document not found: {path} (check the --doc path)")
+    size = _size(path)
+    if size > limits.file_bytes:
+        raise InputError(
+            f"{path} is {size / MIB:,.0f} MB, past the cap of {limits.file_bytes / MIB:,.0f} MB "
+            "per document (RALPH_DOC_MAX_MB)"
+        )
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if not data.strip():
+        raise InputError(f"document {path} is empty: nothing to analyse")
+    try:
+        fmt = detect_format(data, path)
+        progress = (lambda done, all_: on_progress(name, done, all_)) if on_progress else None
+        extracted = extract(data, fmt, progress)
+    except UnsupportedFormat as exc:
+        raise InputError(f"{path} {exc}: ralph-tui reads {SUPPORTED}") from None
+    except ConversionError as exc:
+        raise InputError(f"{path} {exc}") from None
+    return Document(
+        name=name,
+        path=path,
+        format=fmt,
+        converter=extracted.converter,
+        sha256=hashlib.sha256(data).hexdigest(),
+        text=extracted.text,
+        pages=extracted.pages,
+        empty_pages=extracted.empty_pages,
+    )
+
+
+def assemble(
+    documents: list[Document], skipped: list[str] | None = None, failed: list[str] | None = None
+) -> Corpus:
+    """Join ``documents`` into one text with the table of their (and their pages') spans.
+
+    One document is its text as it is; several are each introduced by a header line naming
+    the file, so code (and the model) can tell where one ends and the next begins.
+    """
+    parts: list[str] = []
+    table: list[dict[str, Any]] = []
+    offset = 0
+    for document in documents:
+        header = f"===== {document.name} =====\n\n" if len(documents) > 1 else ""
+        if parts:
+            parts.append(DOCUMENT_SEPARATOR)
+            offset += len(DOCUMENT_SEPARATOR)
+        parts.append(header + document.text)
+        start = offset + len(header)
+        table.append(
+            {
+                "name": document.name,
+                "path": str(document.path),
+                "format": document.format,
+                "start": start,
+                "end": start + len(document.text),
+                "pages": _page_spans(document, start),
+            }
+        )
+        offset = start + len(document.text)
+    return Corpus(documents, "".join(parts), table, list(skipped or []), list(failed or []))
+
+
+def _page_spans(document: Document, start: int) -> list[dict[str, int]]:
+    spans = []
+    for number, page in enumerate(document.pages or [], 1):
+        spans.append({"page": number, "start": start, "end": start + len(page)})
+        start += len(page) + len(PAGE_SEPARATOR)
+    return spans
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0

@@ -1,0 +1,106 @@
+"""Each format read from its bytes, with headings, tables and pages kept."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ralph_tui.documents import InputError, read_corpus
+from ralph_tui.documents.detect import UnsupportedFormat, detect_format
+from tests.documents.fixtures import HTML_PAGE, docx_bytes, pdf_bytes, write_pdf
+
+
+@pytest.mark.parametrize(
+    ("data", "name", "expected"),
+    [
+        (pdf_bytes([["tiny"]]), "notes.txt", "pdf"),
+        (b"%PDF-1.4\n1 0 obj << >> endobj\n%%EOF\n", "plain.txt", "pdf"),
+        (docx_bytes("T", ["p"], [["a", "b"]]), "report.bin", "docx"),
+        (HTML_PAGE.encode(), "page.txt", "html"),
+        (b"# Title\n\nText.", "notes.md", "markdown"),
+        (b"# Title\n\nText.", "notes", "text"),
+    ],
+)
+def test_the_format_comes_from_the_bytes(data: bytes, name: str, expected: str) -> None:
+    assert detect_format(data, Path(name)) == expected
+
+
+@pytest.mark.parametrize(
+    ("data", "reason"),
+    [
+        (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "binary"),
+        (b"PK\x03\x04broken", "damaged ZIP"),
+    ],
+)
+def test_other_files_are_refused_by_what_they_look_like(data: bytes, reason: str) -> None:
+    with pytest.raises(UnsupportedFormat, match=reason):
+        detect_format(data, Path("x.pdf"))
+
+
+def test_a_zip_that_is_no_word_file_is_refused(tmp_path: Path) -> None:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("data.csv", "a,b\n")
+    path = tmp_path / "data.docx"
+    path.write_bytes(buffer.getvalue())
+    with pytest.raises(InputError, match=r"data.docx is a ZIP archive: ralph-tui reads plain text"):
+        read_corpus([path])
+
+
+def test_a_word_file_keeps_its_headings_and_table(tmp_path: Path) -> None:
+    path = tmp_path / "q3.docx"
+    path.write_bytes(
+        docx_bytes(
+            "Quarterly report",
+            ["Output rose by four percent."],
+            [["Site", "Ml/d"], ["North", "12"]],
+        )
+    )
+    corpus = read_corpus([path])
+    assert corpus.text == (
+        "# Quarterly report\n\nOutput rose by four percent.\n\n"
+        "## Figures\n\nSite | Ml/d\nNorth | 12"
+    )
+    assert corpus.documents[0].format == "docx"
+    assert corpus.documents[0].converter.startswith("python-docx ")
+
+
+def test_an_html_page_gives_its_main_text_with_headings_and_table(tmp_path: Path) -> None:
+    path = tmp_path / "manual.html"
+    path.write_text(HTML_PAGE, encoding="utf-8")
+    text = read_corpus([path]).text
+    assert "# Pump maintenance" in text and "## Spare parts" in text
+    assert "every three months by the duty fitter" in text
+    assert "Mechanical seal" in text and "Impeller" in text
+    assert "About us" not in text and "All rights reserved" not in text
+
+
+WORDS = st.lists(
+    st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=9), min_size=1, max_size=6
+).map(" ".join)
+
+
+@settings(
+    max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.lists(st.lists(WORDS, min_size=1, max_size=4), min_size=1, max_size=5))
+def test_each_pdf_page_is_the_slice_of_context_the_table_names(
+    tmp_path: Path, pages: list[list[str]]
+) -> None:
+    path = write_pdf(tmp_path / "doc.pdf", pages)
+    corpus = read_corpus([path])
+    [entry] = corpus.table
+    assert [p["page"] for p in entry["pages"]] == list(range(1, len(pages) + 1))
+    [document] = corpus.documents
+    assert document.pages is not None
+    for span, page, lines in zip(entry["pages"], document.pages, pages, strict=True):
+        sliced = corpus.text[span["start"] : span["end"]]
+        assert sliced == page
+        # The words of that page and no other (PDF line breaks are the extractor's guess).
+        assert "".join(sliced.split()) == "".join("".join(lines).split())
+    assert (entry["start"], entry["end"]) == (0, len(corpus.text))
