@@ -172,6 +172,12 @@ class Settings(BaseSettings):
         flag=None,
         doc="Words an evidence quote needs at least.",
     )
+    doc_max_mb: PositiveFloat = _setting(
+        200.0, "DOC_MAX_MB", flag=None, doc="Largest document file read, in MB."
+    )
+    corpus_max_mb: PositiveFloat = _setting(
+        500.0, "CORPUS_MAX_MB", flag=None, doc="Largest total of a run's document files, in MB."
+    )
     max_runtime_chars: PositiveInt = _setting(
         4000,
         "MAX_RUNTIME_CHARS",

@@ -69,8 +69,12 @@ class RLMSpec(Generic[T]):
 class SandboxVariable:
     """A global handed to the sandbox, with what the model is told about it."""
 
-    value: str
+    value: str | list[dict[str, Any]]
     description: str
+
+    def info(self, name: str) -> VariableInfo:
+        kind = "str" if isinstance(self.value, str) else "list"
+        return VariableInfo(name, kind, len(self.value), self.description)
 
 
 @dataclass
@@ -107,7 +111,7 @@ class _RLMRun(Generic[T]):
         self.sub_runner = sub_runner
         self.tool = rlm_tool(spec.output_model)
         fields = list(spec.output_model.model_fields)
-        infos = [VariableInfo(n, "str", len(v.value), v.description) for n, v in variables.items()]
+        infos = [variable.info(name) for name, variable in variables.items()]
         self.system = build_rlm_system(
             spec.definition,
             fields,

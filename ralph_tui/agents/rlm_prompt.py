@@ -54,7 +54,9 @@ copy quotes from printed output exactly, character for character.
 
 def describe_variables(variables: list[VariableInfo]) -> str:
     return "\n".join(
-        f"- `{v.name}`: {v.type_name}, {v.length:,} characters. {v.description}" for v in variables
+        f"- `{v.name}`: {v.type_name}, {v.length:,} "
+        f"{'characters' if v.type_name == 'str' else 'entries'}. {v.description}"
+        for v in variables
     )
 
 

@@ -16,12 +16,13 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from ralph_tui import __version__
+from ralph_tui.cli.evidence_text import evidence_lines
 from ralph_tui.cli.progress import ProgressPrinter
 from ralph_tui.cli.sessions import add_sessions_parser, run_sessions
 from ralph_tui.config import Settings, SettingsError, load_settings
+from ralph_tui.documents import InputError
 from ralph_tui.events import SALVAGE_NOTE
 from ralph_tui.llm.errors import LLMError
-from ralph_tui.loops.documents import InputError
 from ralph_tui.loops.runner import (
     RunOutcome,
     RunRequest,
@@ -68,7 +69,13 @@ def add_run_parser(sub: Any) -> None:
     run = sub.add_parser("run", help="run a session headless", description="Run a session.")
     run.add_argument("--mode", choices=["qa", "task"], default="task")
     run.add_argument("--query", help="the question (qa) or the task (task)")
-    run.add_argument("--doc", type=Path, help="the document (UTF-8 text)")
+    run.add_argument(
+        "--doc",
+        type=Path,
+        action="append",
+        help="a document (text, Markdown, PDF, HTML, Word), a folder of them, or a glob; "
+        "repeat for several",
+    )
     run.add_argument("--decompose", action="store_true", help="split the task into sub-tasks")
     run.add_argument("--json", action="store_true", help="print the result as one JSON object")
     run.add_argument("--resume", metavar="SESSION_ID", help="continue an interrupted session")
@@ -132,7 +139,8 @@ def build_request(args: argparse.Namespace) -> tuple[RunRequest, str | None]:
     request = RunRequest(
         mode=args.mode,
         query=args.query,
-        doc_path=args.doc,
+        doc_path=args.doc[0],
+        more_docs=args.doc[1:],
         settings=settings_from_args(args),
         decompose=args.decompose,
         constraints=list(args.constraint),
@@ -182,6 +190,7 @@ def print_outcome(outcome: RunOutcome, *, as_json: bool) -> None:
                     "usage": outcome.usage,
                     "error": outcome.error,
                     "salvaged": outcome.salvaged,
+                    "evidenceSources": outcome.evidence_sources,
                 },
                 ensure_ascii=False,
             )
@@ -194,7 +203,9 @@ def print_outcome(outcome: RunOutcome, *, as_json: bool) -> None:
         print(f"note: {SALVAGE_NOTE}")
     for key, value in (outcome.output or {}).items():
         print(f"\n{key}:")
-        if isinstance(value, list):
+        if key == "evidence" and isinstance(value, list):
+            print(evidence_lines(value, outcome.evidence_sources))
+        elif isinstance(value, list):
             print("\n".join(f"  - {item}" for item in value))
         else:
             print(str(value))

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from ralph_tui.cli.evidence_text import evidence_lines
 from ralph_tui.config import SettingsError, load_settings
 from ralph_tui.events import RUN_STATUSES, SALVAGE_NOTE
 from ralph_tui.traces.liveness import effective_status
@@ -119,7 +120,11 @@ def show_session(store: TraceStore, args: argparse.Namespace) -> int:
         for issue in trace.judge.issues if trace.judge else []:
             print(f"  - judge: {issue.message}")
     if traces:
-        print("\nlast output:\n" + json.dumps(traces[-1].output, indent=2, ensure_ascii=False))
+        last = traces[-1]
+        print("\nlast output:\n" + json.dumps(last.output, indent=2, ensure_ascii=False))
+        sources = (last.model_extra or {}).get("evidenceSources") or []
+        if sources:
+            print("evidence from:\n" + evidence_lines(last.output.get("evidence", []), sources))
     return 0
 
 

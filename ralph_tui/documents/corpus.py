@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ralph_tui.config import Settings
 from ralph_tui.documents.convert import PAGE_SEPARATOR, ConversionError, extract
 from ralph_tui.documents.detect import SUPPORTED, Format, UnsupportedFormat, detect_format
 from ralph_tui.documents.errors import InputError
@@ -28,6 +29,10 @@ class Limits:
 
     file_bytes: int = 200 * MIB
     corpus_bytes: int = 500 * MIB
+
+    @classmethod
+    def of(cls, settings: Settings) -> Limits:
+        return cls(int(settings.doc_max_mb * MIB), int(settings.corpus_max_mb * MIB))
 
 
 @dataclass

@@ -10,7 +10,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from ralph_tui.agents.rlm import SandboxVariable
 from ralph_tui.config import Settings
+from ralph_tui.documents import Corpus
 from ralph_tui.events import (
     Emit,
     Heartbeat,
@@ -22,6 +24,16 @@ from ralph_tui.events import (
 )
 from ralph_tui.llm.factory import LLMClients
 from ralph_tui.traces.models import IterationTrace
+from ralph_tui.validate.evidence import EvidenceMinimum, check_quote
+from ralph_tui.validate.qa import Bounds
+
+DOCUMENTS_VARIABLE = (
+    "The documents `context` joins, in order: one dict per document with `name`, `path`, "
+    "`format` (text, markdown, pdf, html, docx), `start` and `end` (its text is "
+    "`context[d['start']:d['end']]`) and `pages` (for a PDF: one dict per page with `page`, "
+    "`start`, `end` into `context`; empty otherwise). Page 12 of the first document: "
+    "`p = documents[0]['pages'][11]; context[p['start']:p['end']]`."
+)
 
 
 class RunCancelled(Exception):
@@ -65,6 +77,30 @@ class RunContext:
     emit: Emit
     traces: IterationWriter
     cancel: asyncio.Event = field(default_factory=asyncio.Event)
+    corpus: Corpus | None = None
+    """The documents ``document`` joins, with where each (and each page) sits in it."""
+
+    def sandbox_documents(self, description: str) -> dict[str, SandboxVariable]:
+        """The sandbox globals for the documents: ``context`` and the ``documents`` table."""
+        variables = {"context": SandboxVariable(self.document, description)}
+        if self.corpus is not None:
+            variables["documents"] = SandboxVariable(self.corpus.table, DOCUMENTS_VARIABLE)
+        return variables
+
+    def quote_sources(self, quotes: list[str]) -> list[dict[str, Any] | None]:
+        """Each quote's document and page (``manual.pdf p. 12``), ``None`` if not found."""
+        if self.corpus is None:
+            return []
+        minimum = EvidenceMinimum.of(self.settings)
+        sources: list[dict[str, Any] | None] = []
+        for quote in quotes:
+            span = check_quote(quote, self.document, minimum).span
+            source = self.corpus.source_of(span[0]) if span else None
+            sources.append(source.to_json() if source else None)
+        return sources
+
+    def evidence_bounds(self) -> Bounds | None:
+        return self.corpus.bounds_of if self.corpus is not None else None
 
     def check_cancelled(self) -> None:
         if self.cancel.is_set():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ralph_tui.agents.rlm import SandboxVariable, rlm_agent_forward
+from ralph_tui.agents.rlm import rlm_agent_forward
 from ralph_tui.agents.structured import agent_forward
 from ralph_tui.events import (
     CandidateProduced,
@@ -66,7 +66,7 @@ async def qa_iteration(
                 ctx.clients.generate,
                 worker_spec(ctx.settings),
                 inputs,
-                {"context": SandboxVariable(ctx.document, "The document to answer from.")},
+                ctx.sandbox_documents("The document to answer from (all of them, joined)."),
                 sub_client=ctx.clients.sub,
                 emit=ctx.emit,
                 on_notice=ctx.notice,
@@ -86,6 +86,8 @@ async def qa_iteration(
         EvidenceMinimum.of(ctx.settings),
     )
     record.hard = rules
+    if ctx.corpus is not None:
+        record.extra["evidenceSources"] = ctx.quote_sources(list(result.output.evidence))
     ctx.emit(HardValidation(iteration=iteration, ok=all_ok(rules), rules=rules))
     record.feedback = constraints_from_rules(rules)
     if all_ok(rules):
@@ -103,7 +105,7 @@ async def judge_answer(
     ctx: RunContext, iteration: int, record: IterationRecord, answer: str
 ) -> list[JudgeIssue]:
     evidence: list[str] = list(record.output.get("evidence", [])) if record.output else []
-    windows = evidence_windows(ctx.document, evidence, width=220)
+    windows = evidence_windows(ctx.document, evidence, width=220, bounds=ctx.evidence_bounds())
     async with ctx.phase(iteration, "judge") as timing:
         verdict = await agent_forward(
             ctx.clients.validate,

@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from ralph_tui.config import Settings, misspelled_settings
+from ralph_tui.documents import Corpus, InputError, Limits, read_corpus
+from ralph_tui.documents.corpus import OnProgress
 from ralph_tui.events import (
     BaseEvent,
     Emit,
@@ -31,7 +33,6 @@ from ralph_tui.llm.factory import LLMClients, build_clients
 from ralph_tui.llm.usage import ModelUsage, UsageSnapshot
 from ralph_tui.loops.context import LoopResult, LoopState, RunCancelled, RunContext
 from ralph_tui.loops.decompose import run_decomposed
-from ralph_tui.loops.documents import InputError, read_document
 from ralph_tui.loops.iteration import best_of, merge_constraints
 from ralph_tui.loops.qa import run_qa_loop
 from ralph_tui.loops.task import TaskSetup, run_task_loop
@@ -55,6 +56,11 @@ class RunRequest:
     parent_session_id: str | None = None
     start_iteration: int = 1
     previous_output: dict[str, Any] | None = None
+    more_docs: list[Path] = field(default_factory=list)
+    """Further ``--doc`` values (files, folders, globs) read along with ``doc_path``."""
+
+    def doc_specs(self) -> list[Path]:
+        return [self.doc_path, *self.more_docs]
 
 
 @dataclass
@@ -66,13 +72,42 @@ class RunOutcome:
     usage: dict[str, Any]
     error: str | None = None
     salvaged: bool = False
+    evidence_sources: list[dict[str, Any] | None] = field(default_factory=list)
+    """For each evidence quote of ``output``: its document and page (``label``)."""
 
 
-def check_request(request: RunRequest) -> str:
-    """The document's text, or ``InputError`` saying what is wrong and what to do."""
+def check_request(request: RunRequest, on_progress: OnProgress | None = None) -> Corpus:
+    """The documents, or ``InputError`` saying what is wrong and what to do."""
     if not request.query.strip():
         raise InputError("the query is empty: pass the question or task with --query")
-    return read_document(request.doc_path)
+    return read_corpus(request.doc_specs(), Limits.of(request.settings), on_progress)
+
+
+PROGRESS_EVERY_PAGES = 100
+
+
+def _conversion_progress(forward: _Forwarder) -> OnProgress:
+    """Conversion progress as notices: every ``PROGRESS_EVERY_PAGES`` pages and at the end
+    of a document of more than one page."""
+
+    def report(name: str, done: int, total: int) -> None:
+        if total > 1 and (done == total or done % PROGRESS_EVERY_PAGES == 0):
+            forward(Notice(level="info", message=f"converting {name}: {done}/{total} pages"))
+
+    return report
+
+
+def _corpus_notices(corpus: Corpus) -> list[str]:
+    """What the user should know about the documents read (and not read)."""
+    notes = [f"skipped (not a supported document): {name}" for name in corpus.skipped]
+    notes += [f"not read: {failure}" for failure in corpus.failed]
+    notes += [
+        f"{d.name}: pages {', '.join(map(str, d.empty_pages))} have no text layer (scans?) "
+        "and cannot be quoted"
+        for d in corpus.documents
+        if d.empty_pages
+    ]
+    return notes
 
 
 async def execute_run(
@@ -84,8 +119,8 @@ async def execute_run(
     resume_of: str | None = None,
 ) -> RunOutcome:
     """Run ``request`` to its end (passed, failed, cancelled, error) and record it."""
-    document = check_request(request)
     forward = _Forwarder(on_event)
+    corpus = check_request(request, _conversion_progress(forward))
     usage_writer = _UsageWriter()
 
     def on_usage(snapshot: UsageSnapshot) -> None:
@@ -95,21 +130,21 @@ async def execute_run(
     clients = build_clients(
         request.settings, http_client=http_client, on_notice=forward.notice, on_usage=on_usage
     )
-    for warning in misspelled_settings():
+    for warning in [*misspelled_settings(), *_corpus_notices(corpus)]:
         forward.notice(warning)
     store = TraceStore(request.settings.out_dir)
-    handle = _open_session(store, request, document, resume_of)
+    handle = _open_session(store, request, corpus, resume_of)
     clients.ledger.carry(earlier_usage(handle.record))
     usage_writer.attach(handle)
     forward.attach(stamped(fan_out(handle.append_event, on_event), handle.session_id))
     try:
-        return await _run_session(request, document, clients, handle, forward, cancel)
+        return await _run_session(request, corpus, clients, handle, forward, cancel)
     finally:
         await clients.aclose()
 
 
 def _open_session(
-    store: TraceStore, request: RunRequest, document: str, resume_of: str | None
+    store: TraceStore, request: RunRequest, corpus: Corpus, resume_of: str | None
 ) -> SessionHandle:
     if resume_of is not None:
         return store.reopen_session(resume_of)
@@ -117,10 +152,11 @@ def _open_session(
         mode=request.mode,
         query=request.query,
         doc_path=str(request.doc_path.resolve()),
-        doc_sha256=hashlib.sha256(document.encode("utf-8")).hexdigest(),
-        doc_chars=len(document),
+        doc_sha256=hashlib.sha256(corpus.text.encode("utf-8")).hexdigest(),
+        doc_chars=len(corpus.text),
         settings=session_settings(request),
         parent_session_id=request.parent_session_id,
+        documents=[document.record() for document in corpus.documents],
     )
     return store.create_session(record)
 
@@ -148,7 +184,12 @@ def session_settings(request: RunRequest) -> dict[str, Any]:
     }
     if recorded["memFile"] is not None:
         recorded["memFile"] = str(recorded["memFile"])
-    return {**recorded, "decompose": request.decompose, "constraints": request.constraints}
+    return {
+        **recorded,
+        "decompose": request.decompose,
+        "constraints": request.constraints,
+        "docs": [str(spec) for spec in request.doc_specs()],
+    }
 
 
 def stored_overrides(stored: dict[str, Any]) -> dict[str, Any]:
@@ -163,7 +204,7 @@ def stored_overrides(stored: dict[str, Any]) -> dict[str, Any]:
 
 async def _run_session(
     request: RunRequest,
-    document: str,
+    corpus: Corpus,
     clients: LLMClients,
     handle: SessionHandle,
     emit: _Forwarder,
@@ -173,7 +214,8 @@ async def _run_session(
     ctx = RunContext(
         settings=settings,
         clients=clients,
-        document=document,
+        document=corpus.text,
+        corpus=corpus,
         doc_path=request.doc_path,
         query=request.query,
         emit=emit,
@@ -185,7 +227,7 @@ async def _run_session(
             mode=request.mode,
             query=request.query,
             doc_path=str(request.doc_path),
-            doc_chars=len(document),
+            doc_chars=len(corpus.text),
             max_iters=settings.max_iters,
             generate_model=_describe(clients.generate),
             validate_model=_describe(clients.validate),
@@ -219,7 +261,11 @@ async def _run_session(
         )
         _close_session(handle, clients, result, started, emit)
         raise
-    return _close_session(handle, clients, result, started, emit)
+    outcome = _close_session(handle, clients, result, started, emit)
+    evidence = (outcome.output or {}).get("evidence")
+    if isinstance(evidence, list):
+        outcome.evidence_sources = ctx.quote_sources([str(quote) for quote in evidence])
+    return outcome
 
 
 async def _until_cancelled(
@@ -402,6 +448,7 @@ def resume_request(
         mode="qa" if record.mode == "qa" else "task",
         query=record.query,
         doc_path=Path(record.doc_path),
+        more_docs=[Path(spec) for spec in (record.settings.get("docs") or [])[1:]],
         settings=settings,
         constraints=merge_constraints(base, last.feedback if last else []),
         parent_session_id=record.parent_session_id,

@@ -120,7 +120,7 @@ async def read_document(
 ) -> str:
     inputs: dict[str, Any] = {"task": ctx.query, "docReaderHints": hints}
     variables = {
-        "context": SandboxVariable(ctx.document, "The document."),
+        **ctx.sandbox_documents("The document (all of them, joined)."),
         "memory": SandboxVariable(memory, "Findings of earlier iterations (may be empty)."),
     }
     async with ctx.phase(record.iteration, "doc_reader") as timing:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from ralph_tui.events import RuleResult
 from ralph_tui.validate.evidence import EvidenceMinimum, check_quote
@@ -224,22 +224,30 @@ def _quote_span(document: str, quote: str) -> tuple[int, int] | None:
     return find_near_miss(document, quote)
 
 
-def _window(document: str, span: tuple[int, int], width: int) -> str:
+Bounds = Callable[[int], tuple[int, int]]
+"""The span of the document (of a corpus) holding an offset: a window stays inside it."""
+
+
+def _window(document: str, span: tuple[int, int], width: int, bounds: Bounds | None) -> str:
     start, end = span
+    low, high = bounds(start) if bounds else (0, len(document))
     if end - start >= width:
         return document[start:end]
-    begin = max(0, min(start - (width - (end - start)) // 2, len(document) - width))
-    return document[begin : begin + width]
+    begin = max(low, min(start - (width - (end - start)) // 2, high - width))
+    return document[begin : min(begin + width, high)]
 
 
-def evidence_windows(document: str, quotes: Sequence[str], width: int = 220) -> list[str]:
+def evidence_windows(
+    document: str, quotes: Sequence[str], width: int = 220, bounds: Bounds | None = None
+) -> list[str]:
     """For each quote, the ``width``-character window of the document centred on it.
 
-    The window always contains the whole quote. A quote found only as a near miss gets the
-    window around its near match; a quote not found at all gets an empty string.
+    The window always contains the whole quote, and never crosses the bounds of the
+    document holding it (``bounds``, for a corpus of several). A quote found only as a near
+    miss gets the window around its near match; a quote not found at all gets "".
     """
     windows = []
     for quote in quotes:
         span = _quote_span(document, quote)
-        windows.append("" if span is None else _window(document, span, width))
+        windows.append("" if span is None else _window(document, span, width, bounds))
     return windows

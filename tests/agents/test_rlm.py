@@ -17,11 +17,14 @@ from ralph_tui.agents.rlm import (
 )
 from ralph_tui.agents.structured import MaxStepsError
 from ralph_tui.config import Settings
+from ralph_tui.documents import read_corpus
 from ralph_tui.events import AgentStep, SandboxExecuted, SubQuery
 from ralph_tui.llm.anthropic_client import AnthropicClient
 from ralph_tui.llm.offline import OfflineClient
+from ralph_tui.loops.context import DOCUMENTS_VARIABLE
 from ralph_tui.roles.worker import worker_spec
 from tests.agents.conftest import Recorder, reply_tool
+from tests.documents.fixtures import write_pdf
 from tests.llm.llm_wire import FakeAPI
 
 
@@ -196,3 +199,25 @@ async def test_a_salvage_reads_only_what_the_sandbox_printed(
     salvage_prompt = json.dumps(api.bodies[2]["messages"])
     assert "printed: gamma 1700" in salvage_prompt
     assert "output schema" not in salvage_prompt and "valid string" not in salvage_prompt
+
+
+async def test_the_sandbox_slices_the_documents_table_by_file_and_page(
+    api: FakeAPI, claude: AnthropicClient, events: Recorder, tmp_path: Path
+) -> None:
+    write_pdf(tmp_path / "manual.pdf", [["Page one text."], ["Page two says hello."]])
+    (tmp_path / "notes.md").write_text("Notes text.")
+    corpus = read_corpus([tmp_path / "manual.pdf", tmp_path / "notes.md"])
+    variables = {
+        "context": SandboxVariable(corpus.text, "The documents."),
+        "documents": SandboxVariable(corpus.table, DOCUMENTS_VARIABLE),
+    }
+    reply_tool(api, code("p = documents[0]['pages'][1]\nprint(context[p['start']:p['end']])"))
+    reply_tool(api, code("d = documents[1]\nprint(d['name'], context[d['start']:d['end']])"))
+    reply_tool(api, {"answer": "done", "resultReady": True})
+    await rlm_agent_forward(
+        claude, spec(), {"query": "q"}, variables, sub_client=OfflineClient(role="sub"), emit=events
+    )
+    assert observation(api, 1).startswith("Page two says hello.")
+    assert observation(api, 2).startswith("notes.md Notes text.")
+    system = api.bodies[0]["system"]
+    assert "- `documents`: list, 2 entries." in system and "`pages`" in system

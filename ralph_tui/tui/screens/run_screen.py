@@ -230,8 +230,8 @@ class RunScreen(Screen[None]):
             )
 
     def _failed(self, error: BaseException) -> None:
+        from ralph_tui.documents import InputError
         from ralph_tui.llm.errors import LLMError
-        from ralph_tui.loops.documents import InputError
 
         self.monitor.mark_failed(str(error))
         self.form.display = True  # Nothing ran: let the user fix the form.

@@ -62,7 +62,8 @@ def load_session_data(store: TraceStore, session_id: str, with_document: bool) -
     record = store.load_session(session_id)
     data = SessionData(record, store.iterations(session_id), store.index.children(session_id))
     if with_document:
-        data.document = read_document_text(Path(record.doc_path))
+        specs = record.settings.get("docs") or [record.doc_path]
+        data.document = read_document_text(*(Path(spec) for spec in specs))
     return data
 
 

@@ -17,6 +17,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import TabbedContent, TabPane
 from textual.worker import Worker
 
+from ralph_tui.documents import InputError, read_corpus
 from ralph_tui.events import BaseEvent, RunStarted
 from ralph_tui.tui.run_state import Part, RunProgress
 from ralph_tui.tui.widgets.constraints_pane import ConstraintsPane
@@ -28,16 +29,13 @@ from ralph_tui.tui.widgets.status_line import RunStatusLine
 from ralph_tui.tui.widgets.validation_pane import ValidationPane
 from ralph_tui.tui.worker_errors import forward_worker_error
 
-MAX_DOCUMENT_BYTES = 200_000_000
 
-
-def read_document_text(path: Path) -> str | None:
-    """The document for checking quotes, or ``None`` if it cannot be read as text."""
+def read_document_text(*specs: Path) -> str | None:
+    """The text the run read from ``specs`` (files, folders, globs), as the sandbox had it,
+    for checking quotes; ``None`` if it cannot be read."""
     try:
-        if path.stat().st_size > MAX_DOCUMENT_BYTES:
-            return None
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        return read_corpus(list(specs)).text
+    except InputError:
         return None
 
 

@@ -1,0 +1,80 @@
+"""A mixed folder end to end with the offline provider: the sandbox gets every document
+and the page table, and each quote is reported with its file and page everywhere."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ralph_tui.cli import run_cli
+from ralph_tui.traces.store import TraceStore
+from ralph_tui.validate.qa import evidence_windows
+from tests.documents.fixtures import HTML_PAGE, docx_bytes, write_pdf
+
+PUMP_PAGE = [
+    "The backwash pump runs for ten minutes at every backwash.",
+    "The backwash pump is checked by the shift fitter every week.",
+]
+
+
+@pytest.fixture
+def reports(tmp_path: Path) -> Path:
+    root = tmp_path / "reports"
+    write_pdf(root / "manual.pdf", [["Chapter one covers the intake screens."], PUMP_PAGE])
+    (root / "q3.docx").write_bytes(docx_bytes("Q3", ["Output rose in July."], [["a", "b"]]))
+    (root / "pumps.html").write_text(HTML_PAGE, encoding="utf-8")
+    (root / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    return root
+
+
+def test_a_folder_run_reports_each_quote_with_its_file_and_page(
+    reports: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out"
+    args = ["run", "--provider", "offline", "--mode", "qa", "--json", "--maxIters", "1"]
+    query = "How long does the backwash pump run, and who checks the backwash pump?"
+    code = run_cli([*args, "--query", query, "--doc", str(reports), "--out", str(out)])
+    captured = capsys.readouterr()
+    result = json.loads(captured.out)
+    assert code in (0, 1), captured.err
+    assert "skipped (not a supported document): reports/logo.png" in captured.err
+    labels = [source["label"] for source in result["evidenceSources"] if source]
+    assert "reports/manual.pdf p. 2" in labels
+    [trace] = TraceStore(out).iterations(result["sessionId"])
+    assert trace.model_extra is not None
+    assert trace.model_extra["evidenceSources"] == result["evidenceSources"]
+    record = TraceStore(out).load_session(result["sessionId"])
+    documents = (record.model_extra or {})["documents"]
+    assert [(d["name"], d["format"], d["pages"]) for d in documents] == [
+        ("reports/manual.pdf", "pdf", 2),
+        ("reports/pumps.html", "html", None),
+        ("reports/q3.docx", "docx", None),
+    ]
+    assert all(len(d["sha256"]) == 64 and d["converter"] for d in documents)
+    assert run_cli(["sessions", "show", result["sessionId"], "--out", str(out)]) == 0
+    assert "[reports/manual.pdf p. 2]" in capsys.readouterr().out
+
+
+def test_text_output_names_each_quotes_source(
+    reports: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["run", "--provider", "offline", "--mode", "qa", "--maxIters", "1"]
+    query = "How long does the backwash pump run?"
+    run_cli([*args, "--query", query, "--doc", str(reports / "manual.pdf"), "--out", str(tmp_path)])
+    assert "  [manual.pdf p. 2]" in capsys.readouterr().out
+
+
+def test_a_judge_window_stays_inside_its_document() -> None:
+    first, second = "alpha " * 50, "The quote is here. " + "omega " * 50
+    text = first + "\n\n" + second
+    bounds = {0: (0, len(first)), 1: (len(first) + 2, len(text))}
+
+    def bounds_of(offset: int) -> tuple[int, int]:
+        return bounds[0] if offset < len(first) else bounds[1]
+
+    [window] = evidence_windows(text, ["The quote is here."], width=220, bounds=bounds_of)
+    assert window.startswith("The quote is here.") and "alpha" not in window
+    [unbounded] = evidence_windows(text, ["The quote is here."], width=220)
+    assert "alpha" in unbounded
