@@ -6,8 +6,10 @@ import io
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib.metadata import version
+from pathlib import Path
 
 from ralph_tui.documents.detect import Format
+from ralph_tui.documents.pdf import PdfError, Source, pdf_pages
 
 PAGE_SEPARATOR = "\n\n"
 """Between a PDF's pages in the extracted text (the page table gives each page's span)."""
@@ -31,10 +33,16 @@ class Extracted:
     """1-based numbers of pages without a text layer (a scan): nothing to quote there."""
 
 
-def extract(data: bytes, fmt: Format, on_page: OnPage | None = None) -> Extracted:
-    """The text of ``data`` read as ``fmt``; ``ConversionError`` when it cannot be read."""
+def extract(
+    data: bytes, fmt: Format, on_page: OnPage | None = None, path: Path | None = None
+) -> Extracted:
+    """The text of ``data`` read as ``fmt``; ``ConversionError`` when it cannot be read.
+
+    ``path``, the file ``data`` was read from, lets a long PDF be converted in several
+    processes that each open it, instead of each being sent the bytes.
+    """
     if fmt == "pdf":
-        return _pdf(data, on_page)
+        return _pdf(path if path is not None else data, on_page)
     if fmt == "html":
         return _html(data)
     if fmt == "docx":
@@ -62,28 +70,13 @@ def _normalize(text: str) -> str:
     return "\n".join(line.rstrip() for line in lines).strip()
 
 
-def _pdf(data: bytes, on_page: OnPage | None) -> Extracted:
-    import pypdfium2 as pdfium
-
+def _pdf(source: Source, on_page: OnPage | None) -> Extracted:
     try:
-        document = pdfium.PdfDocument(data)
-    except pdfium.PdfiumError as exc:
-        if "password" in str(exc).lower():
+        pages = [_normalize(text) for text in pdf_pages(source, on_page)]
+    except PdfError as exc:
+        if exc.encrypted:
             raise ConversionError("is an encrypted PDF: remove its password first") from None
         raise ConversionError(f"is a damaged or truncated PDF ({exc})") from None
-    pages: list[str] = []
-    try:
-        total = len(document)
-        for index in range(total):
-            page = document[index]
-            text_page = page.get_textpage()
-            pages.append(_normalize(text_page.get_text_bounded()))
-            text_page.close()
-            page.close()
-            if on_page is not None:
-                on_page(index + 1, total)
-    finally:
-        document.close()
     empty = [number for number, text in enumerate(pages, 1) if not text]
     if not pages or len(empty) == len(pages):
         raise ConversionError(

@@ -11,12 +11,20 @@ from pathlib import Path
 from typing import Any
 
 from ralph_tui.config import Settings
-from ralph_tui.documents.convert import PAGE_SEPARATOR, ConversionError, extract
+from ralph_tui.documents.cache import ExtractionCache
+from ralph_tui.documents.convert import (
+    PAGE_SEPARATOR,
+    ConversionError,
+    Extracted,
+    converter_version,
+    extract,
+)
 from ralph_tui.documents.detect import SUPPORTED, Format, UnsupportedFormat, detect_format
 from ralph_tui.documents.errors import InputError
 from ralph_tui.documents.inputs import gather
 
 DOCUMENT_SEPARATOR = "\n\n"
+CACHED_FORMATS = frozenset({"pdf", "html", "docx"})
 MIB = 1024 * 1024
 
 OnProgress = Callable[[str, int, int], None]
@@ -105,7 +113,10 @@ class Corpus:
 
 
 def read_corpus(
-    specs: list[Path], limits: Limits = Limits(), on_progress: OnProgress | None = None
+    specs: list[Path],
+    limits: Limits = Limits(),
+    on_progress: OnProgress | None = None,
+    cache: ExtractionCache | None = None,
 ) -> Corpus:
     """Read every document ``specs`` name; ``InputError`` when nothing usable remains.
 
@@ -122,7 +133,7 @@ def read_corpus(
     documents, failed = [], []
     for path, name in found.files:
         try:
-            documents.append(read_one(path, name, limits, on_progress))
+            documents.append(read_one(path, name, limits, on_progress, cache))
         except InputError as exc:
             if len(found.files) == 1:
                 raise
@@ -133,7 +144,11 @@ def read_corpus(
 
 
 def read_one(
-    path: Path, name: str, limits: Limits, on_progress: OnProgress | None = None
+    path: Path,
+    name: str,
+    limits: Limits,
+    on_progress: OnProgress | None = None,
+    cache: ExtractionCache | None = None,
 ) -> Document:
     """One document, converted; ``InputError`` (one line, naming the file) if it cannot be."""
     if not path.exists():
@@ -150,10 +165,10 @@ def read_one(
         raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
     if not data.strip():
         raise InputError(f"document {path} is empty: nothing to analyse")
+    sha256 = hashlib.sha256(data).hexdigest()
     try:
         fmt = detect_format(data, path)
-        progress = (lambda done, all_: on_progress(name, done, all_)) if on_progress else None
-        extracted = extract(data, fmt, progress)
+        extracted = _converted(path, data, fmt, name, sha256, on_progress, cache)
     except UnsupportedFormat as exc:
         raise InputError(f"{path} {exc}: ralph-tui reads {SUPPORTED}") from None
     except ConversionError as exc:
@@ -163,11 +178,33 @@ def read_one(
         path=path,
         format=fmt,
         converter=extracted.converter,
-        sha256=hashlib.sha256(data).hexdigest(),
+        sha256=sha256,
         text=extracted.text,
         pages=extracted.pages,
         empty_pages=extracted.empty_pages,
     )
+
+
+def _converted(
+    path: Path,
+    data: bytes,
+    fmt: Format,
+    name: str,
+    sha256: str,
+    on_progress: OnProgress | None,
+    cache: ExtractionCache | None,
+) -> Extracted:
+    """The document's text: from the cache when it has it, else converted (and kept)."""
+    use_cache = cache is not None and fmt in CACHED_FORMATS
+    if cache is not None and use_cache:
+        cached = cache.get(sha256, converter_version(fmt), name)
+        if cached is not None:
+            return cached
+    progress = (lambda done, total: on_progress(name, done, total)) if on_progress else None
+    extracted = extract(data, fmt, progress, path)
+    if cache is not None and use_cache:
+        cache.put(sha256, extracted)
+    return extracted
 
 
 def assemble(

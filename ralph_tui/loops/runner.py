@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ralph_tui.config import Settings, misspelled_settings
 from ralph_tui.documents import Corpus, InputError, Limits, read_corpus
+from ralph_tui.documents.cache import ExtractionCache
 from ralph_tui.documents.corpus import OnProgress
 from ralph_tui.events import (
     BaseEvent,
@@ -76,11 +77,24 @@ class RunOutcome:
     """For each evidence quote of ``output``: its document and page (``label``)."""
 
 
-def check_request(request: RunRequest, on_progress: OnProgress | None = None) -> Corpus:
+def check_request(request: RunRequest, forward: _Forwarder | None = None) -> Corpus:
     """The documents, or ``InputError`` saying what is wrong and what to do."""
     if not request.query.strip():
         raise InputError("the query is empty: pass the question or task with --query")
-    return read_corpus(request.doc_specs(), Limits.of(request.settings), on_progress)
+    settings = request.settings
+    return read_corpus(
+        request.doc_specs(),
+        Limits.of(settings),
+        _conversion_progress(forward) if forward else None,
+        extraction_cache(settings, forward.notice if forward else None),
+    )
+
+
+def extraction_cache(
+    settings: Settings, on_notice: Callable[[str], None] | None = None
+) -> ExtractionCache:
+    """Where converted documents are kept: ``<out>/cache/documents``."""
+    return ExtractionCache(settings.out_dir / "cache" / "documents", on_notice)
 
 
 PROGRESS_EVERY_PAGES = 100
@@ -120,7 +134,7 @@ async def execute_run(
 ) -> RunOutcome:
     """Run ``request`` to its end (passed, failed, cancelled, error) and record it."""
     forward = _Forwarder(on_event)
-    corpus = check_request(request, _conversion_progress(forward))
+    corpus = check_request(request, forward)
     usage_writer = _UsageWriter()
 
     def on_usage(snapshot: UsageSnapshot) -> None:

@@ -104,3 +104,16 @@ def test_each_pdf_page_is_the_slice_of_context_the_table_names(
         # The words of that page and no other (PDF line breaks are the extractor's guess).
         assert "".join(sliced.split()) == "".join("".join(lines).split())
     assert (entry["start"], entry["end"]) == (0, len(corpus.text))
+
+
+def test_a_long_pdf_converted_on_several_processes_keeps_its_page_order(tmp_path: Path) -> None:
+    total = 230  # past PARALLEL_FROM_PAGES: converted in page ranges on several processes
+    path = write_pdf(tmp_path / "long.pdf", [[f"This is page {n}."] for n in range(1, total + 1)])
+    progress: list[tuple[str, int, int]] = []
+    corpus = read_corpus([path], on_progress=lambda *report: progress.append(report))
+    pages = corpus.table[0]["pages"]
+    assert len(pages) == total
+    for span in (pages[0], pages[99], pages[100], pages[-1]):
+        assert corpus.text[span["start"] : span["end"]] == f"This is page {span['page']}."
+    assert progress[-1] == ("long.pdf", total, total)
+    assert [done for _, done, _ in progress] == sorted(done for _, done, _ in progress)

@@ -1,0 +1,58 @@
+"""Converted text is kept by file hash and converter version; damaged entries are rebuilt."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ralph_tui.documents import read_corpus
+from ralph_tui.documents.cache import ExtractionCache
+from tests.documents.fixtures import write_pdf
+
+
+def entries(cache: ExtractionCache) -> list[Path]:
+    return sorted(cache.folder.glob("*.json"))
+
+
+def test_a_pdf_is_converted_once_then_read_from_the_cache(tmp_path: Path) -> None:
+    cache = ExtractionCache(tmp_path / "cache")
+    pdf = write_pdf(tmp_path / "manual.pdf", [["First page."], ["Second page."]])
+    first = read_corpus([pdf], cache=cache)
+    [entry] = entries(cache)
+    assert entry.name.startswith(first.documents[0].sha256 + "-pypdfium2-")
+    # Mark the stored text: a second read must come from the entry, not the converter.
+    stored = json.loads(entry.read_text())
+    stored["text"] = stored["text"].replace("Second", "Cached")
+    stored["pages"][1] = stored["pages"][1].replace("Second", "Cached")
+    entry.write_text(json.dumps(stored))
+    again = read_corpus([pdf], cache=cache)
+    assert "Cached page." in again.text and again.table == first.table
+
+
+def test_a_changed_file_converts_again(tmp_path: Path) -> None:
+    cache = ExtractionCache(tmp_path / "cache")
+    pdf = write_pdf(tmp_path / "manual.pdf", [["Old text."]])
+    read_corpus([pdf], cache=cache)
+    write_pdf(pdf, [["New text."]])
+    assert read_corpus([pdf], cache=cache).text == "New text."
+    assert len(entries(cache)) == 2
+
+
+def test_a_damaged_entry_is_rebuilt_with_a_notice(tmp_path: Path) -> None:
+    notices: list[str] = []
+    cache = ExtractionCache(tmp_path / "cache", notices.append)
+    pdf = write_pdf(tmp_path / "manual.pdf", [["Good text."]])
+    read_corpus([pdf], cache=cache)
+    [entry] = entries(cache)
+    entry.write_text('{"version": 1, "text": "trunc')
+    assert read_corpus([pdf], cache=cache).text == "Good text."
+    assert notices == ["the cached text of manual.pdf was damaged: converting it again"]
+    assert json.loads(entry.read_text())["text"] == "Good text."
+
+
+def test_plain_text_is_not_cached(tmp_path: Path) -> None:
+    cache = ExtractionCache(tmp_path / "cache")
+    doc = tmp_path / "notes.txt"
+    doc.write_text("Plain.")
+    read_corpus([doc], cache=cache)
+    assert not cache.folder.exists()
