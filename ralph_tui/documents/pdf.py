@@ -1,20 +1,22 @@
 """PDF text per page with pypdfium2, on every core for a long document.
 
 Building a page's text is nearly all the cost (pdfium's text page), and pdfium is not
-thread-safe, so a long PDF is split into page ranges converted in separate processes
-(each opens the file itself); a short one is converted in this process.
+thread-safe, so a long PDF on disk is split into page ranges, each converted by a child
+Python process (``python -m ralph_tui.documents.pdf PATH START END``, which opens the file
+itself and prints the pages as JSON); a short one is converted in this process. Plain child
+processes, not a multiprocessing pool: nothing (no resource tracker) outlives the call.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
-from multiprocessing import get_context
 from pathlib import Path
 
 PARALLEL_FROM_PAGES = 200
-PAGES_PER_TASK = 100
 MAX_WORKERS = 4
 
 Source = Path | bytes
@@ -33,16 +35,32 @@ def pdf_pages(source: Source, on_page: OnPage | None = None) -> list[str]:
     """The raw text of each page of the PDF at ``source`` (a path or its bytes)."""
     total = page_count(source)
     workers = min(os.cpu_count() or 1, MAX_WORKERS)
-    if total < PARALLEL_FROM_PAGES or workers < 2:
+    if not isinstance(source, Path) or total < PARALLEL_FROM_PAGES or workers < 2:
         return _pages_of(source, 0, total, on_page, total)
-    ranges = [(s, min(s + PAGES_PER_TASK, total)) for s in range(0, total, PAGES_PER_TASK)]
+    step = -(-total // workers)
+    ranges = [(first, min(first + step, total)) for first in range(0, total, step)]
+    children = [
+        subprocess.Popen(
+            [sys.executable, "-m", __name__, str(source), str(first), str(last)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+        for first, last in ranges
+    ]
     pages: list[str] = []
-    # spawn, not fork: the app runs threads, and a forked child would inherit their locks.
-    with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
-        for chunk in pool.map(_pages_of, *zip(*((source, s, e) for s, e in ranges), strict=True)):
-            pages.extend(chunk)
+    try:
+        for child in children:
+            output, _ = child.communicate()
+            if child.returncode != 0:
+                raise PdfError("a page range could not be converted", encrypted=False)
+            pages.extend(json.loads(output))
             if on_page is not None:
                 on_page(len(pages), total)
+    finally:
+        for child in children:
+            if child.poll() is None:
+                child.kill()
+                child.wait()
     return pages
 
 
@@ -84,3 +102,9 @@ def _open(source: Source):  # type: ignore[no-untyped-def]
         return pdfium.PdfDocument(str(source) if isinstance(source, Path) else source)
     except pdfium.PdfiumError as exc:
         raise PdfError(str(exc), encrypted="password" in str(exc).lower()) from None
+
+
+if __name__ == "__main__":
+    # A child of ``pdf_pages``: print the text of pages START..END-1 of PATH as JSON.
+    path, first, last = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    json.dump(_pages_of(Path(path), first, last), sys.stdout)
