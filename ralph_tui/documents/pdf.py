@@ -2,8 +2,8 @@
 
 Building a page's text is nearly all the cost (pdfium's text page), and pdfium is not
 thread-safe, so a long PDF on disk is split into page ranges, each converted by a child
-Python process (``python -m ralph_tui.documents.pdf PATH START END``, which opens the file
-itself and prints the pages as JSON); a short one is converted in this process. Plain child
+Python process (this file run as a script: ``python pdf.py PATH START END``, which opens the
+file itself and prints the pages as JSON); a short one is converted in this process. Plain child
 processes, not a multiprocessing pool: nothing (no resource tracker) outlives the call.
 """
 
@@ -41,7 +41,9 @@ def pdf_pages(source: Source, on_page: OnPage | None = None) -> list[str]:
     ranges = [(first, min(first + step, total)) for first in range(0, total, step)]
     children = [
         subprocess.Popen(
-            [sys.executable, "-m", __name__, str(source), str(first), str(last)],
+            # This file as an isolated script (-I: no script dir or env on sys.path): the
+            # child imports pypdfium2 and nothing of ralph-tui.
+            [sys.executable, "-I", __file__, str(source), str(first), str(last)],
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
         )
