@@ -3,7 +3,9 @@
 - ``pypdfium2``: ralph-tui's converter (text per page), as ``read_corpus`` runs it cold;
 - ``pypdf``: the pure-Python alternative, on the same file (why pypdfium2 was chosen);
 - ``pdftotext``: poppler-utils, the baseline (goal: pypdfium2 within 1.5x of it);
-- ``warm_cache``: ``read_corpus`` again with the extraction cache filled (goal <= 0.2 s).
+- ``warm_cache``: ``read_corpus`` again with the extraction cache filled (goal <= 0.2 s);
+- ``context_100mb``: a 100 MB document from ``Sandbox.start`` to the first cell's result,
+  against writing and reading it back (goal <= 0.2 s; measured by ``bench/sandbox.py``).
 
 Each figure is the median of ``--runs`` runs in this process.
 
@@ -13,6 +15,8 @@ Each figure is the median of ``--runs`` runs in this process.
 from __future__ import annotations
 
 import argparse
+import asyncio
+import importlib.util
 import json
 import shutil
 import statistics
@@ -21,6 +25,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 
 from fpdf import FPDF
 from pypdf import PdfReader
@@ -29,6 +34,7 @@ from ralph_tui.documents import read_corpus
 from ralph_tui.documents.cache import ExtractionCache
 
 LINES_PER_PAGE = 40
+BENCH = Path(__file__).parent
 
 
 def make_pdf(path: Path, pages: int) -> None:
@@ -55,6 +61,15 @@ def median_s(work: Callable[[], object], runs: int) -> float:
         work()
         times.append(time.perf_counter() - started)
     return round(statistics.median(times), 3)
+
+
+def _sandbox_bench() -> ModuleType:
+    """bench/sandbox.py, whose 100 MB start-to-first-cell figure this reports too."""
+    spec = importlib.util.spec_from_file_location("bench_sandbox", BENCH / "sandbox.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def main() -> None:
@@ -85,6 +100,7 @@ def main() -> None:
             lambda: read_corpus([pdf], cache=ExtractionCache(cache_dir)), args.runs
         )
         result = {
+            "context_100mb": asyncio.run(_sandbox_bench().context_100mb(args.runs * 3)),
             "pages": args.pages,
             "pdf_mb": round(pdf.stat().st_size / 1e6, 2),
             "runs": args.runs,
