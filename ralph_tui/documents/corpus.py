@@ -104,6 +104,15 @@ class Corpus:
         page = pages[page_index]["page"] if pages and page_index >= 0 else None
         return Source(entry["name"], page)
 
+    def passage_bounds(self, start: int) -> tuple[int, int]:
+        """The span of the page (for a PDF) or else the document holding ``start``."""
+        low, high = self.bounds_of(start)
+        for entry in self.table:
+            for page in entry["pages"]:
+                if page["start"] <= start <= page["end"]:
+                    return page["start"], page["end"]
+        return low, high
+
     def bounds_of(self, start: int) -> tuple[int, int]:
         """The span of the document holding ``start`` (the whole text if none does)."""
         for entry in self.table:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ralph_tui.documents import Corpus
 from ralph_tui.validate.evidence import EvidenceMinimum, QuoteCheck, check_quote
 
 CONTEXT_CHARS = 700
@@ -20,6 +21,8 @@ class Quote:
     """``None`` when the document could not be read, so nothing can be said."""
     reason: str = ""
     """Why the quote is not evidence (empty when verified or unknown)."""
+    source: str = ""
+    """Where it was found, e.g. ``manual.pdf p. 12`` (empty when unknown or not found)."""
 
 
 @dataclass(frozen=True)
@@ -46,28 +49,50 @@ def evidence_of(output: dict[str, Any] | None) -> list[str]:
 
 
 def check_quotes(
-    quotes: list[str], document: str | None, minimum: EvidenceMinimum | None = None
+    quotes: list[str],
+    document: str | None,
+    minimum: EvidenceMinimum | None = None,
+    corpus: Corpus | None = None,
 ) -> list[Quote]:
-    """Mark each quote verified if it is acceptable evidence found in ``document``."""
+    """Mark each quote verified if it is acceptable evidence found in ``document``, and say
+    where (file and page) when ``corpus`` (the documents ``document`` joins) is known."""
     if document is None:
         return [Quote(quote, None) for quote in quotes]
     minimum = minimum or EvidenceMinimum()
     checks = [check_quote(quote, document, minimum) for quote in quotes]
-    return [Quote(check.quote, check.ok, check.describe(minimum)) for check in checks]
+    return [
+        Quote(check.quote, check.ok, check.describe(minimum), source_label(check, corpus))
+        for check in checks
+    ]
 
 
-def locate(check: QuoteCheck, document: str, context: int = CONTEXT_CHARS) -> QuoteInPlace | None:
-    """An accepted quote's place with ``context`` characters around it, or ``None``."""
+def source_label(check: QuoteCheck, corpus: Corpus | None) -> str:
+    source = corpus.source_of(check.span[0]) if corpus and check.span else None
+    return source.label if source else ""
+
+
+def locate(
+    check: QuoteCheck,
+    document: str,
+    context: int = CONTEXT_CHARS,
+    bounds: tuple[int, int] | None = None,
+) -> QuoteInPlace | None:
+    """An accepted quote's place with ``context`` characters around it, or ``None``.
+
+    ``bounds`` (its document's or page's span in a corpus) keeps the window, and the line
+    count, inside the file and page the quote came from.
+    """
     if check.span is None:
         return None
     start, end = check.span
-    window_start = max(0, start - context)
-    window_end = min(len(document), end + context)
+    low, high = bounds or (0, len(document))
+    window_start = max(low, start - context)
+    window_end = min(high, end + context)
     return QuoteInPlace(
         before=document[window_start:start],
         quote=check.quote,
         after=document[end:window_end],
-        line=document.count("\n", 0, start) + 1,
-        clipped_start=window_start > 0,
-        clipped_end=window_end < len(document),
+        line=document.count("\n", low, start) + 1,
+        clipped_start=window_start > low,
+        clipped_end=window_end < high,
     )

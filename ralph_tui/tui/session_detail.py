@@ -54,8 +54,11 @@ def iteration_content(
         _section("Output"),
         candidate_text(trace.output, salvaged=trace.fallback),
     ]
-    for quote in check_quotes(evidence_of(trace.output), document, minimum):
-        lines.append(Content.assemble("  ", MARKS[quote.verified], quote.text))
+    sources = (trace.model_extra or {}).get("evidenceSources") or []
+    for index, quote in enumerate(check_quotes(evidence_of(trace.output), document, minimum)):
+        source = sources[index] if index < len(sources) else None
+        where = (f"  [{source['label']}]", "$text-muted") if source else ""
+        lines.append(Content.assemble("  ", MARKS[quote.verified], quote.text, where))
     lines += [Content(""), _section("Hard checks")]
     lines.extend(Content("  ") + rule_line(rule) for rule in trace.hard_validation.rules)
     lines += [Content(""), _section("Judge")]

@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 
 from ralph_tui.cli import run_cli
+from ralph_tui.documents import read_corpus
 from ralph_tui.traces.store import TraceStore
+from ralph_tui.tui.session_detail import iteration_content
 from ralph_tui.validate.qa import evidence_windows
 from tests.documents.fixtures import HTML_PAGE, docx_bytes, write_pdf
 
@@ -55,6 +57,8 @@ def test_a_folder_run_reports_each_quote_with_its_file_and_page(
     assert all(len(d["sha256"]) == 64 and d["converter"] for d in documents)
     assert run_cli(["sessions", "show", result["sessionId"], "--out", str(out)]) == 0
     assert "[reports/manual.pdf p. 2]" in capsys.readouterr().out
+    session_view = iteration_content(trace, read_corpus([reports]).text).plain
+    assert "[reports/manual.pdf p. 2]" in session_view
 
 
 def test_text_output_names_each_quotes_source(

@@ -11,7 +11,8 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
-from ralph_tui.tui.evidence import QuoteInPlace, locate
+from ralph_tui.documents import Corpus
+from ralph_tui.tui.evidence import QuoteInPlace, locate, source_label
 from ralph_tui.validate.evidence import EvidenceMinimum, check_quote
 
 
@@ -55,15 +56,18 @@ class EvidenceModal(ModalScreen[None]):
         document: str | None,
         doc_name: str,
         minimum: EvidenceMinimum | None = None,
+        corpus: Corpus | None = None,
     ) -> None:
         super().__init__()
         self.quote = quote
         minimum = minimum or EvidenceMinimum()
         check = check_quote(quote, document or "", minimum)
-        self.place = locate(check, document) if document is not None else None
+        # In a corpus, the passage is shown within its own file and page.
+        bounds = corpus.passage_bounds(check.span[0]) if corpus and check.span else None
+        self.place = locate(check, document, bounds=bounds) if document is not None else None
         self.problem = check.describe(minimum)
         self.document_missing = document is None
-        self.doc_name = doc_name
+        self.doc_name = source_label(check, corpus) or doc_name
 
     def compose(self) -> ComposeResult:
         with Vertical():

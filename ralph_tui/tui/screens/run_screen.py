@@ -199,6 +199,7 @@ class RunScreen(Screen[None]):
                 output.document,
                 path.name if path else "document",
                 output.minimum,
+                output.corpus,
             )
         )
 

@@ -14,6 +14,7 @@ from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from ralph_tui.documents import Corpus
 from ralph_tui.events import SALVAGE_NOTE
 from ralph_tui.tui.context import evidence_minimum
 from ralph_tui.tui.evidence import Quote, check_quotes, evidence_of
@@ -41,7 +42,8 @@ def candidate_text(output: dict[str, Any] | None, *, salvaged: bool = False) -> 
 
 
 def quote_option(quote: Quote) -> Option:
-    return Option(Content.assemble(MARKS[quote.verified], quote.text))
+    where = (f"  [{quote.source}]", "$text-muted") if quote.source else ""
+    return Option(Content.assemble(MARKS[quote.verified], quote.text, where))
 
 
 class OutputPane(Vertical):
@@ -85,6 +87,7 @@ class OutputPane(Vertical):
         super().__init__(id=id)
         self.output: dict[str, Any] | None = None
         self.document: str | None = None
+        self.corpus: Corpus | None = None
         self.quotes: list[Quote] = []
         self.minimum = EvidenceMinimum()
 
@@ -104,13 +107,16 @@ class OutputPane(Vertical):
         self.query_one("#candidate-text", Static).update(candidate_text(output, salvaged=salvaged))
         self._show_quotes()
 
-    def set_document(self, document: str | None) -> None:
-        """The document the quotes are checked against (``None`` if it cannot be read)."""
-        self.document = document
+    def set_document(self, document: str | None, corpus: Corpus | None = None) -> None:
+        """The document the quotes are checked against (``None`` if it cannot be read), and
+        the corpus it joins (to say which file and page each quote is from)."""
+        self.document, self.corpus = document, corpus
         self._show_quotes()
 
     def _show_quotes(self) -> None:
-        self.quotes = check_quotes(evidence_of(self.output), self.document, self.minimum)
+        self.quotes = check_quotes(
+            evidence_of(self.output), self.document, self.minimum, self.corpus
+        )
         options = self.query_one("#evidence", OptionList)
         highlighted = options.highlighted
         options.clear_options()

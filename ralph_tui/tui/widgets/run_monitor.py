@@ -17,7 +17,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import TabbedContent, TabPane
 from textual.worker import Worker
 
-from ralph_tui.documents import InputError, read_corpus
+from ralph_tui.documents import Corpus, InputError, read_corpus
 from ralph_tui.events import BaseEvent, RunStarted
 from ralph_tui.tui.run_state import Part, RunProgress
 from ralph_tui.tui.widgets.constraints_pane import ConstraintsPane
@@ -30,13 +30,18 @@ from ralph_tui.tui.widgets.validation_pane import ValidationPane
 from ralph_tui.tui.worker_errors import forward_worker_error
 
 
-def read_document_text(*specs: Path) -> str | None:
-    """The text the run read from ``specs`` (files, folders, globs), as the sandbox had it,
-    for checking quotes; ``None`` if it cannot be read."""
+def read_documents(*specs: Path) -> Corpus | None:
+    """The documents the run read from ``specs`` (files, folders, globs), as the sandbox had
+    them, for checking quotes and saying where each is from; ``None`` if unreadable."""
     try:
-        return read_corpus(list(specs)).text
+        return read_corpus(list(specs))
     except InputError:
         return None
+
+
+def read_document_text(*specs: Path) -> str | None:
+    corpus = read_documents(*specs)
+    return corpus.text if corpus is not None else None
 
 
 class RunMonitor(Vertical):
@@ -157,9 +162,9 @@ class RunMonitor(Vertical):
 
     @work(thread=True, exclusive=True, group="document", exit_on_error=False)
     def _load_document(self, path: Path) -> None:
-        text = read_document_text(path)
-        self.app.call_from_thread(self._document_loaded, path, text)
+        corpus = read_documents(path)
+        self.app.call_from_thread(self._document_loaded, path, corpus)
 
-    def _document_loaded(self, path: Path, text: str | None) -> None:
+    def _document_loaded(self, path: Path, corpus: Corpus | None) -> None:
         if path == self.document_path:
-            self.output.set_document(text)
+            self.output.set_document(corpus.text if corpus else None, corpus)
