@@ -202,8 +202,13 @@ def session_settings(request: RunRequest) -> dict[str, Any]:
         **recorded,
         "decompose": request.decompose,
         "constraints": request.constraints,
-        "docs": [str(spec) for spec in request.doc_specs()],
+        "docs": [str(spec.resolve()) for spec in request.doc_specs()],
     }
+
+
+def stored_more_docs(stored: dict[str, Any]) -> list[Path]:
+    """The ``--doc`` values a session recorded after its first (``doc_path``)."""
+    return [Path(spec) for spec in (stored.get("docs") or [])[1:]]
 
 
 def stored_overrides(stored: dict[str, Any]) -> dict[str, Any]:
@@ -462,7 +467,7 @@ def resume_request(
         mode="qa" if record.mode == "qa" else "task",
         query=record.query,
         doc_path=Path(record.doc_path),
-        more_docs=[Path(spec) for spec in (record.settings.get("docs") or [])[1:]],
+        more_docs=stored_more_docs(record.settings),
         settings=settings,
         constraints=merge_constraints(base, last.feedback if last else []),
         parent_session_id=record.parent_session_id,

@@ -44,12 +44,13 @@ def rerun_request(record: SessionRecord, constraints: list[str], settings: Setti
     It records ``record`` as its parent, and runs with the settings ``record`` ran with
     (keys and endpoints come from the app's settings, never from a trace).
     """
-    from ralph_tui.loops.runner import RunRequest, stored_overrides
+    from ralph_tui.loops.runner import RunRequest, stored_more_docs, stored_overrides
 
     return RunRequest(
         mode="task" if record.mode == "task" else "qa",
         query=record.query,
         doc_path=Path(record.doc_path),
+        more_docs=stored_more_docs(record.settings),
         settings=settings.model_copy(update=stored_overrides(record.settings)),
         decompose=bool(record.settings.get("decompose")),
         constraints=list(constraints),

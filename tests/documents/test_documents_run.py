@@ -9,8 +9,11 @@ from pathlib import Path
 import pytest
 
 from ralph_tui.cli import run_cli
+from ralph_tui.config import Settings
 from ralph_tui.documents import read_corpus
+from ralph_tui.traces.models import SessionRecord
 from ralph_tui.traces.store import TraceStore
+from ralph_tui.tui.requests import rerun_request
 from ralph_tui.tui.session_detail import iteration_content
 from ralph_tui.validate.qa import evidence_windows
 from tests.documents.fixtures import HTML_PAGE, docx_bytes, write_pdf
@@ -82,3 +85,40 @@ def test_a_judge_window_stays_inside_its_document() -> None:
     assert window.startswith("The quote is here.") and "alpha" not in window
     [unbounded] = evidence_windows(text, ["The quote is here."], width=220)
     assert "alpha" in unbounded
+
+
+@pytest.mark.parametrize(
+    ("pages", "options", "message"),
+    [
+        ([[], []], {}, "has no text layer on any of its 2 pages"),
+        ([["secret"]], {"password": "pw"}, "is an encrypted PDF"),
+    ],
+)
+def test_an_unusable_pdf_is_one_line_exit_2_and_nothing_written(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    pages: list[list[str]],
+    options: dict[str, str],
+    message: str,
+) -> None:
+    pdf = write_pdf(tmp_path / "in.pdf", pages, **options)
+    out = tmp_path / "out"
+    args = ["run", "--provider", "offline", "--query", "q", "--doc", str(pdf), "--out", str(out)]
+    assert run_cli([*args, "--doc", str(pdf)]) == 2
+    captured = capsys.readouterr()
+    [line] = captured.err.strip().splitlines()
+    assert line.startswith("ralph-tui: error:") and message in line
+    assert captured.out == "" and not out.exists()
+
+
+def test_a_rerun_reads_the_same_documents(reports: Path, tmp_path: Path) -> None:
+    notes = tmp_path / "notes.md"
+    notes.write_text("The weir was cleared on Monday.\n")
+    record = SessionRecord(
+        mode="qa",
+        query="q",
+        doc_path=str(reports.resolve()),
+        settings={"docs": [str(reports.resolve()), str(notes.resolve())]},
+    )
+    request = rerun_request(record, [], Settings(_env_file=None))  # type: ignore[call-arg]
+    assert request.doc_specs() == [reports.resolve(), notes.resolve()]
