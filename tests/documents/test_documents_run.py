@@ -122,3 +122,19 @@ def test_a_rerun_reads_the_same_documents(reports: Path, tmp_path: Path) -> None
     )
     request = rerun_request(record, [], Settings(_env_file=None))  # type: ignore[call-arg]
     assert request.doc_specs() == [reports.resolve(), notes.resolve()]
+
+
+def test_the_offline_baseline_quotes_a_sentence_a_pdf_wrapped_over_lines(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pdf = write_pdf(
+        tmp_path / "manual.pdf",
+        [["The backwash pump runs for ten", "minutes at every scheduled backwash cycle."]],
+    )
+    args = ["run", "--provider", "offline", "--mode", "qa", "--json", "--maxIters", "1"]
+    query = "How long does the backwash pump run at each backwash cycle?"
+    run_cli([*args, "--query", query, "--doc", str(pdf), "--out", str(tmp_path / "out")])
+    result = json.loads(capsys.readouterr().out)
+    sentence = "The backwash pump runs for ten\nminutes at every scheduled backwash cycle."
+    assert result["output"]["evidence"] == [sentence]
+    assert result["output"]["answer"] == "- " + " ".join(sentence.split())

@@ -30,14 +30,29 @@ NEED = {need}
 def has(term, low):
     return re.search(r"\\b" + re.escape(term), low) is not None
 
+# Consecutive prose lines of a paragraph, as they stand in the text: a sentence that a PDF
+# or a narrow column wrapped over lines is still one sentence. A list item starts a new run,
+# headings and table rows are no prose.
+def runs_of_prose(block):
+    run = []
+    for line in block.split("\\n"):
+        bare = line.strip()
+        item = bool(re.match(r"([-*]|\\d+[.)]) ", bare))
+        if bare and bare[0] not in "#|" and not item:
+            run.append(line)
+            continue
+        if run:
+            yield "\\n".join(run)
+        run = [line] if item else []
+    if run:
+        yield "\\n".join(run)
+
 sentences = []
-for line in context.splitlines():
-    line = line.strip()
-    if not line or line[0] in "#|":
-        continue
-    for part in re.split(r"(?<=[.!?])\\s+", line):
-        if len(part.split()) >= 5:
-            sentences.append(part)
+for block in re.split(r"\\n[ \\t]*\\n", context):
+    for prose in runs_of_prose(block):
+        for part in re.split(r"(?<=[.!?])\\s+", prose.strip()):
+            if len(part.split()) >= 5:
+                sentences.append(part)
 whole = context.lower()
 print("{found_prefix}" + json.dumps([t for t in TERMS + FOCUS if has(t, whole)]))
 lows = [text.lower() for text in sentences]
@@ -127,7 +142,7 @@ def quote_from(passage: str) -> str | None:
 
 def bullet_of(quote: str) -> str:
     """The quote as an answer line: its own words and final punctuation, nothing added."""
-    return "- " + quote.rstrip(",;: ")
+    return "- " + " ".join(quote.split()).rstrip(",;: ")
 
 
 def not_found_output(missing: list[str]) -> dict[str, object]:
