@@ -9,7 +9,9 @@
 
 Each figure is the median of ``--runs`` runs in this process.
 
-    .venv/bin/python bench/documents.py [--pages 1000] [--runs 3]
+    PYTHONPATH=. .venv/bin/python bench/documents.py [--pages 1000] [--runs 3]
+
+The PDF is written by the tests' own writer (tests/documents/fixtures.py), hence PYTHONPATH.
 """
 
 from __future__ import annotations
@@ -27,31 +29,26 @@ from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
-from fpdf import FPDF
 from pypdf import PdfReader
 
 from ralph_tui.documents import read_corpus
 from ralph_tui.documents.cache import ExtractionCache
+from tests.documents.fixtures import pdf_bytes
 
 LINES_PER_PAGE = 40
 BENCH = Path(__file__).parent
 
 
 def make_pdf(path: Path, pages: int) -> None:
-    pdf = FPDF()
-    pdf.set_font("Helvetica", size=10)
-    for number in range(1, pages + 1):
-        pdf.add_page()
-        for line in range(LINES_PER_PAGE):
-            pdf.cell(
-                0,
-                6,
-                text=f"Page {number}, line {line}: the filters are backwashed every 48 hours "
-                f"unless head loss reaches 2.1 metres first.",
-                new_x="LMARGIN",
-                new_y="NEXT",
-            )
-    pdf.output(str(path))
+    lines = [
+        [
+            f"Page {number}, line {line}: the filters are backwashed every 48 hours "
+            "unless head loss reaches 2.1 metres first."
+            for line in range(LINES_PER_PAGE)
+        ]
+        for number in range(1, pages + 1)
+    ]
+    path.write_bytes(pdf_bytes(lines))
 
 
 def median_s(work: Callable[[], object], runs: int) -> float:

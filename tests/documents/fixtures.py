@@ -6,23 +6,63 @@ import io
 from pathlib import Path
 
 import docx
-from fpdf import FPDF
+from pypdf import PdfReader, PdfWriter
+
+FONT = b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>"
 
 
 def pdf_bytes(pages: list[list[str]], *, password: str | None = None) -> bytes:
     """A PDF whose page ``i`` holds the lines ``pages[i]`` (an empty list: a page with no
-    text layer, as a scan has)."""
-    pdf = FPDF()
-    pdf.set_font("Helvetica", size=11)
-    if password is not None:
-        pdf.set_encryption(owner_password="owner", user_password=password)
-    for lines in pages:
-        pdf.add_page()
-        if not lines:
-            pdf.rect(20, 20, 100, 60, style="F")  # ink, but no text
-        for line in lines:
-            pdf.cell(0, 8, text=line, new_x="LMARGIN", new_y="NEXT")
-    return bytes(pdf.output())
+    text layer, as a scan has), in Helvetica, so Latin-1 text only."""
+    data = _plain_pdf(pages)
+    if password is None:
+        return data
+    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(data)))
+    writer.encrypt(user_password=password, owner_password="owner", algorithm="RC4-128")
+    buffer = io.BytesIO()
+    writer.write(buffer)
+    return buffer.getvalue()
+
+
+def _plain_pdf(pages: list[list[str]]) -> bytes:
+    """Written object by object with a correct cross-reference table; no PDF library."""
+    kids = " ".join(f"{4 + 2 * i} 0 R" for i in range(len(pages)))
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        f"<< /Type /Pages /Kids [{kids}] /Count {len(pages)} >>".encode(),
+        FONT,
+    ]
+    for i, lines in enumerate(pages):
+        objects.append(
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] "
+            b"/Resources << /Font << /F1 3 0 R >> >> /Contents %d 0 R >>" % (5 + 2 * i)
+        )
+        stream = _page_content(lines)
+        objects.append(b"<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream))
+    out = io.BytesIO()
+    out.write(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(out.tell())
+        out.write(b"%d 0 obj\n%s\nendobj\n" % (number, body))
+    xref = out.tell()
+    out.write(b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1))
+    out.writelines(b"%010d 00000 n \n" % offset for offset in offsets)
+    trailer = b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n"
+    out.write(trailer % (len(objects) + 1, xref))
+    return out.getvalue()
+
+
+def _page_content(lines: list[str]) -> bytes:
+    """Each line on its own baseline; no lines: a filled box, ink but no text layer."""
+    if not lines:
+        return b"0 0 0 rg 56 600 280 170 re f"
+    shown = [f"({_escape(line)}) Tj T*" for line in lines]
+    return "\n".join(["BT", "/F1 10 Tf", "14 TL", "56 786 Td", *shown, "ET"]).encode("latin-1")
+
+
+def _escape(line: str) -> str:
+    return line.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
 
 
 def write_pdf(path: Path, pages: list[list[str]], **options: str) -> Path:
