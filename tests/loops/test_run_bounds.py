@@ -52,6 +52,18 @@ class SlowServer:
         return httpx2.Response(200, json=reply)
 
 
+def claude_settings(tmp_path: Path, **values: Any) -> Settings:
+    """Every role on Claude, behind the fake API."""
+    return Settings(
+        _env_file=None,  # type: ignore[call-arg]
+        anthropic_api_key="sk-ant-test",
+        anthropic_base_url="https://anthropic.test",
+        out_dir=tmp_path / "out",
+        **{role: "anthropic:claude-sonnet-4-6" for role in ROLES},
+        **values,
+    )
+
+
 def cli_against(monkeypatch: pytest.MonkeyPatch, server: SlowServer) -> None:
     client = httpx2.AsyncClient(transport=httpx2.MockTransport(server.handle))
     monkeypatch.setattr(cli_app, "execute_run", partial(runner.execute_run, http_client=client))
@@ -93,13 +105,7 @@ async def test_cancel_stops_a_run_waiting_on_the_model(tmp_path: Path) -> None:
             mode="qa",
             query="q",
             doc_path=SAMPLE,
-            settings=Settings(
-                _env_file=None,  # type: ignore[call-arg]
-                anthropic_api_key="sk-ant-test",
-                anthropic_base_url="https://anthropic.test",
-                out_dir=tmp_path / "out",
-                **{role: "anthropic:claude-sonnet-4-6" for role in ROLES},
-            ),
+            settings=claude_settings(tmp_path),
         ),
         on_event=on_event,
         cancel=cancel,
@@ -128,14 +134,7 @@ async def test_cancel_stops_a_run_inside_a_long_cell(tmp_path: Path) -> None:
             mode="qa",
             query="q",
             doc_path=SAMPLE,
-            settings=Settings(
-                _env_file=None,  # type: ignore[call-arg]
-                anthropic_api_key="sk-ant-test",
-                anthropic_base_url="https://anthropic.test",
-                out_dir=tmp_path / "out",
-                **{role: "anthropic:claude-sonnet-4-6" for role in ROLES},
-                cell_timeout_s=60,
-            ),
+            settings=claude_settings(tmp_path, cell_timeout_s=60),
         ),
         on_event=on_event,
         cancel=cancel,
