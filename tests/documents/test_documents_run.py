@@ -138,3 +138,20 @@ def test_the_offline_baseline_quotes_a_sentence_a_pdf_wrapped_over_lines(
     sentence = "The backwash pump runs for ten\nminutes at every scheduled backwash cycle."
     assert result["output"]["evidence"] == [sentence]
     assert result["output"]["answer"] == "- " + " ".join(sentence.split())
+
+
+def test_a_bare_title_line_is_not_quoted_as_part_of_the_next_sentence(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    page = tmp_path / "guide.html"
+    page.write_text(
+        "<html><body><h1>Guide</h1><p>The refund window is thirty days from the day of "
+        "purchase.</p><table><tr><td>A</td><td>B</td></tr></table></body></html>"
+    )
+    text = read_corpus([page]).text
+    args = ["run", "--provider", "offline", "--mode", "qa", "--json", "--maxIters", "1"]
+    query = "How long is the refund window after the day of purchase?"
+    run_cli([*args, "--query", query, "--doc", str(page), "--out", str(tmp_path / "out")])
+    evidence = json.loads(capsys.readouterr().out)["output"]["evidence"]
+    assert evidence == ["The refund window is thirty days from the day of purchase."]
+    assert all(quote in text for quote in evidence)

@@ -31,14 +31,16 @@ def has(term, low):
     return re.search(r"\\b" + re.escape(term), low) is not None
 
 # Consecutive prose lines of a paragraph, as they stand in the text: a sentence that a PDF
-# or a narrow column wrapped over lines is still one sentence. A list item starts a new run,
-# headings and table rows are no prose.
+# or a narrow column wrapped over lines is still one sentence. A list item starts a new run;
+# headings (marked, or a short line without a full stop, as HTML and PDF titles come) and
+# table rows are no prose.
 def runs_of_prose(block):
     run = []
     for line in block.split("\\n"):
         bare = line.strip()
         item = bool(re.match(r"([-*]|\\d+[.)]) ", bare))
-        if bare and bare[0] not in "#|" and not item:
+        title = len(bare.split()) < 4 and not bare.endswith((".", ",", ";", ":"))
+        if bare and bare[0] not in "#|" and not item and not title:
             run.append(line)
             continue
         if run:
