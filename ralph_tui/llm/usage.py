@@ -56,9 +56,11 @@ class UsageSnapshot:
     def to_event(self) -> UsageUpdated:
         """The ``UsageUpdated`` event a loop emits for this snapshot.
 
-        Its ``cost_usd`` is ``None`` only when no call had a known price.
+        Its ``cost_usd`` is ``None`` only when no call had a known price (failed requests
+        cost nothing and say nothing about prices).
         """
-        all_unknown = self.unknown_cost_calls > 0 and self.unknown_cost_calls == self.calls
+        answered = self.calls - self.failed_calls
+        all_unknown = self.unknown_cost_calls > 0 and self.unknown_cost_calls == answered
         return UsageUpdated(
             input_tokens=self.input_tokens,
             output_tokens=self.output_tokens,

@@ -47,6 +47,13 @@ def test_event_cost_is_none_when_no_price_is_known() -> None:
     assert event.cost_usd is None and event.cost_cap_usd == 1.0
 
 
+def test_a_failed_request_does_not_make_an_unknown_cost_look_known() -> None:
+    ledger = UsageLedger()
+    ledger.record_failure("openai", "smollm2")
+    snap = ledger.record(completion("smollm2", None))
+    assert snap.calls == 2 and snap.to_event().cost_usd is None
+
+
 def test_cost_cap_trips_once_reached() -> None:
     ledger = UsageLedger(cost_cap_usd=0.5)
     ledger.record(completion("m", 0.3))
