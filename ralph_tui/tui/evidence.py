@@ -24,6 +24,11 @@ class Quote:
     source: str = ""
     """Where it was found, e.g. ``manual.pdf p. 12`` (empty when unknown or not found)."""
 
+    @property
+    def one_line(self) -> str:
+        """The quote as a list shows it: a quote from a PDF may span its lines."""
+        return " ".join(self.text.split())
+
 
 @dataclass(frozen=True)
 class QuoteInPlace:

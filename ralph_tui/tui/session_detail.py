@@ -58,7 +58,7 @@ def iteration_content(
     for index, quote in enumerate(check_quotes(evidence_of(trace.output), document, minimum)):
         source = sources[index] if index < len(sources) else None
         where = (f"  [{source['label']}]", "$text-muted") if source else ""
-        lines.append(Content.assemble("  ", MARKS[quote.verified], quote.text, where))
+        lines.append(Content.assemble("  ", MARKS[quote.verified], quote.one_line, where))
     lines += [Content(""), _section("Hard checks")]
     lines.extend(Content("  ") + rule_line(rule) for rule in trace.hard_validation.rules)
     lines += [Content(""), _section("Judge")]

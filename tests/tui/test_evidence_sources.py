@@ -7,8 +7,10 @@ from pathlib import Path
 
 from textual.widgets import Label, OptionList, Select, TextArea
 
+from ralph_tui.tui.evidence import check_quotes
 from ralph_tui.tui.screens.evidence_modal import EvidenceModal
 from ralph_tui.tui.screens.run_screen import RunScreen
+from ralph_tui.tui.widgets.output_pane import quote_option
 from tests.documents.fixtures import write_pdf
 from tests.tui.conftest import MakeApp, wait_for
 from tests.tui.scripted import scripted_runner
@@ -49,3 +51,11 @@ async def test_a_quote_from_a_pdf_page_opens_on_that_page(
         assert where.startswith("manual.pdf p. 2, line 2")
         assert modal.place.before == "Pumps.\n" and modal.place.after == "\nChecked weekly."
         assert not modal.place.clipped_start and not modal.place.clipped_end
+
+
+def test_a_quote_spanning_lines_is_listed_on_one_line() -> None:
+    [quote] = check_quotes(
+        ["runs for ten\nminutes at every backwash."], "It runs for ten\nminutes at every backwash."
+    )
+    assert quote.verified and quote.one_line == "runs for ten minutes at every backwash."
+    assert "\n" not in str(quote_option(quote).prompt)

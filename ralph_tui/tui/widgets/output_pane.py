@@ -43,7 +43,7 @@ def candidate_text(output: dict[str, Any] | None, *, salvaged: bool = False) -> 
 
 def quote_option(quote: Quote) -> Option:
     where = (f"  [{quote.source}]", "$text-muted") if quote.source else ""
-    return Option(Content.assemble(MARKS[quote.verified], quote.text, where))
+    return Option(Content.assemble(MARKS[quote.verified], quote.one_line, where))
 
 
 class OutputPane(Vertical):
