@@ -80,13 +80,13 @@ def test_timeout_ends_the_run_as_timed_out_with_its_best_candidate(
         [
             "run", "--json", "--mode", "qa", *CLAUDE_EVERYWHERE,
             "--query", "How often are filters backwashed?",
-            "--doc", str(SAMPLE), "--out", str(out), "--maxIters", "3", "--timeout", "2",
+            "--doc", str(SAMPLE), "--out", str(out), "--maxIters", "3", "--timeout", "5",
         ]
     )  # fmt: skip
     result = json.loads(capsys.readouterr().out)
     assert (code, result["status"]) == (1, "timed_out")
     assert result["output"]["answer"] == UNSUPPORTED["answer"], "iteration 1's candidate"
-    assert "--timeout of 2 s" in result["error"]
+    assert "--timeout of 5 s" in result["error"]
     record = TraceStore(out).load_session(result["sessionId"])
     assert record.status == "timed_out" and record.iterations == 1
 
