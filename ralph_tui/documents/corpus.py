@@ -94,31 +94,39 @@ class Corpus:
 
     def source_of(self, start: int) -> Source | None:
         """The document (and page) holding offset ``start`` of ``text``."""
-        starts = [entry["start"] for entry in self.table]
-        index = bisect.bisect_right(starts, start) - 1
-        if index < 0 or start >= self.table[index]["end"]:
+        entry = self._entry_at(start)
+        if entry is None:
             return None
-        entry = self.table[index]
-        pages = entry["pages"]
-        page_index = bisect.bisect_right([p["start"] for p in pages], start) - 1
-        page = pages[page_index]["page"] if pages and page_index >= 0 else None
-        return Source(entry["name"], page)
+        page = _page_at(entry, start)
+        return Source(entry["name"], page["page"] if page else None)
 
     def passage_bounds(self, start: int) -> tuple[int, int]:
         """The span of the page (for a PDF) or else the document holding ``start``."""
-        low, high = self.bounds_of(start)
-        for entry in self.table:
-            for page in entry["pages"]:
-                if page["start"] <= start <= page["end"]:
-                    return page["start"], page["end"]
-        return low, high
+        entry = self._entry_at(start)
+        page = _page_at(entry, start) if entry else None
+        if page is not None and start <= page["end"]:
+            return page["start"], page["end"]
+        return self.bounds_of(start)
 
     def bounds_of(self, start: int) -> tuple[int, int]:
         """The span of the document holding ``start`` (the whole text if none does)."""
-        for entry in self.table:
-            if entry["start"] <= start < entry["end"]:
-                return entry["start"], entry["end"]
-        return 0, len(self.text)
+        entry = self._entry_at(start)
+        return (entry["start"], entry["end"]) if entry else (0, len(self.text))
+
+    def _entry_at(self, offset: int) -> dict[str, Any] | None:
+        """The table entry of the document whose text holds ``offset``."""
+        index = bisect.bisect_right([entry["start"] for entry in self.table], offset) - 1
+        if index < 0 or offset >= self.table[index]["end"]:
+            return None
+        entry: dict[str, Any] = self.table[index]
+        return entry
+
+
+def _page_at(entry: dict[str, Any], offset: int) -> dict[str, int] | None:
+    """The last page of ``entry`` starting at or before ``offset`` (``None`` without pages)."""
+    pages = entry["pages"]
+    index = bisect.bisect_right([page["start"] for page in pages], offset) - 1
+    return pages[index] if index >= 0 else None
 
 
 def read_corpus(
