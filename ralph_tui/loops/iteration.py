@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
-from ralph_tui.events import IterationFinished, JudgeIssue, RuleResult
-from ralph_tui.loops.context import RunContext
+from ralph_tui.events import IterationFinished, JudgeIssue, RuleResult, RunStatus
+from ralph_tui.loops.context import LoopResult, RunContext
 from ralph_tui.traces.models import IterationTrace
 
 
@@ -89,10 +89,28 @@ class Candidate(Protocol):
     @property
     def output(self) -> dict[str, Any] | None: ...
 
+    @property
+    def fallback(self) -> bool: ...
+
     def problems(self) -> int: ...
 
 
 C = TypeVar("C", bound=Candidate)
+
+
+def ended_with_best(
+    status: RunStatus,
+    iterations: int,
+    candidates: Sequence[Candidate],
+    error: str | None = None,
+    otherwise: dict[str, Any] | None = None,
+) -> LoopResult:
+    """A loop's end carrying its best candidate (``otherwise`` when there is none), flagged
+    when that candidate is a salvage."""
+    best = best_of(candidates)
+    if best is None:
+        return LoopResult(status, iterations, otherwise, error)
+    return LoopResult(status, iterations, best.output, error, salvaged=best.fallback)
 
 
 def best_of(records: Sequence[C]) -> C | None:

@@ -34,7 +34,7 @@ from ralph_tui.llm.factory import LLMClients, build_clients
 from ralph_tui.llm.usage import ModelUsage, UsageSnapshot
 from ralph_tui.loops.context import LoopResult, LoopState, RunCancelled, RunContext
 from ralph_tui.loops.decompose import run_decomposed
-from ralph_tui.loops.iteration import best_of, merge_constraints
+from ralph_tui.loops.iteration import ended_with_best, merge_constraints
 from ralph_tui.loops.qa import run_qa_loop
 from ralph_tui.loops.task import TaskSetup, run_task_loop
 from ralph_tui.traces.models import IterationTrace, SessionRecord
@@ -326,14 +326,8 @@ async def _dispatch(ctx: RunContext, request: RunRequest, handle: SessionHandle)
 def best_recorded(handle: SessionHandle, status: RunStatus, error: str) -> LoopResult:
     """A run stopped early (``timed_out``, ``capped``) with the best candidate its iteration
     files hold, earlier legs included."""
-    best = best_of(handle.store.iterations(handle.session_id))
-    return LoopResult(
-        status,
-        handle.record.iterations,
-        best.output if best else None,
-        error,
-        salvaged=bool(best and best.fallback),
-    )
+    traces = handle.store.iterations(handle.session_id)
+    return ended_with_best(status, handle.record.iterations, traces, error)
 
 
 def earlier_usage(record: SessionRecord) -> ModelUsage:

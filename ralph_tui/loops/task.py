@@ -19,7 +19,7 @@ from ralph_tui.events import (
 from ralph_tui.loops.context import LoopResult, LoopState, RunContext
 from ralph_tui.loops.iteration import (
     IterationRecord,
-    best_of,
+    ended_with_best,
     finish_iteration,
     merge_constraints,
 )
@@ -62,10 +62,7 @@ async def run_task_loop(ctx: RunContext, setup: TaskSetup, state: LoopState) -> 
         constraints = merge_constraints(state.constraints, record.feedback)
         hints = list(record.extra.get("docReaderHints", []))
         previous = record.output or previous
-    best = best_of(records)
-    if best is None:
-        return LoopResult("failed", last, previous)
-    return LoopResult("failed", last, best.output, salvaged=best.fallback)
+    return ended_with_best("failed", last, records, otherwise=previous)
 
 
 async def task_iteration(
