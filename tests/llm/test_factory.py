@@ -23,6 +23,7 @@ from tests.llm.llm_wire import (
     make_settings,
     openai_completion,
 )
+from tests.llm.test_models import a_deprecated_anthropic_model
 
 pytestmark = pytest.mark.usefixtures("clean_env")
 
@@ -69,11 +70,10 @@ def test_provider_model_specs_and_local_server() -> None:
 
 
 def test_deprecated_model_notice() -> None:
+    name, end_of_life = a_deprecated_anthropic_model()
     notices: list[str] = []
-    build_clients(
-        make_settings(generate_model="claude-sonnet-4-20250514", **KEYS), on_notice=notices.append
-    )
-    assert any("claude-sonnet-4-20250514" in n and "June 15th, 2026" in n for n in notices)
+    build_clients(make_settings(generate_model=name, **KEYS), on_notice=notices.append)
+    assert any(name in n and end_of_life in n for n in notices)
 
 
 def test_offline_needs_no_key() -> None:

@@ -18,10 +18,18 @@ def test_catalog_comes_from_the_installed_sdks() -> None:
     assert "text-embedding-3-small" in models.openai_embedding_models()
 
 
+def a_deprecated_anthropic_model() -> tuple[str, str]:
+    """One (name, end-of-life) pair of the installed SDK's table, which changes between releases."""
+    table = models.anthropic_deprecations()
+    assert table, "the installed anthropic SDK lists no deprecated model"
+    return next(iter(table.items()))
+
+
 def test_deprecated_anthropic_model_warns_with_its_end_of_life() -> None:
-    warnings = check_model("anthropic", "claude-sonnet-4-20250514")
+    name, end_of_life = a_deprecated_anthropic_model()
+    warnings = check_model("anthropic", name)
     assert len(warnings) == 1
-    assert "deprecated" in warnings[0] and "June 15th, 2026" in warnings[0]
+    assert "deprecated" in warnings[0] and end_of_life in warnings[0]
 
 
 def test_current_models_have_no_warning() -> None:
