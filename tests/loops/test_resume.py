@@ -83,11 +83,18 @@ def test_resume_after_sigkill(tmp_path: Path, capsys: pytest.CaptureFixture[str]
 def test_ctrl_c_records_the_session_as_cancelled(tmp_path: Path) -> None:
     out = tmp_path / "out"
     command = run_command(failing_document(tmp_path / "doc.txt"), out)
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        # As from a terminal: a suite started in the background inherits SIGINT ignored.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     wait_for(lambda: any(out.glob("sessions/*/*/iter-01.json")))
     process.send_signal(signal.SIGINT)
     _, stderr = process.communicate(timeout=60)
-    assert process.returncode == 130 and stderr.endswith("ralph-tui: error: cancelled\n")
+    assert process.returncode == 130 and stderr.endswith("ralph-tui: error: cancelled\n"), stderr
     [folder] = list(out.glob("sessions/*/*"))
     record = TraceStore(out).load_session(f"{folder.parent.name}/{folder.name}")
     assert record.status == "cancelled" and record.iterations >= 1
