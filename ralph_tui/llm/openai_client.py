@@ -10,6 +10,7 @@ the same words as the other providers (``end_turn``, ``tool_use``, ``max_tokens`
 from __future__ import annotations
 
 import re
+import time
 from typing import TYPE_CHECKING, Any
 
 from ralph_tui.llm.models import context_window_tokens
@@ -19,6 +20,7 @@ from ralph_tui.llm.sdk_errors import translate_sdk_error
 from ralph_tui.llm.types import (
     ChatMessage,
     Completion,
+    Embedded,
     ToolCall,
     ToolChoice,
     ToolDefinition,
@@ -210,9 +212,12 @@ class OpenAIClient(SDKClient):
         error: type[Exception] = self._sdk.OpenAIError
         return error
 
-    async def embed(self, texts: list[str]) -> list[list[float]]:
-        """One embedding vector per text, in order, with ``embed_model``."""
+    async def embed(self, texts: list[str]) -> Embedded:
+        """One embedding vector per text, in order, with ``embed_model``, and the usage of
+        the requests (one per ``EMBED_BATCH`` texts)."""
         vectors: list[list[float]] = []
+        tokens = 0
+        started = time.perf_counter()
         for start in range(0, len(texts), EMBED_BATCH):
             try:
                 response = await self._client.embeddings.create(
@@ -225,4 +230,12 @@ class OpenAIClient(SDKClient):
                     exc, self._sdk, provider=self.provider, model=self.embed_model
                 ) from exc
             vectors += [item.embedding for item in sorted(response.data, key=lambda d: d.index)]
-        return vectors
+            tokens += response.usage.prompt_tokens if response.usage else 0
+        record = Completion(
+            usage=Usage(input_tokens=tokens),
+            model=self.embed_model,
+            provider=self.provider,
+            latency_ms=(time.perf_counter() - started) * 1000,
+            cost_usd=cost_usd(self.embed_model, tokens, 0),
+        )
+        return Embedded(vectors=vectors, record=record)

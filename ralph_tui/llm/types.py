@@ -64,6 +64,13 @@ class Completion(BaseModel):
     cost_usd: float | None = None
 
 
+class Embedded(BaseModel):
+    """Embedding vectors, in the order of the texts, and what the requests used."""
+
+    vectors: list[list[float]]
+    record: Completion
+
+
 @runtime_checkable
 class LLMClient(Protocol):
     """An async chat model. Implementations: Anthropic, OpenAI(-compatible), offline."""

@@ -18,7 +18,14 @@ from ralph_tui.events import UsageUpdated
 from ralph_tui.llm.errors import CostCapReached, LLMConnectionError, LLMError
 from ralph_tui.llm.pricing import Price
 from ralph_tui.llm.retry import OnRetry, RetryPolicy, Sleep, call_with_retries
-from ralph_tui.llm.types import ChatMessage, Completion, LLMClient, ToolChoice, ToolDefinition
+from ralph_tui.llm.types import (
+    ChatMessage,
+    Completion,
+    Embedded,
+    LLMClient,
+    ToolChoice,
+    ToolDefinition,
+)
 
 
 @dataclass(frozen=True)
@@ -218,6 +225,33 @@ class MeteredClient:
             completion = completion.model_copy(update={"cost_usd": cost})
         self._report(self.ledger.record(completion))
         return completion
+
+    @property
+    def embed_model(self) -> str:
+        return str(getattr(self.inner, "embed_model", ""))
+
+    async def embed(self, texts: list[str]) -> list[list[float]]:
+        """Embedding vectors from ``inner`` (an ``OpenAIClient``): cap checked, retried and
+        recorded in the ledger like a chat call, under the embedding model's name."""
+        embed = getattr(self.inner, "embed", None)
+        if embed is None:
+            raise TypeError(f"{self.provider}:{self.model} has no embeddings endpoint")
+        self.ledger.check()
+
+        async def attempt() -> Embedded:
+            try:
+                embedded: Embedded = await embed(texts)
+            except LLMError as error:
+                if not isinstance(error, LLMConnectionError):
+                    self._report(self.ledger.record_failure(self.provider, self.embed_model))
+                raise
+            return embedded
+
+        embedded = await call_with_retries(
+            attempt, policy=self.retry_policy, sleep=self.sleep, on_retry=self.on_retry
+        )
+        self._report(self.ledger.record(embedded.record))
+        return embedded.vectors
 
     def _count_failure(self) -> None:
         self._report(self.ledger.record_failure(self.provider, self.model))

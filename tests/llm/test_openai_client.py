@@ -208,8 +208,11 @@ async def test_embed(api: FakeAPI, make_openai: MakeClient) -> None:
             "usage": {"prompt_tokens": 8, "total_tokens": 8},
         },
     )
-    vectors = await make_openai().embed(["first", "second"])
-    assert vectors == [[0.1, 0.2], [0.3, 0.4]]
+    embedded = await make_openai().embed(["first", "second"])
+    assert embedded.vectors == [[0.1, 0.2], [0.3, 0.4]]
+    assert embedded.record.usage.input_tokens == 8
+    assert embedded.record.model == "text-embedding-3-small"
+    assert embedded.record.cost_usd == pytest.approx(8 * 0.02 / 1e6)
     sent = api.bodies[0]
     assert sent["model"] == "text-embedding-3-small"
     assert sent["input"] == ["first", "second"]
@@ -217,5 +220,5 @@ async def test_embed(api: FakeAPI, make_openai: MakeClient) -> None:
 
 
 async def test_embed_nothing_makes_no_request(api: FakeAPI, make_openai: MakeClient) -> None:
-    assert await make_openai().embed([]) == []
+    assert (await make_openai().embed([])).vectors == []
     assert api.requests == []

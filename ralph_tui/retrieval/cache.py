@@ -1,0 +1,148 @@
+"""The index cache on disk: one folder per document text and chunking, holding the chunk
+table, the BM25 index and one vector file per embedder.
+
+Folders and files appear whole (written aside, then renamed), so a crash leaves the old
+state or the new. Anything unreadable is reported and rebuilt, never a crash.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import shutil
+import tempfile
+import zipfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ralph_tui.retrieval.chunks import Chunking, ChunkTable
+from ralph_tui.retrieval.lexical import LexicalIndex
+
+FORMAT = 1
+"""Bumped when what is stored changes shape: older folders are then rebuilt."""
+
+CACHE_ERRORS = (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile)
+
+OnNotice = Callable[[str], None]
+
+
+@dataclass
+class StoredLexical:
+    """The embedder-independent part: chunks, BM25, and the vocabulary with each word's IDF."""
+
+    chunks: ChunkTable
+    lexical: LexicalIndex
+    words: list[str]
+    idf: np.ndarray
+
+
+class IndexCache:
+    """Index folders under ``root`` (``<out>/retrieval``)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    @staticmethod
+    def key_of(text: str, chunking: Chunking) -> str:
+        digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:20]
+        return f"{digest}-{chunking.key}"
+
+    def folder_of(self, key: str) -> Path:
+        return self.root / key
+
+    def load_lexical(self, key: str, notice: OnNotice) -> StoredLexical | None:
+        folder = self.folder_of(key)
+        if not folder.is_dir():
+            return None
+        try:
+            meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+            if meta.get("format") != FORMAT:
+                raise ValueError(f"format {meta.get('format')}, not {FORMAT}")
+            with np.load(folder / "chunks.npz") as arrays:
+                chunks = ChunkTable(
+                    arrays["starts"], arrays["ends"], arrays["documents"], arrays["pages"]
+                )
+            lexical = LexicalIndex.load(folder / "bm25")
+            words = json.loads((folder / "words.json").read_text(encoding="utf-8"))
+            idf = np.load(folder / "idf.npy")
+            if len(words) != meta["words"] or len(idf) != len(words):
+                raise ValueError(f"{len(words)} words and {len(idf)} weights, not {meta['words']}")
+            return StoredLexical(chunks, lexical, words, idf)
+        except CACHE_ERRORS as exc:
+            notice(f"retrieval index cache {folder} is damaged ({_reason(exc)}); rebuilding it")
+            shutil.rmtree(folder, ignore_errors=True)
+            return None
+
+    def save_lexical(self, key: str, stored: StoredLexical, notice: OnNotice) -> None:
+        target = self.folder_of(key)
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            aside = Path(tempfile.mkdtemp(dir=self.root, prefix=f".{key}."))
+            try:
+                np.savez(aside / "chunks.npz", **stored.chunks.arrays())  # type: ignore[arg-type]
+                stored.lexical.save(aside / "bm25")
+                words = json.dumps(stored.words, ensure_ascii=False)
+                (aside / "words.json").write_text(words, encoding="utf-8")
+                np.save(aside / "idf.npy", stored.idf)
+                meta = {"format": FORMAT, "words": len(stored.words), "chunks": len(stored.chunks)}
+                (aside / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
+                shutil.rmtree(target, ignore_errors=True)
+                os.replace(aside, target)
+            finally:
+                shutil.rmtree(aside, ignore_errors=True)
+        except OSError as exc:
+            notice(f"retrieval index not cached ({_reason(exc)}): the next run rebuilds it")
+
+    def load_vectors(
+        self, key: str, embedder_id: str, chunks: int, notice: OnNotice
+    ) -> np.ndarray | None:
+        path = self._vectors_path(key, embedder_id)
+        if not path.is_file():
+            return None
+        try:
+            vectors = np.load(path, mmap_mode="r")
+            if vectors.ndim != 2 or vectors.shape[0] != chunks:
+                raise ValueError(f"{vectors.shape} vectors for {chunks} chunks")
+            return vectors
+        except CACHE_ERRORS as exc:
+            notice(f"retrieval vectors {path} are damaged ({_reason(exc)}); rebuilding them")
+            with contextlib.suppress(OSError):
+                path.unlink()
+            return None
+
+    def save_vectors(
+        self, key: str, embedder_id: str, vectors: np.ndarray, notice: OnNotice
+    ) -> None:
+        path = self._vectors_path(key, embedder_id)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, aside = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+            try:
+                with os.fdopen(fd, "wb") as handle:
+                    np.save(handle, np.ascontiguousarray(vectors, dtype=np.float32))
+                os.replace(aside, path)
+            finally:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(aside)
+        except OSError as exc:
+            notice(f"retrieval vectors not cached ({_reason(exc)}): the next run rebuilds them")
+
+    def _vectors_path(self, key: str, embedder_id: str) -> Path:
+        return self.folder_of(key) / f"vectors-{_slug(embedder_id)}.npy"
+
+    def entries(self) -> list[Path]:
+        return sorted(p for p in self.root.glob("*") if p.is_dir() and not p.name.startswith("."))
+
+
+def _slug(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", name)
+
+
+def _reason(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}".splitlines()[0][:200]

@@ -1,0 +1,217 @@
+"""A document's retrieval index: its chunks, the BM25 leg and (when an embedder is at hand)
+the chunk vectors of the dense leg; built once and kept in the index cache."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ralph_tui.llm.errors import LLMError
+from ralph_tui.retrieval.cache import IndexCache, StoredLexical
+from ralph_tui.retrieval.chunks import Chunking, ChunkTable, chunk_text
+from ralph_tui.retrieval.embedders import Embedder, WordVectorEmbedder
+from ralph_tui.retrieval.lexical import LexicalIndex
+from ralph_tui.retrieval.words import Vocabulary
+
+OnIndexProgress = Callable[[str, int, int], None]
+"""Indexing progress: stage (chunks, words, lexical, vectors), done, in all."""
+
+OnNotice = Callable[[str], None]
+
+
+@dataclass
+class IndexFigures:
+    """What building (or loading) an index took."""
+
+    chunks: int = 0
+    words: int = 0
+    chars: int = 0
+    lexical_from_cache: bool = False
+    vectors_from_cache: bool = False
+    ms: dict[str, float] = field(default_factory=dict)
+    embedder: str | None = None
+    dim: int = 0
+    dense_skipped: str | None = None
+    cache_folder: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "chunks": self.chunks,
+            "words": self.words,
+            "chars": self.chars,
+            "lexicalFromCache": self.lexical_from_cache,
+            "vectorsFromCache": self.vectors_from_cache,
+            "ms": {k: round(v, 1) for k, v in self.ms.items()},
+            "embedder": self.embedder,
+            "dim": self.dim,
+            "denseSkipped": self.dense_skipped,
+            "cacheFolder": self.cache_folder,
+        }
+
+
+@dataclass
+class DocumentIndex:
+    """Chunks of ``text`` with both legs over them (``vectors`` is ``None``: lexical only)."""
+
+    text: str
+    chunks: ChunkTable
+    lexical: LexicalIndex
+    vectors: np.ndarray | None
+    embedder: Embedder | None
+    figures: IndexFigures
+
+    def chunk_text(self, index: int) -> str:
+        start, end = self.chunks.span(index)
+        return self.text[start:end]
+
+
+class _Timer:
+    def __init__(self, figures: IndexFigures) -> None:
+        self.figures = figures
+
+    def stage(self, name: str, started: float) -> None:
+        self.figures.ms[name] = (time.perf_counter() - started) * 1000
+
+
+async def open_index(
+    text: str,
+    *,
+    chunking: Chunking,
+    embedder: Embedder | None,
+    cache: IndexCache | None,
+    table: Sequence[dict[str, Any]] | None = None,
+    on_progress: OnIndexProgress | None = None,
+    on_notice: OnNotice | None = None,
+) -> DocumentIndex:
+    """The index of ``text``: from the cache when it holds one for this text, chunking and
+    embedder, else built (and stored). An embedder that fails leaves the lexical leg alone,
+    with a notice and the reason in ``figures.dense_skipped``."""
+    notice = on_notice or (lambda _m: None)
+    progress = on_progress or (lambda _s, _d, _t: None)
+    figures = IndexFigures(chars=len(text), embedder=embedder.id if embedder else None)
+    timer = _Timer(figures)
+    started = time.perf_counter()
+    key = await asyncio.to_thread(IndexCache.key_of, text, chunking) if cache else ""
+    loaded = cache.load_lexical(key, notice) if cache else None
+    timer.stage("load", started)
+    word_ids: list[list[int]] | None = None
+    if loaded is not None:
+        stored, figures.lexical_from_cache = loaded, True
+    else:
+        stored, word_ids = await asyncio.to_thread(
+            _build_lexical, text, chunking, table, progress, timer
+        )
+        if cache:
+            await asyncio.to_thread(cache.save_lexical, key, stored, notice)
+    chunks = stored.chunks
+    figures.chunks, figures.words = len(chunks), len(stored.words)
+    figures.cache_folder = str(cache.folder_of(key)) if cache else None
+    if isinstance(embedder, WordVectorEmbedder):
+        embedder.weigh(stored.words, stored.idf)
+    vectors = None
+    if embedder is None:
+        figures.dense_skipped = "no embedder"
+    else:
+        vectors = cache.load_vectors(key, embedder.id, len(chunks), notice) if cache else None
+        figures.vectors_from_cache = vectors is not None
+        if vectors is None:
+            tokenized = (word_ids, stored.words) if word_ids is not None else None
+            vectors = await _embed_chunks(text, chunks, embedder, tokenized, progress, timer)
+            if vectors is None:
+                figures.dense_skipped = timer.figures.dense_skipped
+                notice(f"retrieval: {figures.dense_skipped}; the lexical leg runs alone")
+            elif cache:
+                await asyncio.to_thread(cache.save_vectors, key, embedder.id, vectors, notice)
+        if vectors is not None:
+            figures.dim = int(vectors.shape[1]) if vectors.ndim == 2 else 0
+    timer.stage("total", started)
+    return DocumentIndex(text, chunks, stored.lexical, vectors, embedder, figures)
+
+
+def _build_lexical(
+    text: str,
+    chunking: Chunking,
+    table: Sequence[dict[str, Any]] | None,
+    progress: OnIndexProgress,
+    timer: _Timer,
+) -> tuple[StoredLexical, list[list[int]]]:
+    started = time.perf_counter()
+    chunks = chunk_text(text, chunking, table)
+    progress("chunks", len(chunks), len(chunks))
+    timer.stage("chunks", started)
+    started = time.perf_counter()
+    vocabulary = Vocabulary()
+    word_ids: list[list[int]] = []
+    step = max(1, len(chunks) // 20)
+    for number, (start, end) in enumerate(
+        zip(chunks.starts.tolist(), chunks.ends.tolist(), strict=True)
+    ):
+        word_ids.append(vocabulary.encode(text[start:end]))
+        if number % step == 0:
+            progress("words", number, len(chunks))
+    progress("words", len(chunks), len(chunks))
+    timer.stage("words", started)
+    started = time.perf_counter()
+    words = vocabulary.words
+    lexical = LexicalIndex.build(word_ids, words)
+    idf = inverse_document_frequency(word_ids, len(words))
+    progress("lexical", len(chunks), len(chunks))
+    timer.stage("lexical", started)
+    return StoredLexical(chunks, lexical, words, idf), word_ids
+
+
+async def _embed_chunks(
+    text: str,
+    chunks: ChunkTable,
+    embedder: Embedder,
+    tokenized: tuple[list[list[int]], list[str]] | None,
+    progress: OnIndexProgress,
+    timer: _Timer,
+) -> np.ndarray | None:
+    """The chunk vectors, or ``None`` (reason in ``timer.figures.dense_skipped``) when the
+    embedder fails."""
+    started = time.perf_counter()
+    try:
+        if isinstance(embedder, WordVectorEmbedder) and tokenized is not None:
+            vectors = await asyncio.to_thread(_word_vectors_of, embedder, *tokenized)
+        else:
+            texts = chunks.texts(text)
+            vectors = await embedder.embed(texts, lambda d, t: progress("vectors", d, t))
+    except (LLMError, TypeError) as exc:
+        timer.figures.dense_skipped = f"the embedder {embedder.id} failed: {exc}"
+        return None
+    progress("vectors", len(chunks), len(chunks))
+    timer.stage("vectors", started)
+    return vectors
+
+
+def _word_vectors_of(
+    embedder: WordVectorEmbedder, word_ids: list[list[int]], words: list[str]
+) -> np.ndarray:
+    lengths, flat = flatten(word_ids)
+    weighted = embedder.vocabulary_vectors(words) * embedder.weights_of(words)[:, None]
+    return embedder.embed_word_ids(weighted, flat, lengths)
+
+
+def flatten(word_ids: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
+    """Per-text lengths and all ids laid end to end."""
+    lengths = np.fromiter((len(ids) for ids in word_ids), dtype=np.int64, count=len(word_ids))
+    flat = np.fromiter(
+        (i for ids in word_ids for i in ids), dtype=np.int64, count=int(lengths.sum())
+    )
+    return lengths, flat
+
+
+def inverse_document_frequency(word_ids: list[list[int]], vocabulary_size: int) -> np.ndarray:
+    """Each word's IDF over the texts (BM25's form: always positive)."""
+    lengths, flat = flatten(word_ids)
+    texts = np.repeat(np.arange(len(word_ids), dtype=np.int64), lengths)
+    pairs = np.unique(texts * vocabulary_size + flat)
+    df = np.bincount(pairs % max(vocabulary_size, 1), minlength=vocabulary_size)
+    n = len(word_ids)
+    return np.log((n - df + 0.5) / (df + 0.5) + 1.0).astype(np.float32)

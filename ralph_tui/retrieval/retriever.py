@@ -1,0 +1,291 @@
+"""Two-stage search over every source: BM25 and dense legs fused by reciprocal rank
+(exact phrases first, a weight per source kind), then an optional MaxSim rerank."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+
+from ralph_tui.llm.errors import LLMError
+from ralph_tui.retrieval.embedders import Embedder
+from ralph_tui.retrieval.fusion import exact_phrases, holds_phrase, rrf
+from ralph_tui.retrieval.lexical import top
+from ralph_tui.retrieval.rerank import maxsim
+from ralph_tui.retrieval.sources import SOURCE_KINDS, PassageInfo, PassageSource, SourceKind
+
+RerankMode = Literal["auto", "on", "off"]
+
+DEFAULT_WEIGHTS: dict[SourceKind, float] = {"doc": 1.0, "episode": 0.5, "external": 0.3}
+
+
+class RetrievalError(ValueError):
+    """A search that cannot be run as asked (empty query, ``k`` out of range)."""
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    top_n: int = 15
+    top_k: int = 5
+    rerank: RerankMode = "auto"
+    weights: dict[SourceKind, float] = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
+
+    def __post_init__(self) -> None:
+        if self.top_n <= 0 or self.top_k <= 0:
+            raise RetrievalError(f"topN and topK must be positive (got {self.top_n}, {self.top_k})")
+        if self.top_k > self.top_n:
+            raise RetrievalError(
+                f"topK ({self.top_k}) cannot exceed topN ({self.top_n}): stage 2 picks topK "
+                "of the topN candidates each leg finds"
+            )
+
+
+@dataclass
+class Retrieved:
+    """One selected passage with its ranks and scores in each stage."""
+
+    info: PassageInfo
+    ranks: dict[str, int]
+    scores: dict[str, float]
+    phrase: bool
+
+    def to_json(self, preview: int | None = None) -> dict[str, Any]:
+        text = self.info.text if preview is None else self.info.text[:preview]
+        return {
+            "id": self.info.key,
+            "source": self.info.kind,
+            "chunk": self.info.chunk,
+            "label": self.info.label,
+            "text": text,
+            "span": list(self.info.span) if self.info.span else None,
+            "url": self.info.url,
+            "document": self.info.document,
+            "page": self.info.page,
+            "ranks": self.ranks,
+            "scores": {k: round(v, 6) for k, v in self.scores.items()},
+            "exactPhrase": self.phrase,
+        }
+
+
+@dataclass
+class RetrievalResult:
+    passages: list[Retrieved]
+    diagnostics: dict[str, Any]
+
+    def context_text(self) -> str:
+        """The passages as the DocReader's ``retrievedContext``: each under its label."""
+        return "\n\n".join(f"{p.info.label}\n{p.info.text}" for p in self.passages)
+
+
+Notice = Callable[[str], None]
+
+
+class Retriever:
+    """Searches ``sources`` for a query; says once, through ``on_notice``, when a leg or
+    stage cannot run and why."""
+
+    def __init__(
+        self,
+        sources: Sequence[PassageSource],
+        embedder: Embedder | None,
+        options: SearchOptions | None = None,
+        on_notice: Notice | None = None,
+        index_figures: dict[str, Any] | None = None,
+    ) -> None:
+        self.sources = list(sources)
+        self.embedder = embedder
+        self.options = options or SearchOptions()
+        self._notice = on_notice or (lambda _m: None)
+        self._told: set[str] = set()
+        self.index_figures = index_figures or {}
+
+    def replace_source(self, source: PassageSource) -> None:
+        """Swap in ``source`` for the one of its kind (episodes grow between iterations)."""
+        self.sources = [s for s in self.sources if s.kind != source.kind] + [source]
+
+    async def search(
+        self, query: str, k: int | None = None, kinds: Sequence[str] | None = None
+    ) -> RetrievalResult:
+        query = " ".join(str(query).split())
+        if not query:
+            raise RetrievalError("the query is empty: say what to look for")
+        k = self.options.top_k if k is None else int(k)
+        if k <= 0:
+            raise RetrievalError(f"k must be positive, not {k}")
+        wanted = _kinds(kinds)
+        sources = [s for s in self.sources if s.kind in wanted and len(s)]
+        started = time.perf_counter()
+        ms: dict[str, float] = {}
+        skipped: dict[str, str] = {}
+        rankings: dict[str, dict[str, list[str]]] = {"lexical": {}, "dense": {}}
+        infos: dict[str, PassageInfo] = {}
+        ranks: dict[str, dict[str, int]] = {}
+        scores: dict[str, dict[str, float]] = {}
+        n = max(self.options.top_n, k)
+
+        t = time.perf_counter()
+        for source in sources:
+            hits = source.lexical.scores(query) if source.lexical is not None else None
+            if hits is not None:
+                picked = top(hits, n)
+                self._rank("lexical", source, picked, hits[picked], rankings, infos, ranks, scores)
+            else:
+                rankings["lexical"][source.kind] = []
+        ms["lexical"] = _since(t)
+
+        query_vector = await self._query_vector(query, sources, skipped, ms)
+        if query_vector is not None:
+            t = time.perf_counter()
+            for source in sources:
+                if source.store is None or source.embedder_id != self.embedder_id:
+                    continue
+                picked, cosines = source.store.search(query_vector, n)
+                self._rank("dense", source, picked, cosines, rankings, infos, ranks, scores)
+            ms["dense"] = _since(t)
+
+        t = time.perf_counter()
+        weights = {key: self.options.weights.get(info.kind, 1.0) for key, info in infos.items()}
+        lists = [lst for leg in rankings.values() for lst in leg.values()]
+        fused = rrf(lists, weights)
+        phrases = exact_phrases(query)
+        phrase = {key: holds_phrase(infos[key].text, phrases) for key in fused}
+        order = sorted(fused, key=lambda key: (not phrase[key], -fused[key]))
+        for key in order:
+            scores[key]["fused"] = fused[key]
+        ms["fusion"] = _since(t)
+
+        order = self._rerank(query, order, infos, phrase, weights, scores, skipped, ms)
+        chosen = order[:k]
+        for position, key in enumerate(order, 1):
+            ranks[key]["final"] = position
+        passages = [Retrieved(infos[key], ranks[key], scores[key], phrase[key]) for key in chosen]
+        ms["total"] = _since(started)
+        diagnostics = {
+            "query": query,
+            "k": k,
+            "topN": n,
+            "sources": sorted(wanted),
+            "embedder": self.embedder_id,
+            "candidates": {
+                leg: {kind: len(found) for kind, found in by_kind.items()}
+                for leg, by_kind in rankings.items()
+            },
+            "fused": len(fused),
+            "exactPhrases": phrases,
+            "selected": [
+                {key: value for key, value in p.to_json().items() if key != "text"}
+                for p in passages
+            ],
+            "ms": {name: round(value, 2) for name, value in ms.items()},
+            "skipped": skipped,
+            "index": self.index_figures,
+        }
+        return RetrievalResult(passages, diagnostics)
+
+    @property
+    def embedder_id(self) -> str | None:
+        return self.embedder.id if self.embedder is not None else None
+
+    def _rank(
+        self,
+        leg: str,
+        source: PassageSource,
+        picked: np.ndarray,
+        values: np.ndarray,
+        rankings: dict[str, dict[str, list[str]]],
+        infos: dict[str, PassageInfo],
+        ranks: dict[str, dict[str, int]],
+        scores: dict[str, dict[str, float]],
+    ) -> None:
+        keys = []
+        for rank, (index, value) in enumerate(
+            zip(picked.tolist(), values.tolist(), strict=True), 1
+        ):
+            info = source.info(int(index))
+            key = info.key
+            infos[key] = info
+            ranks.setdefault(key, {})[leg] = rank
+            scores.setdefault(key, {})[leg] = float(value)
+            keys.append(key)
+        rankings[leg][source.kind] = keys
+
+    async def _query_vector(
+        self,
+        query: str,
+        sources: list[PassageSource],
+        skipped: dict[str, str],
+        ms: dict[str, float],
+    ) -> np.ndarray | None:
+        if self.embedder is None:
+            skipped["dense"] = "no embedder (lexical leg alone)"
+            return None
+        if not any(s.store is not None and s.embedder_id == self.embedder_id for s in sources):
+            skipped["dense"] = "no source has vectors of this embedder (lexical leg alone)"
+            self._tell_once("dense-none", f"retrieval: {skipped['dense']}")
+            return None
+        t = time.perf_counter()
+        try:
+            vectors = await self.embedder.embed([query])
+        except LLMError as exc:
+            skipped["dense"] = f"the embedder {self.embedder_id} failed: {exc}"
+            self._tell_once("dense-failed", f"retrieval: {skipped['dense']}; lexical leg alone")
+            return None
+        ms["embedQuery"] = _since(t)
+        return np.asarray(vectors[0], dtype=np.float32)
+
+    def _rerank(
+        self,
+        query: str,
+        order: list[str],
+        infos: dict[str, PassageInfo],
+        phrase: dict[str, bool],
+        weights: dict[str, float],
+        scores: dict[str, dict[str, float]],
+        skipped: dict[str, str],
+        ms: dict[str, float],
+    ) -> list[str]:
+        word_vectors = self.embedder.word_vectors if self.embedder is not None else None
+        if self.options.rerank == "off":
+            skipped["rerank"] = "turned off (--rerank off)"
+            return order
+        if word_vectors is None:
+            reason = f"the embedder {self.embedder_id or '(none)'} gives no token vectors"
+            skipped["rerank"] = reason
+            if self.options.rerank == "on":
+                self._tell_once("rerank", f"retrieval: MaxSim rerank asked for, but {reason}")
+            return order
+        t = time.perf_counter()
+        weights_of = self.embedder.word_weights if self.embedder is not None else None
+        values = maxsim(query, [infos[key].text for key in order], word_vectors, weights_of)
+        for key, value in zip(order, values, strict=True):
+            scores[key]["maxsim"] = value
+        reranked = sorted(
+            order,
+            key=lambda key: (not phrase[key], -scores[key]["maxsim"] * weights.get(key, 1.0)),
+        )
+        ms["rerank"] = _since(t)
+        return reranked
+
+    def _tell_once(self, topic: str, message: str) -> None:
+        if topic not in self._told:
+            self._told.add(topic)
+            self._notice(message)
+
+
+def _kinds(kinds: Sequence[str] | str | None) -> set[str]:
+    if kinds is None:
+        return set(SOURCE_KINDS)
+    chosen = {kinds} if isinstance(kinds, str) else {str(k) for k in kinds}
+    unknown = chosen - set(SOURCE_KINDS)
+    if unknown:
+        raise RetrievalError(
+            f"unknown source {sorted(unknown)[0]!r}: sources are {', '.join(SOURCE_KINDS)}"
+        )
+    return chosen
+
+
+def _since(started: float) -> float:
+    return (time.perf_counter() - started) * 1000

@@ -1,0 +1,63 @@
+"""Chunks are exact spans of the text, cover all of it, and never cross a document."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ralph_tui.retrieval.chunks import Chunking, chunk_text
+
+
+@given(
+    text=st.text(min_size=0, max_size=3000),
+    size=st.integers(min_value=1, max_value=600),
+    overlap_part=st.floats(min_value=0, max_value=0.99),
+)
+def test_chunks_are_exact_overlapping_spans_covering_the_text(
+    text: str, size: int, overlap_part: float
+) -> None:
+    chunking = Chunking(size=size, overlap=int(size * overlap_part))
+    table = chunk_text(text, chunking)
+    texts = table.texts(text)
+    for index, piece in enumerate(texts):
+        start, end = table.span(index)
+        assert piece == text[start:end] and 0 < end - start <= size
+    covered = set()
+    for index in range(len(table)):
+        covered.update(range(*table.span(index)))
+    assert covered == set(range(len(text)))
+    for index in range(1, len(table)):
+        assert table.span(index)[0] - table.span(index - 1)[0] == size - chunking.overlap
+
+
+@given(lengths=st.lists(st.integers(min_value=0, max_value=900), min_size=1, max_size=5))
+def test_no_chunk_crosses_a_document_boundary(lengths: list[int]) -> None:
+    entries, start = [], 0
+    for number, length in enumerate(lengths):
+        entries.append({"name": f"f{number}", "start": start, "end": start + length, "pages": []})
+        start += length + 2  # the separator between documents belongs to neither
+    text = "x" * start
+    table = chunk_text(text, Chunking(size=100, overlap=20), entries)
+    for index in range(len(table)):
+        begin, end = table.span(index)
+        entry = entries[int(table.documents[index])]
+        assert entry["start"] <= begin < end <= entry["end"]
+
+
+def test_a_chunk_carries_the_page_its_start_lies_on() -> None:
+    text = "a" * 1000
+    pages = [{"page": 1, "start": 0, "end": 400}, {"page": 2, "start": 400, "end": 1000}]
+    table = chunk_text(
+        text, Chunking(size=200, overlap=0), [{"start": 0, "end": 1000, "pages": pages}]
+    )
+    assert [int(p) for p in table.pages] == [1, 1, 2, 2, 2]
+
+
+@pytest.mark.parametrize(
+    ("size", "overlap", "message"),
+    [(0, 0, "chunk size must be positive"), (-5, 0, "chunk size"), (100, 100, "overlap")],
+)
+def test_bad_chunking_is_refused(size: int, overlap: int, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        Chunking(size=size, overlap=overlap)

@@ -1,0 +1,51 @@
+"""The lexical leg: BM25 over stems, an OR of the query's words."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ralph_tui.retrieval.lexical import top
+from tests.retrieval.helpers import index_of, paragraphs_document
+
+PARAGRAPHS = [
+    "The lighthouse keeper climbs the spiral stairs every evening to light the lamp.",
+    "Gardeners prune the roses in early spring, before the first buds open.",
+    "The ferry to the island leaves the harbour twice a day in summer.",
+    "Our gardener said the rose beds need pruning and compost each spring.",
+    "A violin needs new strings after a season of concerts.",
+]
+
+
+async def test_bm25_ranks_the_passages_holding_the_rare_words_first() -> None:
+    index = await index_of(paragraphs_document(PARAGRAPHS))
+    scores = index.lexical.scores("pruning roses in spring")
+    assert scores is not None
+    ranked = top(scores, 5).tolist()
+    assert set(ranked[:2]) == {1, 3}
+    assert set(ranked) == {1, 3}, "passages sharing no word score nothing"
+
+
+async def test_stems_match_other_forms_of_a_word() -> None:
+    index = await index_of(paragraphs_document(PARAGRAPHS))
+    scores = index.lexical.scores("gardener")
+    assert scores is not None and set(top(scores, 5).tolist()) == {1, 3}
+
+
+async def test_a_question_with_stop_words_finds_a_passage_holding_only_some_of_its_words() -> None:
+    index = await index_of(paragraphs_document(PARAGRAPHS))
+    scores = index.lexical.scores("How often does the boat to the island sail from the harbour?")
+    assert scores is not None
+    assert top(scores, 1).tolist() == [2]
+
+
+async def test_a_query_of_unknown_or_stop_words_scores_nothing() -> None:
+    index = await index_of(paragraphs_document(PARAGRAPHS))
+    assert index.lexical.scores("what is the") is None
+    assert index.lexical.scores("xylophone zeppelin") is None
+
+
+def test_top_keeps_positive_scores_best_first() -> None:
+    scores = np.array([0.0, 2.0, 0.5, 3.0, 0.0], dtype=np.float32)
+    assert top(scores, 3).tolist() == [3, 1, 2]
+    assert top(scores, 10).tolist() == [3, 1, 2]
+    assert top(scores, 0).tolist() == []
