@@ -18,16 +18,20 @@ from dotenv import dotenv_values
 from pydantic import (
     AliasChoices,
     Field,
+    NonNegativeFloat,
     NonNegativeInt,
     PositiveFloat,
     PositiveInt,
     SecretStr,
     ValidationError,
     field_validator,
+    model_validator,
 )
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 ProviderChoice = Literal["auto", "offline"]
+EmbedderChoice = Literal["auto", "openai", "offline", "none"]
+RerankChoice = Literal["auto", "on", "off"]
 
 
 def _setting(default: Any, name: str, *, seed: bool = False, flag: str | None, doc: str) -> Any:
@@ -205,6 +209,48 @@ class Settings(BaseSettings):
     embed_model: str = _setting(
         "text-embedding-3-small", "EMBED_MODEL", flag=None, doc="OpenAI embedding model."
     )
+    embedder: EmbedderChoice = _setting(
+        "auto",
+        "EMBEDDER",
+        flag="--embedder",
+        doc="Embedder of the dense retrieval leg: `auto` (the OpenAI embeddings API when an "
+        "OpenAI key or endpoint is set, else `offline`), `openai`, `offline` (word vectors "
+        "shipped with ralph-tui: no key, no download) or `none` (lexical leg alone).",
+    )
+    chunk_size: PositiveInt = _setting(
+        500, "CHUNK_SIZE", flag="--chunkSize", doc="Retrieval chunk size in characters."
+    )
+    chunk_overlap: NonNegativeInt = _setting(
+        100,
+        "CHUNK_OVERLAP",
+        flag="--chunkOverlap",
+        doc="Characters each retrieval chunk shares with the next (below the chunk size).",
+    )
+    top_n: PositiveInt = _setting(
+        15, "TOP_N", flag="--topN", doc="Retrieval candidates each leg finds (stage 1)."
+    )
+    top_k: PositiveInt = _setting(
+        5, "TOP_K", flag="--topK", doc="Retrieved passages handed on (at most topN)."
+    )
+    rerank: RerankChoice = _setting(
+        "auto",
+        "RERANK",
+        flag="--rerank",
+        doc="MaxSim rerank of the candidates: `auto` (where the embedder gives word "
+        "vectors), `on` or `off`.",
+    )
+    external_weight: NonNegativeFloat = _setting(
+        0.3,
+        "EXTERNAL_WEIGHT",
+        flag="--externalWeight",
+        doc="Weight of external-doc passages in the fusion (document passages weigh 1).",
+    )
+    episode_weight: NonNegativeFloat = _setting(
+        0.5,
+        "EPISODE_WEIGHT",
+        flag=None,
+        doc="Weight of past-episode passages in the fusion (document passages weigh 1).",
+    )
     llm_max_retries: NonNegativeInt = _setting(
         3, "LLM_MAX_RETRIES", flag=None, doc="Retries of a rate-limited or overloaded call."
     )
@@ -227,6 +273,20 @@ class Settings(BaseSettings):
     openai_base_url: str | None = _key(
         "OPENAI_BASE_URL", doc="OpenAI-compatible endpoint (Ollama, vLLM, llama.cpp...)."
     )
+
+    @model_validator(mode="after")
+    def _retrieval_fits(self) -> Settings:
+        if self.chunk_overlap >= self.chunk_size:
+            raise ValueError(
+                f"chunk overlap ({self.chunk_overlap}) must be below the chunk size "
+                f"({self.chunk_size})"
+            )
+        if self.top_k > self.top_n:
+            raise ValueError(
+                f"topK ({self.top_k}) cannot exceed topN ({self.top_n}): the topK passages "
+                "are picked from the topN candidates of each leg"
+            )
+        return self
 
     @field_validator("prices")
     @classmethod
@@ -280,7 +340,8 @@ def load_settings(cli: dict[str, Any] | None = None, env_file: Path | None = Non
         loc = first.get("loc") or ()
         name = _field_for(str(loc[0])) if loc else None
         if name is None:
-            raise SettingsError(f"invalid settings: {first['msg']}") from None
+            message = str(first["msg"]).removeprefix("Value error, ")
+            raise SettingsError(f"invalid settings: {message}") from None
         value = first.get("input")
         raise SettingsError(
             f"invalid value {value!r} for setting {name} (from {_source_of(name, cli, env_path)}):"

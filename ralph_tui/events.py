@@ -183,6 +183,41 @@ class Notice(BaseEvent):
     message: str
 
 
+class IndexProgress(BaseEvent):
+    """The retrieval index of the run's documents being built: a stage and how far it is."""
+
+    type: Literal["index_progress"] = "index_progress"
+    stage: str
+    """``chunks``, ``words``, ``lexical``, ``vectors``, or ``ready`` (then ``figures``)."""
+    done: int
+    total: int
+    figures: dict[str, object] | None = None
+
+
+class RetrievedPassage(BaseModel):
+    id: str
+    source: Literal["doc", "episode", "external"]
+    label: str
+    text: str
+    span: list[int] | None = None
+    url: str | None = None
+    document: str | None = None
+    page: int | None = None
+    ranks: dict[str, int] = Field(default_factory=dict)
+    scores: dict[str, float] = Field(default_factory=dict)
+
+
+class RetrievalDone(BaseEvent):
+    """A search ran: before the DocReader (``prephase``) or from sandbox code (``sandbox``)."""
+
+    type: Literal["retrieval"] = "retrieval"
+    iteration: int
+    origin: Literal["prephase", "sandbox"]
+    query: str
+    passages: list[RetrievedPassage] = Field(default_factory=list)
+    diagnostics: dict[str, object] = Field(default_factory=dict)
+
+
 class RunFinished(BaseEvent):
     type: Literal["run_finished"] = "run_finished"
     status: RunStatus
@@ -216,6 +251,8 @@ Event = Annotated[
     | UsageUpdated
     | Heartbeat
     | Notice
+    | IndexProgress
+    | RetrievalDone
     | RunFinished,
     Field(discriminator="type"),
 ]

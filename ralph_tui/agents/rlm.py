@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
@@ -37,6 +37,7 @@ from ralph_tui.events import AgentStep, Emit, SandboxExecuted, StepAction
 from ralph_tui.llm.prompt_io import render_input
 from ralph_tui.llm.types import ChatMessage, LLMClient, ToolCall
 from ralph_tui.sandbox import ExecResult, Sandbox, SandboxLimits
+from ralph_tui.sandbox.calls import HostFunction
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -103,6 +104,7 @@ class _RLMRun(Generic[T]):
         variables: dict[str, SandboxVariable],
         emit: Emit,
         sub_runner: SubQueryRunner,
+        function_docs: Sequence[str] = (),
     ) -> None:
         self.client = client
         self.spec = spec
@@ -119,6 +121,7 @@ class _RLMRun(Generic[T]):
             max_steps=spec.max_steps,
             max_llm_calls=spec.max_llm_calls,
             max_output_chars=spec.max_output_chars,
+            function_docs=function_docs,
         )
         self.turns: list[_Turn] = []
         self.failures_in_a_row = 0
@@ -273,14 +276,19 @@ async def rlm_agent_forward(
     sub_client: LLMClient,
     emit: Emit,
     on_notice: Callable[[str], None] | None = None,
+    functions: dict[str, HostFunction] | None = None,
+    function_docs: Sequence[str] = (),
 ) -> RLMResult[T]:
     """Run the RLM loop; on step exhaustion salvage an output flagged ``fallback`` from what
-    the sandbox printed, or raise ``MaxStepsError`` when it printed nothing to salvage from."""
+    the sandbox printed, or raise ``MaxStepsError`` when it printed nothing to salvage from.
+
+    ``functions`` are host functions the sandbox gets beside ``llm_query``; the prompt lists
+    ``function_docs`` (one line each) under the sandbox's functions."""
     budget = SubQueryBudget(limit=spec.max_llm_calls)
     runner = SubQueryRunner(
         sub_client, budget, emit, agent=spec.name, concurrency=spec.sub_query_concurrency
     )
-    run = _RLMRun(client, spec, inputs, variables, emit, runner)
+    run = _RLMRun(client, spec, inputs, variables, emit, runner, function_docs)
     limits = SandboxLimits(
         timeout_s=spec.cell_timeout_s,
         start_timeout_s=spec.start_timeout_s,
@@ -288,7 +296,11 @@ async def rlm_agent_forward(
     )
     async with await Sandbox.start(
         globals={name: var.value for name, var in variables.items()},
-        functions={"llm_query": runner.query, "llm_query_batched": runner.query_batched},
+        functions={
+            **(functions or {}),
+            "llm_query": runner.query,
+            "llm_query_batched": runner.query_batched,
+        },
         limits=limits,
         emit_notice=on_notice,
     ) as sandbox:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ralph_tui.agents.output_tool import OUTPUT_TOOL_NAME
@@ -36,7 +37,7 @@ explore it by writing code. Every turn, call `{tool}` with one `action`, either:
 - `llm_query_batched(prompts) -> list[str]`: many independent prompts at once, run
   concurrently (each item a prompt string, or a `[prompt, context_slice]` pair). A failed item
   comes back as a string starting with `[error]`.
-
+{more_functions}
 ## Budgets
 - {max_steps} turns in all; `llm_query` calls: {max_llm_calls} in all (a batch counts each
   prompt). When the budget runs low you will be warned; when it is exhausted `llm_query`
@@ -68,8 +69,10 @@ def build_rlm_system(
     max_steps: int,
     max_llm_calls: int,
     max_output_chars: int,
+    function_docs: Sequence[str] = (),
 ) -> str:
     return RLM_TEMPLATE.format(
+        more_functions="".join(f"- {doc}\n" for doc in function_docs),
         definition=definition.strip(),
         tool=OUTPUT_TOOL_NAME,
         fields=", ".join(f"`{name}`" for name in output_fields),

@@ -18,6 +18,8 @@ from typing import Any, NoReturn
 from ralph_tui import __version__
 from ralph_tui.cli.evidence_text import evidence_lines
 from ralph_tui.cli.progress import ProgressPrinter
+from ralph_tui.cli.retrieval import add_retrieval_parsers, run_retrieval_command
+from ralph_tui.cli.retrieval_flags import RETRIEVAL_FLAGS
 from ralph_tui.cli.sessions import add_sessions_parser, run_sessions
 from ralph_tui.config import Settings, SettingsError, load_settings
 from ralph_tui.documents import InputError
@@ -55,6 +57,7 @@ RUN_FLAGS: dict[str, tuple[str, ...]] = {
     "run_timeout_s": ("--timeout",),
     "worker_max_steps": ("--worker-max-steps", "--workerMaxSteps"),
     "worker_max_llm_calls": ("--worker-max-llm-calls", "--workerMaxLlmCalls"),
+    **RETRIEVAL_FLAGS,
 }
 
 
@@ -113,6 +116,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("demo", help="open the app and start a QA run on the sample document offline")
     add_run_parser(sub)
     add_sessions_parser(sub)
+    add_retrieval_parsers(sub)
     return parser
 
 
@@ -226,5 +230,7 @@ def run_cli(argv: list[str]) -> int:
         return run_command(args)
     if args.command == "sessions":
         return run_sessions(args)
+    if args.command in ("index", "search"):
+        return run_retrieval_command(args)
     parser.print_help(sys.stderr)
     return EXIT_USAGE

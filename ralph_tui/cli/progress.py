@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any, TextIO
 
@@ -10,12 +11,14 @@ from ralph_tui.events import (
     BaseEvent,
     HardValidation,
     Heartbeat,
+    IndexProgress,
     IterationFinished,
     IterationStarted,
     JudgeVerdict,
     Notice,
     PhaseFinished,
     PhaseStarted,
+    RetrievalDone,
     RunFinished,
     RunStarted,
     SandboxExecuted,
@@ -26,6 +29,32 @@ from ralph_tui.events import (
 
 def format_cost(cost: float | None) -> str:
     return "cost unknown" if cost is None else f"${cost:.4f}"
+
+
+class IndexProgressLines:
+    """Lines for a retrieval index being built: at most one a second, none for an index
+    ready within the first second, and how long it took when any was shown."""
+
+    def __init__(
+        self, interval_s: float = 1.0, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.interval_s = interval_s
+        self.clock = clock
+        self.began: float | None = None
+        self.last_shown: float | None = None
+
+    def __call__(self, e: IndexProgress) -> str | None:
+        now = self.clock()
+        began = self.began if self.began is not None else now
+        if e.stage == "ready":
+            shown = self.last_shown is not None
+            self.began = self.last_shown = None
+            return f"  retrieval index ready in {now - began:.1f} s" if shown else None
+        self.began = began
+        if now - (self.last_shown or began) < self.interval_s:
+            return None
+        self.last_shown = now
+        return f"  indexing for retrieval: {e.stage} {e.done:,}/{e.total:,}"
 
 
 class ProgressPrinter:
@@ -45,6 +74,8 @@ class ProgressPrinter:
             AgentStep: self.agent_step,
             SandboxExecuted: self.sandbox_executed,
             SubQuery: self.sub_query,
+            IndexProgress: IndexProgressLines(),
+            RetrievalDone: self.retrieval_done,
             HardValidation: self.hard_validation,
             JudgeVerdict: self.judge_verdict,
             IterationFinished: self.iteration_finished,
@@ -98,6 +129,13 @@ class ProgressPrinter:
     def sub_query(self, e: SubQuery) -> str | None:
         self.sub_calls = f"{e.calls_used}/{e.calls_budget}"
         return f"    sub-call {self.sub_calls}: {e.latency_ms:.0f} ms" if self.verbose else None
+
+    def retrieval_done(self, e: RetrievalDone) -> str | None:
+        took = e.diagnostics.get("ms")
+        ms = took.get("total") if isinstance(took, dict) else None
+        timing = f" in {ms:.0f} ms" if isinstance(ms, (int, float)) else ""
+        text = f"  retrieval ({e.origin}): {len(e.passages)} passages{timing}"
+        return text if self.verbose or e.origin == "prephase" else None
 
     def hard_validation(self, e: HardValidation) -> str:
         failing = [f"    x {r.name}: {r.message}" for r in e.rules if not r.ok]

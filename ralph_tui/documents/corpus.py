@@ -169,7 +169,7 @@ def read_one(
 ) -> Document:
     """One document, converted; ``InputError`` (one line, naming the file) if it cannot be."""
     if not path.exists():
-        raise InputError(f"document not found: {path} (check the --doc path)")
+        raise InputError(f"document not found: {path} (check the path)")
     size = _size(path)
     if size > limits.file_bytes:
         raise InputError(

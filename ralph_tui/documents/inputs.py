@@ -57,7 +57,7 @@ def _add_glob(found: Inputs, pattern: Path) -> None:
     matches = sorted(Path(p) for p in glob.glob(str(pattern), recursive=True))
     files = [p for p in matches if p.is_file()]
     if not files:
-        raise InputError(f"no file matches {pattern} (check the --doc pattern)")
+        raise InputError(f"no file matches {pattern} (check the pattern)")
     found.files.extend((p, str(p)) for p in files)
 
 

@@ -43,12 +43,14 @@ class LLMClients:
     validate: LLMClient
     sub: LLMClient
     ledger: UsageLedger
+    embed: MeteredClient | None = None
+    """The OpenAI(-compatible) embeddings client of the retrieval leg, when one is set up."""
 
     async def aclose(self) -> None:
         """Close the connections of every provider client (each once)."""
         inners = {
             id(c.inner): c.inner
-            for c in (self.generate, self.validate, self.sub)
+            for c in (self.generate, self.validate, self.sub, self.embed)
             if isinstance(c, MeteredClient)
         }
         for inner in inners.values():
@@ -103,26 +105,68 @@ def build_clients(
             )
 
     def metered(role: str) -> MeteredClient:
-        base_url = base_url_of(settings, specs[role][0])
-        # A timed-out request keeps a local server generating: a retry would only queue
-        # behind it, so a local endpoint's timeouts are reported, not retried.
-        policy = RetryPolicy(
-            max_retries=settings.llm_max_retries,
-            retry_timeouts=not is_local_endpoint(base_url),
-        )
         inner = built[specs[role]]
-        on_retry = _retry_notice(notice, inner, policy)
-        price = given.get(price_family(inner.model))
-        return MeteredClient(
-            inner, ledger, on_usage, retry_policy=policy, on_retry=on_retry, price=price
-        )
+        return _metered(inner, settings, ledger, notice, on_usage, given)
 
     return LLMClients(
         generate=metered("generate"),
         validate=metered("validate"),
         sub=metered("sub"),
         ledger=ledger,
+        embed=embeddings_client(
+            settings, ledger, http_client=http_client, on_notice=notice, on_usage=on_usage
+        ),
     )
+
+
+def _metered(
+    inner: LLMClient,
+    settings: Settings,
+    ledger: UsageLedger,
+    notice: OnNotice,
+    on_usage: OnUsage | None,
+    given: dict[str, Price],
+) -> MeteredClient:
+    # A timed-out request keeps a local server generating: a retry would only queue
+    # behind it, so a local endpoint's timeouts are reported, not retried.
+    policy = RetryPolicy(
+        max_retries=settings.llm_max_retries,
+        retry_timeouts=not is_local_endpoint(base_url_of(settings, inner.provider)),
+    )
+    on_retry = _retry_notice(notice, inner, policy)
+    price = given.get(price_family(inner.model))
+    return MeteredClient(
+        inner, ledger, on_usage, retry_policy=policy, on_retry=on_retry, price=price
+    )
+
+
+def wants_api_embeddings(settings: Settings) -> bool:
+    """Whether retrieval embeds through the OpenAI embeddings API: asked for, or ``auto``
+    with an OpenAI key or endpoint set (and the provider not offline)."""
+    if settings.embedder == "openai":
+        return True
+    if settings.embedder != "auto" or settings.provider == "offline":
+        return False
+    key = settings.openai_api_key
+    return bool(settings.openai_base_url or (key is not None and key.get_secret_value()))
+
+
+def embeddings_client(
+    settings: Settings,
+    ledger: UsageLedger,
+    *,
+    http_client: httpx2.AsyncClient | None = None,
+    on_notice: OnNotice | None = None,
+    on_usage: OnUsage | None = None,
+) -> MeteredClient | None:
+    """The metered client of the embeddings endpoint (``settings.embed_model``), or
+    ``None`` when retrieval does not embed through the API. ``AuthenticationError`` when
+    ``--embedder openai`` is asked for without a key or endpoint."""
+    if not wants_api_embeddings(settings):
+        return None
+    inner = _provider_client("openai", settings.embed_model, "embed", settings, http_client)
+    given = {model: Price(*rates) for model, rates in settings.price_table().items()}
+    return _metered(inner, settings, ledger, on_notice or _ignore, on_usage, given)
 
 
 def _cap_unenforceable(

@@ -13,6 +13,7 @@ import re
 import time
 from typing import TYPE_CHECKING, Any
 
+from ralph_tui.llm.errors import BadRequestError
 from ralph_tui.llm.models import context_window_tokens
 from ralph_tui.llm.pricing import cost_usd
 from ralph_tui.llm.sdk_client import SDKClient
@@ -229,8 +230,16 @@ class OpenAIClient(SDKClient):
                 raise translate_sdk_error(
                     exc, self._sdk, provider=self.provider, model=self.embed_model
                 ) from exc
-            vectors += [item.embedding for item in sorted(response.data, key=lambda d: d.index)]
-            tokens += response.usage.prompt_tokens if response.usage else 0
+            try:
+                vectors += [item.embedding for item in sorted(response.data, key=lambda d: d.index)]
+                tokens += response.usage.prompt_tokens if response.usage else 0
+            except (AttributeError, TypeError) as exc:
+                raise BadRequestError(
+                    "the endpoint answered the embeddings request with "
+                    f"something that is not a list of embeddings ({type(exc).__name__})",
+                    provider=self.provider,
+                    model=self.embed_model,
+                ) from exc
         record = Completion(
             usage=Usage(input_tokens=tokens),
             model=self.embed_model,

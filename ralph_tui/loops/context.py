@@ -23,6 +23,7 @@ from ralph_tui.events import (
     RunStatus,
 )
 from ralph_tui.llm.factory import LLMClients
+from ralph_tui.retrieval.run import SANDBOX_RETRIEVE_DOC, RunRetrieval
 from ralph_tui.traces.models import IterationTrace
 from ralph_tui.validate.evidence import EvidenceMinimum, check_quote
 from ralph_tui.validate.qa import Bounds
@@ -79,6 +80,33 @@ class RunContext:
     cancel: asyncio.Event = field(default_factory=asyncio.Event)
     corpus: Corpus | None = None
     """The documents ``document`` joins, with where each (and each page) sits in it."""
+    _retrieval: RunRetrieval | None = field(default=None, init=False, repr=False)
+
+    async def retrieval(self) -> RunRetrieval:
+        """The run's retrieval, its index built (or loaded from the cache) on first use."""
+        if self._retrieval is None:
+            self._retrieval = await RunRetrieval.open(
+                self.document,
+                self.settings,
+                self.clients.embed,
+                table=self.corpus.table if self.corpus is not None else None,
+                emit=self.emit,
+                on_notice=self.notice,
+            )
+        return self._retrieval
+
+    async def sandbox_functions(self, iteration: int) -> dict[str, Any]:
+        """Keyword arguments of ``rlm_agent_forward`` giving the sandbox ``retrieve()``."""
+        retrieval = await self.retrieval()
+        retrieval.iteration = iteration
+        return {
+            "functions": {"retrieve": retrieval.sandbox_retrieve},
+            "function_docs": [SANDBOX_RETRIEVE_DOC],
+        }
+
+    def retrieval_diagnostics(self) -> list[dict[str, Any]]:
+        """The searches since the last call (for the iteration trace)."""
+        return self._retrieval.take_diagnostics() if self._retrieval is not None else []
 
     def sandbox_documents(self, description: str) -> dict[str, SandboxVariable]:
         """The sandbox globals for the documents: ``context`` and the ``documents`` table."""

@@ -134,6 +134,9 @@ def merge_constraints(*groups: list[str]) -> list[str]:
 def finish_iteration(ctx: RunContext, record: IterationRecord) -> IterationRecord:
     """Write the iteration's trace and report its end."""
     record.finished_at = time.time()
+    searches = ctx.retrieval_diagnostics()
+    if searches:
+        record.extra["retrieval"] = searches
     ctx.traces.write_iteration(record.to_trace())
     ctx.emit(
         IterationFinished(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -82,7 +83,7 @@ async def task_iteration(
     record.extra["docReaderHintsUsed"] = hints
     memory = read_memory(setup.mem_path)
     try:
-        brief = await read_document(ctx, record, memory, hints)
+        brief = await read_document(ctx, record, memory, hints, setup.mem_path)
     except PHASE_ERRORS as exc:
         return finish_iteration(ctx, phase_failed(record, "doc_reader_error", exc))
     try:
@@ -113,7 +114,7 @@ async def task_iteration(
 
 
 async def read_document(
-    ctx: RunContext, record: IterationRecord, memory: str, hints: list[str]
+    ctx: RunContext, record: IterationRecord, memory: str, hints: list[str], mem_path: Path
 ) -> str:
     inputs: dict[str, Any] = {"task": ctx.query, "docReaderHints": hints}
     variables = {
@@ -121,6 +122,7 @@ async def read_document(
         "memory": SandboxVariable(memory, "Findings of earlier iterations (may be empty)."),
     }
     async with ctx.phase(record.iteration, "doc_reader") as timing:
+        inputs["retrievedContext"] = await retrieve_for_reader(ctx, record, hints, mem_path)
         result = await rlm_agent_forward(
             ctx.clients.generate,
             doc_reader_spec(ctx.settings),
@@ -129,6 +131,7 @@ async def read_document(
             sub_client=ctx.clients.sub,
             emit=ctx.emit,
             on_notice=ctx.notice,
+            **await ctx.sandbox_functions(record.iteration),
         )
     record.timings["docReaderMs"] = timing["ms"]
     record.fallback = result.fallback
@@ -136,6 +139,20 @@ async def read_document(
     record.extra["brief"] = result.output.brief
     record.extra["briefLen"] = len(result.output.brief)
     return result.output.brief
+
+
+async def retrieve_for_reader(
+    ctx: RunContext, record: IterationRecord, hints: list[str], mem_path: Path
+) -> str:
+    """The retrieval pre-phase: the passages (of the document and past episodes) best
+    matching the task and the last iteration's DocReader hints, each under its label."""
+    started = time.perf_counter()
+    retrieval = await ctx.retrieval()
+    retrieval.iteration = record.iteration
+    await retrieval.add_episodes(EpisodeStore(mem_path.parent).load())
+    result = await retrieval.search(" ".join([ctx.query, *hints]), "prephase")
+    record.timings["retrievalMs"] = (time.perf_counter() - started) * 1000
+    return result.context_text()
 
 
 async def reason(

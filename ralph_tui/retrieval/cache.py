@@ -56,6 +56,10 @@ class IndexCache:
     def folder_of(self, key: str) -> Path:
         return self.root / key
 
+    def drop(self, key: str) -> None:
+        """Forget the index of ``key`` (``index --rebuild``)."""
+        shutil.rmtree(self.folder_of(key), ignore_errors=True)
+
     def load_lexical(self, key: str, notice: OnNotice) -> StoredLexical | None:
         folder = self.folder_of(key)
         if not folder.is_dir():

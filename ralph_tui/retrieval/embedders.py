@@ -31,12 +31,17 @@ POOL_BLOCK_TOKENS = 262_144
 
 
 class Embedder(Protocol):
-    id: str
-    dim: int
-    word_vectors: Callable[[Sequence[str]], np.ndarray] | None
-    """Unit vectors of words (for MaxSim), or ``None`` when the embedder has none."""
-    word_weights: Callable[[Sequence[str]], np.ndarray] | None
-    """Weights of words (for MaxSim), or ``None``: all alike."""
+    @property
+    def id(self) -> str:
+        """Name, model and dimension: vectors of two ids never meet in one index."""
+
+    @property
+    def word_vectors(self) -> Callable[[Sequence[str]], np.ndarray] | None:
+        """Unit vectors of words (for MaxSim), or ``None`` when the embedder has none."""
+
+    @property
+    def word_weights(self) -> Callable[[Sequence[str]], np.ndarray] | None:
+        """Weights of words (for MaxSim), or ``None``: all alike."""
 
     async def embed(
         self, texts: Sequence[str], on_progress: OnProgress | None = None
@@ -160,8 +165,11 @@ def pool(vectors: np.ndarray, flat_ids: np.ndarray, lengths: np.ndarray) -> np.n
 class EmbeddingsClient(Protocol):
     """What ``APIEmbedder`` needs of a client (``MeteredClient`` over ``OpenAIClient``)."""
 
-    provider: str
-    embed_model: str
+    @property
+    def provider(self) -> str: ...
+
+    @property
+    def embed_model(self) -> str: ...
 
     async def embed(self, texts: list[str]) -> list[list[float]]: ...
 
@@ -173,8 +181,8 @@ API_CONCURRENCY = 4
 class APIEmbedder:
     """Embeddings from an OpenAI(-compatible) endpoint, a few batches at once."""
 
-    word_vectors = None
-    word_weights = None
+    word_vectors: Callable[[Sequence[str]], np.ndarray] | None = None
+    word_weights: Callable[[Sequence[str]], np.ndarray] | None = None
 
     def __init__(self, client: EmbeddingsClient, dim: int | None = None) -> None:
         self._client = client

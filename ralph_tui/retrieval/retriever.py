@@ -142,6 +142,12 @@ class Retriever:
             for source in sources:
                 if source.store is None or source.embedder_id != self.embedder_id:
                     continue
+                if source.store.dim != len(query_vector):
+                    skipped["dense"] = (
+                        f"{source.kind} vectors have {source.store.dim} dimensions, the query "
+                        f"{len(query_vector)}: rebuild the index (ralph-tui index --rebuild)"
+                    )
+                    continue
                 picked, cosines = source.store.search(query_vector, n)
                 self._rank("dense", source, picked, cosines, rankings, infos, ranks, scores)
             ms["dense"] = _since(t)

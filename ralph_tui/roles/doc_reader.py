@@ -11,8 +11,11 @@ from ralph_tui.roles.budgets import rlm_spec
 DEFINITION = """You read a document for a task and write a compact brief: the facts, figures,
 names and passages the task needs, each traceable to the document. The sandbox also holds
 `memory`, the findings of earlier iterations: build on them. When `docReaderHints` are given,
-treat each as an extraction target an earlier attempt missed. Keep the brief under 2000
-characters; quote short passages verbatim where precision matters."""
+treat each as an extraction target an earlier attempt missed. `retrievedContext` holds the
+passages a search found for the task, each under a label such as
+`[source=doc chunk 412 chars 205000-205500]` (that passage is `context[205000:205500]`): start
+from them, read around them in `context`, and call `retrieve()` to search for more. Keep the
+brief under 2000 characters; quote short passages verbatim where precision matters."""
 
 
 class Brief(BaseModel):

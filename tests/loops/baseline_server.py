@@ -36,13 +36,19 @@ class BaselineServer:
         self.failing = failing
         self.baseline = OfflineClient()
         self.requests: list[str] = []
+        self.bodies: dict[str, list[dict[str, Any]]] = {}
         self.max_tokens: dict[str, set[int]] = {}
 
     async def handle(self, request: httpx2.Request) -> httpx2.Response:
+        if request.url.path.endswith("/embeddings"):
+            self.requests.append("embeddings")
+            # As many local servers: no embeddings endpoint.
+            return httpx2.Response(404, json={"error": {"message": "Not Found"}})
         body = json.loads(request.content)
         tools = [ToolDefinition(**t["function"]) for t in body.get("tools", [])]
         role = role_of(tools[0]) if tools else "sub"
         self.requests.append(role)
+        self.bodies.setdefault(role, []).append(body)
         self.max_tokens.setdefault(role, set()).add(body.get("max_tokens", 0))
         if role == self.failing:
             message: dict[str, Any] = {"content": "I think the answer is fine."}

@@ -1,0 +1,207 @@
+"""``ralph-tui index DOC`` and ``ralph-tui search DOC QUERY``: the retrieval index of a
+document, and a search over it, without any LLM (unless the embedder is the OpenAI API)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from ralph_tui.cli.progress import IndexProgressLines
+from ralph_tui.cli.retrieval_flags import RETRIEVAL_FLAGS
+from ralph_tui.config import Settings, SettingsError, load_settings
+from ralph_tui.documents import Corpus, InputError, Limits, read_corpus
+from ralph_tui.documents.cache import ExtractionCache
+from ralph_tui.events import BaseEvent, Emit, IndexProgress
+from ralph_tui.llm.errors import LLMError
+from ralph_tui.llm.factory import embeddings_client
+from ralph_tui.llm.usage import UsageLedger
+from ralph_tui.retrieval.cache import IndexCache
+from ralph_tui.retrieval.index import DocumentIndex
+from ralph_tui.retrieval.retriever import RetrievalError, RetrievalResult, Retriever
+from ralph_tui.retrieval.run import (
+    cache_root,
+    chunking_of,
+    embedder_of,
+    open_document_index,
+    search_options_of,
+)
+from ralph_tui.retrieval.sources import DocumentSource
+
+EXIT_USAGE, EXIT_PROVIDER = 2, 3
+PREVIEW_CHARS = 300
+
+
+def add_retrieval_parsers(sub: Any) -> None:
+    index = sub.add_parser(
+        "index",
+        help="build (or show) the retrieval index of a document",
+        description="Build the retrieval index of a document (or load it from the cache) "
+        "and print its figures.",
+    )
+    index.add_argument("--rebuild", action="store_true", help="build anew, ignoring the cache")
+    search = sub.add_parser(
+        "search",
+        help="search a document and print ranked passages with where they come from",
+        description="Search a document with the retrieval pipeline (no LLM).",
+    )
+    for parser in (index, search):
+        parser.add_argument("doc", type=Path, help="a document, a folder of them, or a glob")
+        if parser is search:
+            parser.add_argument("query", help="what to look for")
+        parser.add_argument("--out", type=Path, default=None, help="the out dir (default: out)")
+        parser.add_argument("--json", action="store_true", help="print one JSON object")
+        for dest, flags in RETRIEVAL_FLAGS.items():
+            parser.add_argument(*flags, dest=dest, default=None, help=_flag_help(dest))
+
+
+def _flag_help(dest: str) -> str:
+    extra = Settings.model_fields[dest].json_schema_extra
+    return str(extra.get("doc", "")) if isinstance(extra, dict) else ""
+
+
+def run_retrieval_command(args: argparse.Namespace) -> int:
+    """``index`` or ``search``: bad input is one line and exit 2, with nothing written."""
+    try:
+        settings = _settings(args)
+        if args.command == "search" and not args.query.strip():
+            raise InputError("the query is empty: say what to look for")
+        corpus = _read(args.doc, settings)
+        index = asyncio.run(_open(corpus, settings, args))
+        if args.command == "index":
+            _print_index(index, corpus, as_json=args.json)
+            return 0
+        result = asyncio.run(_search(index, corpus, settings, args.query))
+    except (InputError, SettingsError, RetrievalError) as exc:
+        return _fail(str(exc), EXIT_USAGE)
+    except LLMError as exc:
+        return _fail(str(exc), EXIT_PROVIDER)
+    _print_search(result, as_json=args.json)
+    return 0
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    overrides = {dest: getattr(args, dest) for dest in RETRIEVAL_FLAGS}
+    if args.out is not None:
+        overrides["out_dir"] = args.out
+    return load_settings(overrides)
+
+
+def _read(doc: Path, settings: Settings) -> Corpus:
+    corpus = read_corpus(
+        [doc],
+        Limits.of(settings),
+        cache=ExtractionCache(settings.out_dir / "cache" / "documents"),
+    )
+    if not corpus.text.strip():
+        raise InputError(f"{doc} has no text to index (a scan without a text layer?)")
+    return corpus
+
+
+async def _open(corpus: Corpus, settings: Settings, args: argparse.Namespace) -> DocumentIndex:
+    if getattr(args, "rebuild", False):
+        IndexCache(cache_root(settings.out_dir)).drop(
+            IndexCache.key_of(corpus.text, chunking_of(settings))
+        )
+    embedder = embedder_of(settings, embeddings_client(settings, UsageLedger()))
+    return await open_document_index(
+        corpus.text,
+        settings,
+        embedder,
+        table=corpus.table,
+        emit=_progress_printer(),
+        on_notice=lambda message: print(f"ralph-tui: {message}", file=sys.stderr),
+    )
+
+
+def _progress_printer() -> Emit:
+    """Index progress on stderr (see ``IndexProgressLines``)."""
+    lines = IndexProgressLines()
+
+    def show(event: BaseEvent) -> None:
+        text = lines(event) if isinstance(event, IndexProgress) else None
+        if text is not None:
+            print(text.strip(), file=sys.stderr, flush=True)
+
+    return show
+
+
+async def _search(
+    index: DocumentIndex, corpus: Corpus, settings: Settings, query: str
+) -> RetrievalResult:
+    retriever = Retriever(
+        [DocumentSource(index, corpus.table)],
+        index.embedder,
+        search_options_of(settings),
+        on_notice=lambda message: print(f"ralph-tui: {message}", file=sys.stderr),
+        index_figures=index.figures.to_json(),
+    )
+    return await retriever.search(query)
+
+
+def _print_index(index: DocumentIndex, corpus: Corpus, *, as_json: bool) -> None:
+    figures = index.figures
+    if as_json:
+        print(json.dumps({"documents": len(corpus.documents), **figures.to_json()}))
+        return
+    chunking = f"{index.chunks.span(0)[1] - index.chunks.span(0)[0]}-char windows"
+    lexical = "from the cache" if figures.lexical_from_cache else "built"
+    print(
+        f"{len(corpus.documents)} document(s), {figures.chars:,} chars: {figures.chunks:,} "
+        f"chunks ({chunking}), {figures.words:,} distinct words"
+    )
+    print(f"  lexical (BM25): {lexical}")
+    if figures.dense_skipped:
+        print(f"  dense: skipped ({figures.dense_skipped})")
+    else:
+        source = "from the cache" if figures.vectors_from_cache else "built"
+        print(f"  dense: {figures.embedder}, {figures.dim} dimensions, {source}")
+    stages = ", ".join(f"{name} {ms / 1000:.2f} s" for name, ms in figures.ms.items())
+    print(f"  time: {stages}")
+    print(f"  cache: {figures.cache_folder}")
+
+
+def _print_search(result: RetrievalResult, *, as_json: bool) -> None:
+    if as_json:
+        print(
+            json.dumps(
+                {
+                    "query": result.diagnostics["query"],
+                    "passages": [p.to_json() for p in result.passages],
+                    "diagnostics": result.diagnostics,
+                },
+                ensure_ascii=False,
+            )
+        )
+        return
+    if not result.passages:
+        print("no passage matches")
+    for number, passage in enumerate(result.passages, 1):
+        info = passage.info
+        where = f" {info.document}" if info.document else ""
+        where += f" p. {info.page}" if info.page else ""
+        print(f"{number}. {info.label}{where}   {_scores(passage.ranks, passage.scores)}")
+        text = " ".join(info.text.split())
+        cut = "..." if len(text) > PREVIEW_CHARS else ""
+        print(f"   {text[:PREVIEW_CHARS]}{cut}")
+    skipped = result.diagnostics.get("skipped") or {}
+    for stage, reason in skipped.items():
+        print(f"({stage}: {reason})")
+
+
+def _scores(ranks: dict[str, int], scores: dict[str, float]) -> str:
+    parts = []
+    for leg in ("lexical", "dense"):
+        if leg in ranks:
+            parts.append(f"{leg} #{ranks[leg]} ({scores[leg]:.3f})")
+    if "maxsim" in scores:
+        parts.append(f"maxsim {scores['maxsim']:.3f}")
+    return "  ".join(parts)
+
+
+def _fail(message: str, code: int) -> int:
+    print(f"ralph-tui: error: {message}", file=sys.stderr)
+    return code
