@@ -89,13 +89,24 @@ def locate(
     """
     if check.span is None:
         return None
-    start, end = check.span
+    return place_of_span(document, check.span, context, bounds)
+
+
+def place_of_span(
+    document: str,
+    span: tuple[int, int] | list[int],
+    context: int = CONTEXT_CHARS,
+    bounds: tuple[int, int] | None = None,
+) -> QuoteInPlace:
+    """``document[start:end]`` with ``context`` characters around it, kept inside
+    ``bounds`` (its file's or page's span in a corpus) as ``locate`` keeps a quote."""
+    start, end = span
     low, high = bounds or (0, len(document))
     window_start = max(low, start - context)
     window_end = min(high, end + context)
     return QuoteInPlace(
         before=document[window_start:start],
-        quote=check.quote,
+        quote=document[start:end],
         after=document[end:window_end],
         line=document.count("\n", low, start) + 1,
         clipped_start=window_start > low,

@@ -18,12 +18,14 @@ from ralph_tui.events import (
     CandidateProduced,
     HardValidation,
     Heartbeat,
+    IndexProgress,
     IterationFinished,
     IterationStarted,
     JudgeVerdict,
     MemoryUpdated,
     PhaseFinished,
     PhaseStarted,
+    RetrievalDone,
     RunFinished,
     RunStarted,
     SandboxExecuted,
@@ -31,7 +33,9 @@ from ralph_tui.events import (
     UsageUpdated,
 )
 
-Part = Literal["status", "sandbox", "validation", "output", "memory", "constraints", "log"]
+Part = Literal[
+    "status", "sandbox", "validation", "output", "memory", "constraints", "retrieval", "log"
+]
 
 
 @dataclass
@@ -83,6 +87,10 @@ class RunProgress:
     checks: dict[int, IterationChecks] = field(default_factory=dict)
     memory_path: str | None = None
     cells: int = 0
+    index: IndexProgress | None = None
+    """How far the retrieval index is (its figures once ``ready``)."""
+    searches: dict[int, list[RetrievalDone]] = field(default_factory=dict)
+    """Each iteration's retrieval searches, in the order they ran."""
 
     def apply(self, event: BaseEvent) -> set[Part]:
         """Fold ``event`` in; return the parts of the picture it changed."""
@@ -189,6 +197,16 @@ def _memory_updated(p: RunProgress, e: MemoryUpdated) -> set[Part]:
     return {"memory"}
 
 
+def _index_progress(p: RunProgress, e: IndexProgress) -> set[Part]:
+    p.index = e
+    return {"retrieval", "status"}
+
+
+def _retrieval_done(p: RunProgress, e: RetrievalDone) -> set[Part]:
+    p.searches.setdefault(e.iteration, []).append(e)
+    return {"retrieval"}
+
+
 def _usage(p: RunProgress, e: UsageUpdated) -> set[Part]:
     p.input_tokens, p.output_tokens, p.cost_usd = e.input_tokens, e.output_tokens, e.cost_usd
     return {"status"}
@@ -220,6 +238,8 @@ _HANDLERS: dict[type[BaseEvent], Any] = {
     CandidateProduced: _candidate,
     IterationFinished: _iteration_finished,
     MemoryUpdated: _memory_updated,
+    IndexProgress: _index_progress,
+    RetrievalDone: _retrieval_done,
     UsageUpdated: _usage,
     Heartbeat: _heartbeat,
     RunFinished: _run_finished,

@@ -69,5 +69,5 @@ def test_the_tui_marks_exactly_what_the_validator_accepts(quote: str) -> None:
 def test_the_evidence_modal_says_why_a_trivial_quote_is_not_verified() -> None:
     modal = EvidenceModal("4", DOCUMENT, "handbook.md")
     assert modal.place is None
-    assert modal._where() == "handbook.md — not verified"
-    assert "too short to be evidence" in modal._body().plain
+    assert modal.where() == "handbook.md — not verified"
+    assert "too short to be evidence" in modal.body().plain

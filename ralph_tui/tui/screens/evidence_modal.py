@@ -26,18 +26,44 @@ def quote_in_place_content(place: QuoteInPlace) -> Content:
     )
 
 
-class EvidenceModal(ModalScreen[None]):
-    """Where ``quote`` sits in ``document`` (or why it cannot be shown)."""
+class InPlaceModal(ModalScreen[None]):
+    """A passage of the document in its place: a line saying where, above the text.
+    Subclasses say where (``where``) and give the text (``body``)."""
 
     DEFAULT_CSS = """
-    EvidenceModal { align: center middle; }
-    EvidenceModal > Vertical {
+    InPlaceModal { align: center middle; }
+    InPlaceModal > Vertical {
         width: 90%; height: 85%;
         border: thick $accent; background: $surface; padding: 0 1;
     }
-    EvidenceModal #evidence-where { color: $text-muted; }
-    EvidenceModal VerticalScroll { height: 1fr; }
+    InPlaceModal .where { color: $text-muted; }
+    InPlaceModal VerticalScroll { height: 1fr; }
     """
+
+    WHERE_ID = "where"
+    TEXT_ID = "text"
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(self.where(), id=self.WHERE_ID, classes="where", markup=False)
+            with VerticalScroll():
+                yield Static(self.body(), id=self.TEXT_ID)
+
+    def where(self) -> str:
+        raise NotImplementedError
+
+    def body(self) -> Content:
+        raise NotImplementedError
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+class EvidenceModal(InPlaceModal):
+    """Where ``quote`` sits in ``document`` (or why it cannot be shown)."""
+
+    WHERE_ID = "evidence-where"
+    TEXT_ID = "evidence-text"
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Close", id="evidence.close"),
@@ -69,18 +95,12 @@ class EvidenceModal(ModalScreen[None]):
         self.document_missing = document is None
         self.doc_name = source_label(check, corpus) or doc_name
 
-    def compose(self) -> ComposeResult:
-        with Vertical():
-            yield Label(self._where(), id="evidence-where")
-            with VerticalScroll():
-                yield Static(self._body(), id="evidence-text")
-
-    def _where(self) -> str:
+    def where(self) -> str:
         if self.place is not None:
             return f"{self.doc_name}, line {self.place.line} — verified: the quote is verbatim"
         return f"{self.doc_name} — not verified"
 
-    def _body(self) -> Content:
+    def body(self) -> Content:
         if self.place is not None:
             return quote_in_place_content(self.place)
         reason = (
@@ -89,9 +109,6 @@ class EvidenceModal(ModalScreen[None]):
             else f"This quote {self.problem}."
         )
         return Content.assemble((reason, "bold $text-error"), "\n\n", (self.quote, "italic"))
-
-    def action_close(self) -> None:
-        self.dismiss(None)
 
     def action_copy_quote(self) -> None:
         self.app.copy_to_clipboard(self.quote)

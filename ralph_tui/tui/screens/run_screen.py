@@ -23,7 +23,9 @@ from ralph_tui.tui.run_control import RunControl
 from ralph_tui.tui.screens.error_modal import show_error
 from ralph_tui.tui.screens.evidence_modal import EvidenceModal
 from ralph_tui.tui.screens.file_picker import FilePicker
+from ralph_tui.tui.screens.passage_modal import PassageModal
 from ralph_tui.tui.widgets.output_pane import OutputPane
+from ralph_tui.tui.widgets.retrieval_pane import RetrievalPane
 from ralph_tui.tui.widgets.run_form import RunForm, RunFormError
 from ralph_tui.tui.widgets.run_monitor import RunMonitor
 from ralph_tui.tui.worker_errors import forward_worker_error
@@ -202,6 +204,10 @@ class RunScreen(Screen[None]):
                 output.corpus,
             )
         )
+
+    def on_retrieval_pane_passage_chosen(self, message: RetrievalPane.PassageChosen) -> None:
+        output = self.monitor.output
+        self.app.push_screen(PassageModal(message.passage, output.document, output.corpus))
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker is not self.run_job:

@@ -24,6 +24,7 @@ from ralph_tui.tui.widgets.constraints_pane import ConstraintsPane
 from ralph_tui.tui.widgets.event_log import EventLog
 from ralph_tui.tui.widgets.memory_pane import MemoryPane
 from ralph_tui.tui.widgets.output_pane import OutputPane
+from ralph_tui.tui.widgets.retrieval_pane import RetrievalPane
 from ralph_tui.tui.widgets.sandbox_pane import SandboxPane
 from ralph_tui.tui.widgets.status_line import RunStatusLine
 from ralph_tui.tui.widgets.validation_pane import ValidationPane
@@ -45,7 +46,8 @@ def read_document_text(*specs: Path) -> str | None:
 
 
 class RunMonitor(Vertical):
-    """Status line, sandbox transcript, output, validation, constraints, memory and log."""
+    """Status line, sandbox transcript, output, validation, constraints, memory, retrieval
+    and log."""
 
     DEFAULT_CSS = """
     RunMonitor { height: 1fr; }
@@ -82,6 +84,8 @@ class RunMonitor(Vertical):
                         yield ConstraintsPane(id="constraints")
                     with TabPane("Memory", id="tab-memory"):
                         yield MemoryPane(id="memory")
+                    with TabPane("Retrieval", id="tab-retrieval"):
+                        yield RetrievalPane(id="retrieval")
                     with TabPane("Log", id="tab-log"):
                         yield EventLog(id="log")
 
@@ -111,7 +115,7 @@ class RunMonitor(Vertical):
         self.output.set_document(None)
         self.query_one(EventLog).reset()
         self.query_one(MemoryPane).forget()
-        self._repaint({"status", "validation", "constraints"})
+        self._repaint({"status", "validation", "constraints", "retrieval"})
 
     def mark_failed(self, message: str) -> None:
         """The run ended before (or without) saying so itself: show it as an error."""
@@ -154,6 +158,8 @@ class RunMonitor(Vertical):
             self.query_one(ValidationPane).show(p.checks.values())
         if "constraints" in parts:
             self.query_one(ConstraintsPane).show(p)
+        if "retrieval" in parts:
+            self.query_one(RetrievalPane).show(p)
         if "memory" in parts and p.memory_path:
             self.query_one(MemoryPane).follow_file(Path(p.memory_path))
 

@@ -51,6 +51,9 @@ def status_content(progress: RunProgress, now: float | None = None) -> Content:
         f"  {fmt.duration(p.elapsed_s(now))}",
         f"  sandbox {p.isolation or '?'}",
     ]
+    if p.index is not None and p.index.stage != "ready":
+        share = f" {p.index.done * 100 // p.index.total}%" if p.index.total else ""
+        parts.append((f"  indexing {p.index.stage}{share}", "$text-warning"))
     running_for = p.phase_running_s(now)
     if (
         p.phase

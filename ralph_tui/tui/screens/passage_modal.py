@@ -1,0 +1,79 @@
+"""A retrieved passage in its place: a document passage highlighted in the surrounding text
+(within its own file and page), an episode or external page as its text, with its scores."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.binding import Binding, BindingType
+from textual.content import Content
+
+from ralph_tui.documents import Corpus
+from ralph_tui.events import RetrievedPassage
+from ralph_tui.tui.evidence import QuoteInPlace, place_of_span
+from ralph_tui.tui.screens.evidence_modal import InPlaceModal, quote_in_place_content
+from ralph_tui.tui.widgets.retrieval_pane import scores_text
+
+
+def passage_place(
+    passage: RetrievedPassage, document: str | None, corpus: Corpus | None
+) -> QuoteInPlace | None:
+    """Where a document passage sits in ``document``, or ``None`` when it cannot be shown
+    (not from the document, no span, or the document changed since it was indexed)."""
+    if passage.source != "doc" or passage.span is None or document is None:
+        return None
+    start, end = passage.span
+    if not 0 <= start < end <= len(document):
+        return None
+    if not document[start:end].startswith(passage.text[:200]):
+        return None
+    bounds = corpus.passage_bounds(start) if corpus else None
+    return place_of_span(document, (start, end), bounds=bounds)
+
+
+class PassageModal(InPlaceModal):
+    """``passage`` in its place in ``document`` (or its own text, saying why)."""
+
+    WHERE_ID = "passage-where"
+    TEXT_ID = "passage-text"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "close", "Close", id="passage.close"),
+        Binding("y", "copy_passage", "Copy passage", id="passage.copy"),
+    ]
+
+    def __init__(
+        self, passage: RetrievedPassage, document: str | None, corpus: Corpus | None = None
+    ) -> None:
+        super().__init__()
+        self.passage = passage
+        self.place = passage_place(passage, document, corpus)
+        self.document_missing = document is None
+
+    def where(self) -> str:
+        p = self.passage
+        parts = [p.label]
+        if p.document:
+            parts.append(p.document + (f" p. {p.page}" if p.page else ""))
+        if p.url:
+            parts.append(p.url)
+        if self.place is not None:
+            parts.append(f"line {self.place.line}")
+        return " — ".join([*parts, scores_text(p)])
+
+    def body(self) -> Content:
+        if self.place is not None:
+            return quote_in_place_content(self.place)
+        if self.passage.source == "doc":
+            reason = (
+                "The document could not be read, so the passage is shown alone."
+                if self.document_missing
+                else "The document has changed since it was indexed: the passage as retrieved."
+            )
+            return Content.assemble((reason, "$text-warning"), "\n\n", self.passage.text)
+        return Content(self.passage.text)
+
+    def action_copy_passage(self) -> None:
+        place = self.place
+        self.app.copy_to_clipboard(place.quote if place is not None else self.passage.text)
+        self.notify("Passage copied to the clipboard.")
