@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -22,6 +22,7 @@ OnIndexProgress = Callable[[str, int, int], None]
 """Indexing progress: stage (chunks, words, lexical, vectors), done, in all."""
 
 OnNotice = Callable[[str], None]
+T = TypeVar("T")
 
 
 @dataclass
@@ -90,56 +91,83 @@ async def open_index(
 ) -> DocumentIndex:
     """The index of ``text``: from the cache when it holds one for this text, chunking and
     embedder, else built (and stored). An embedder that fails leaves the lexical leg alone,
-    with a notice and the reason in ``figures.dense_skipped``."""
+    with a notice and the reason in ``figures.dense_skipped``.
+
+    A cold build tokenizes the chunks once, then builds BM25 and the chunk vectors at once
+    (both mostly outside the GIL)."""
     notice = on_notice or (lambda _m: None)
     progress = on_progress or (lambda _s, _d, _t: None)
     figures = IndexFigures(chars=len(text), embedder=embedder.id if embedder else None)
     timer = _Timer(figures)
     started = time.perf_counter()
     key = await asyncio.to_thread(IndexCache.key_of, text, chunking) if cache else ""
-    loaded = cache.load_lexical(key, notice) if cache else None
+    stored = cache.load_lexical(key, notice) if cache else None
+    figures.lexical_from_cache = stored is not None
     timer.stage("load", started)
-    word_ids: list[list[int]] | None = None
-    if loaded is not None:
-        stored, figures.lexical_from_cache = loaded, True
-    else:
-        stored, word_ids = await asyncio.to_thread(
-            _build_lexical, text, chunking, table, progress, timer
-        )
+    vectors = None
+    if embedder is not None and cache and stored is not None:
+        vectors = cache.load_vectors(key, embedder.id, len(stored.chunks), notice)
+    figures.vectors_from_cache = vectors is not None
+    tokens = None
+    if stored is None:
+        tokens = await asyncio.to_thread(_tokenize, text, chunking, table, progress, timer)
+    vocabulary = stored if stored is not None else tokens
+    assert vocabulary is not None
+    if isinstance(embedder, WordVectorEmbedder):
+        embedder.weigh(vocabulary.words, vocabulary.idf)
+    lexical_job = (
+        asyncio.to_thread(_build_lexical, tokens, progress, timer) if tokens is not None else None
+    )
+    vectors_job = (
+        _embed_chunks(text, vocabulary.chunks, tokens, embedder, progress, timer)
+        if embedder is not None and vectors is None
+        else None
+    )
+    built_lexical, built_vectors = await asyncio.gather(_run(lexical_job), _run(vectors_job))
+    if built_lexical is not None:
+        stored = built_lexical
         if cache:
             await asyncio.to_thread(cache.save_lexical, key, stored, notice)
-    chunks = stored.chunks
-    figures.chunks, figures.words = len(chunks), len(stored.words)
-    figures.cache_folder = str(cache.folder_of(key)) if cache else None
-    if isinstance(embedder, WordVectorEmbedder):
-        embedder.weigh(stored.words, stored.idf)
-    vectors = None
+    assert stored is not None
+    if vectors_job is not None:
+        vectors = built_vectors
+        if vectors is None:
+            figures.dense_skipped = timer.figures.dense_skipped
+            notice(f"retrieval: {figures.dense_skipped}; the lexical leg runs alone")
+        elif cache and embedder is not None:
+            await asyncio.to_thread(cache.save_vectors, key, embedder.id, vectors, notice)
     if embedder is None:
         figures.dense_skipped = "no embedder"
-    else:
-        vectors = cache.load_vectors(key, embedder.id, len(chunks), notice) if cache else None
-        figures.vectors_from_cache = vectors is not None
-        if vectors is None:
-            tokenized = (word_ids, stored.words) if word_ids is not None else None
-            vectors = await _embed_chunks(text, chunks, embedder, tokenized, progress, timer)
-            if vectors is None:
-                figures.dense_skipped = timer.figures.dense_skipped
-                notice(f"retrieval: {figures.dense_skipped}; the lexical leg runs alone")
-            elif cache:
-                await asyncio.to_thread(cache.save_vectors, key, embedder.id, vectors, notice)
-        if vectors is not None:
-            figures.dim = int(vectors.shape[1]) if vectors.ndim == 2 else 0
+    if vectors is not None:
+        figures.dim = int(vectors.shape[1]) if vectors.ndim == 2 else 0
+    figures.chunks, figures.words = len(stored.chunks), len(stored.words)
+    figures.cache_folder = str(cache.folder_of(key)) if cache else None
     timer.stage("total", started)
-    return DocumentIndex(text, chunks, stored.lexical, vectors, embedder, figures)
+    return DocumentIndex(text, stored.chunks, stored.lexical, vectors, embedder, figures)
 
 
-def _build_lexical(
+async def _run(job: Awaitable[T] | None) -> T | None:
+    return await job if job is not None else None
+
+
+@dataclass
+class _Tokens:
+    """The chunks of a text as word ids into ``words`` (shared by both legs), with each
+    word's IDF."""
+
+    chunks: ChunkTable
+    word_ids: list[list[int]]
+    words: list[str]
+    idf: np.ndarray
+
+
+def _tokenize(
     text: str,
     chunking: Chunking,
     table: Sequence[dict[str, Any]] | None,
     progress: OnIndexProgress,
     timer: _Timer,
-) -> tuple[StoredLexical, list[list[int]]]:
+) -> _Tokens:
     started = time.perf_counter()
     chunks = chunk_text(text, chunking, table)
     progress("chunks", len(chunks), len(chunks))
@@ -155,30 +183,36 @@ def _build_lexical(
         if number % step == 0:
             progress("words", number, len(chunks))
     progress("words", len(chunks), len(chunks))
-    timer.stage("words", started)
-    started = time.perf_counter()
     words = vocabulary.words
-    lexical = LexicalIndex.build(word_ids, words)
     idf = inverse_document_frequency(word_ids, len(words))
-    progress("lexical", len(chunks), len(chunks))
+    timer.stage("words", started)
+    return _Tokens(chunks, word_ids, words, idf)
+
+
+def _build_lexical(tokens: _Tokens, progress: OnIndexProgress, timer: _Timer) -> StoredLexical:
+    started = time.perf_counter()
+    lexical = LexicalIndex.build(tokens.word_ids, tokens.words)
+    progress("lexical", len(tokens.chunks), len(tokens.chunks))
     timer.stage("lexical", started)
-    return StoredLexical(chunks, lexical, words, idf), word_ids
+    return StoredLexical(tokens.chunks, lexical, tokens.words, tokens.idf)
 
 
 async def _embed_chunks(
     text: str,
     chunks: ChunkTable,
+    tokens: _Tokens | None,
     embedder: Embedder,
-    tokenized: tuple[list[list[int]], list[str]] | None,
     progress: OnIndexProgress,
     timer: _Timer,
 ) -> np.ndarray | None:
-    """The chunk vectors, or ``None`` (reason in ``timer.figures.dense_skipped``) when the
-    embedder fails."""
+    """The chunk vectors (from the tokens when the embedder pools word vectors), or
+    ``None`` (reason in ``timer.figures.dense_skipped``) when the embedder fails."""
     started = time.perf_counter()
     try:
-        if isinstance(embedder, WordVectorEmbedder) and tokenized is not None:
-            vectors = await asyncio.to_thread(_word_vectors_of, embedder, *tokenized)
+        if isinstance(embedder, WordVectorEmbedder) and tokens is not None:
+            vectors = await asyncio.to_thread(
+                _word_vectors_of, embedder, tokens.word_ids, tokens.words
+            )
         else:
             texts = chunks.texts(text)
             vectors = await embedder.embed(texts, lambda d, t: progress("vectors", d, t))
@@ -211,7 +245,8 @@ def inverse_document_frequency(word_ids: list[list[int]], vocabulary_size: int) 
     """Each word's IDF over the texts (BM25's form: always positive)."""
     lengths, flat = flatten(word_ids)
     texts = np.repeat(np.arange(len(word_ids), dtype=np.int64), lengths)
-    pairs = np.unique(texts * vocabulary_size + flat)
-    df = np.bincount(pairs % max(vocabulary_size, 1), minlength=vocabulary_size)
+    pairs = np.sort(texts * vocabulary_size + flat)
+    distinct = pairs[np.r_[True, pairs[1:] != pairs[:-1]]] if len(pairs) else pairs
+    df = np.bincount(distinct % max(vocabulary_size, 1), minlength=vocabulary_size)
     n = len(word_ids)
     return np.log((n - df + 0.5) / (df + 0.5) + 1.0).astype(np.float32)
