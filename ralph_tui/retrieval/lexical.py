@@ -2,6 +2,11 @@
 
 A query is a bag of stems scored with BM25 against every chunk (an OR of its words, never an
 AND), so a natural-language question finds a passage holding only some of its words.
+
+A query's rare terms (held by at most one chunk in ``RARE_SHARE``: a name, a code, a term
+of art) rank the chunks that hold them first. BM25 alone lets a chunk holding several common
+words of a long question outscore the one chunk holding the name it asks about, and the
+larger the document, the more such chunks there are.
 """
 
 from __future__ import annotations
@@ -9,6 +14,8 @@ from __future__ import annotations
 import contextlib
 import io
 import logging
+from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 import bm25s
@@ -17,6 +24,26 @@ import numpy as np
 from ralph_tui.retrieval.words import stems_of, words_of
 
 logging.getLogger("bm25s").setLevel(logging.WARNING)
+
+RARE_SHARE = 2000
+"""A query term held by at most one chunk in this many is rare (so a document of fewer
+chunks has no rare terms: there, BM25's IDF tells names apart well enough)."""
+
+
+@dataclass(frozen=True)
+class LexicalHits:
+    """A query's BM25 score of every chunk, and how many of its rare terms each holds."""
+
+    scores: np.ndarray
+    rare: np.ndarray
+
+    def top(self, n: int) -> np.ndarray:
+        """The ``n`` best chunks: those holding the most rare terms first, then by score."""
+        holders = np.flatnonzero(self.rare)
+        holders = holders[np.lexsort((-self.scores[holders], -self.rare[holders]))][:n]
+        rest = top(self.scores, n + len(holders))
+        rest = rest[~np.isin(rest, holders)][: n - len(holders)]
+        return np.concatenate([holders, rest]).astype(np.int64)
 
 
 class LexicalIndex:
@@ -41,12 +68,30 @@ class LexicalIndex:
         model.index(bm25s.tokenization.Tokenized(ids=corpus, vocab=stem_ids), show_progress=False)
         return cls(model)
 
-    def scores(self, query: str) -> np.ndarray | None:
-        """BM25 score of every chunk, or ``None`` when no query word occurs in any."""
-        known = [self._known[s] for s in stems_of(words_of(query)) if s in self._known]
+    def search(self, query: str) -> LexicalHits | None:
+        """BM25 score of every chunk and its rare terms, or ``None`` when no query word
+        occurs in any chunk."""
+        known = Counter(self._known[s] for s in stems_of(words_of(query)) if s in self._known)
         if not known:
             return None
-        return np.asarray(self._model.get_scores(known), dtype=np.float32)
+        scores: np.ndarray | None = None
+        rare: np.ndarray | None = None
+        for term, repeats in known.items():
+            term_scores = np.asarray(self._model.get_scores([term]), dtype=np.float32)
+            held = term_scores > 0
+            if scores is None or rare is None:
+                scores = np.zeros_like(term_scores)
+                rare = np.zeros(len(term_scores), dtype=np.int32)
+            scores += term_scores * repeats
+            if int(held.sum()) <= len(term_scores) // RARE_SHARE:
+                rare += held
+        assert scores is not None and rare is not None
+        return LexicalHits(scores, rare)
+
+    def scores(self, query: str) -> np.ndarray | None:
+        """BM25 score of every chunk, or ``None`` when no query word occurs in any."""
+        hits = self.search(query)
+        return hits.scores if hits is not None else None
 
     def save(self, folder: Path) -> None:
         with contextlib.redirect_stderr(io.StringIO()):

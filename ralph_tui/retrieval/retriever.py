@@ -1,5 +1,6 @@
 """Two-stage search over every source: BM25 and dense legs fused by reciprocal rank
-(exact phrases first, a weight per source kind), then an optional MaxSim rerank."""
+(exact phrases first, then the passages holding the query's rare terms, a weight per
+source kind), then an optional MaxSim rerank that keeps that precedence."""
 
 from __future__ import annotations
 
@@ -13,7 +14,6 @@ import numpy as np
 from ralph_tui.llm.errors import LLMError
 from ralph_tui.retrieval.embedders import Embedder
 from ralph_tui.retrieval.fusion import exact_phrases, holds_phrase, rrf
-from ralph_tui.retrieval.lexical import top
 from ralph_tui.retrieval.rerank import maxsim
 from ralph_tui.retrieval.sources import SOURCE_KINDS, PassageInfo, PassageSource, SourceKind
 
@@ -51,6 +51,8 @@ class Retrieved:
     ranks: dict[str, int]
     scores: dict[str, float]
     phrase: bool
+    rare_terms: int = 0
+    """The query's rare terms it holds (see ``lexical.RARE_SHARE``)."""
 
     def to_json(self, preview: int | None = None) -> dict[str, Any]:
         text = self.info.text if preview is None else self.info.text[:preview]
@@ -67,6 +69,7 @@ class Retrieved:
             "ranks": self.ranks,
             "scores": {k: round(v, 6) for k, v in self.scores.items()},
             "exactPhrase": self.phrase,
+            "rareTerms": self.rare_terms,
         }
 
 
@@ -81,6 +84,38 @@ class RetrievalResult:
 
 
 Notice = Callable[[str], None]
+
+
+@dataclass
+class _Candidates:
+    """Stage 1's candidates: each leg's ranking per source kind, and for each candidate
+    where it comes from, its rank and score in each leg and the query's rare terms it
+    holds."""
+
+    rankings: dict[str, dict[str, list[str]]] = field(
+        default_factory=lambda: {"lexical": {}, "dense": {}}
+    )
+    infos: dict[str, PassageInfo] = field(default_factory=dict)
+    ranks: dict[str, dict[str, int]] = field(default_factory=dict)
+    scores: dict[str, dict[str, float]] = field(default_factory=dict)
+    rare: dict[str, int] = field(default_factory=dict)
+    rare_of: dict[str, np.ndarray] = field(default_factory=dict)
+    """Per source kind, the rare terms each of its passages holds."""
+
+    def add(self, leg: str, source: PassageSource, picked: np.ndarray, values: np.ndarray) -> None:
+        keys = []
+        rare = self.rare_of.get(source.kind)
+        for rank, (index, value) in enumerate(
+            zip(picked.tolist(), values.tolist(), strict=True), 1
+        ):
+            info = source.info(int(index))
+            key = info.key
+            self.infos[key] = info
+            self.ranks.setdefault(key, {})[leg] = rank
+            self.scores.setdefault(key, {})[leg] = float(value)
+            self.rare[key] = int(rare[index]) if rare is not None else 0
+            keys.append(key)
+        self.rankings[leg][source.kind] = keys
 
 
 class Retriever:
@@ -120,20 +155,18 @@ class Retriever:
         started = time.perf_counter()
         ms: dict[str, float] = {}
         skipped: dict[str, str] = {}
-        rankings: dict[str, dict[str, list[str]]] = {"lexical": {}, "dense": {}}
-        infos: dict[str, PassageInfo] = {}
-        ranks: dict[str, dict[str, int]] = {}
-        scores: dict[str, dict[str, float]] = {}
+        found = _Candidates()
         n = max(self.options.top_n, k)
 
         t = time.perf_counter()
         for source in sources:
-            hits = source.lexical.scores(query) if source.lexical is not None else None
+            hits = source.lexical.search(query) if source.lexical is not None else None
             if hits is not None:
-                picked = top(hits, n)
-                self._rank("lexical", source, picked, hits[picked], rankings, infos, ranks, scores)
+                found.rare_of[source.kind] = hits.rare
+                picked = hits.top(n)
+                found.add("lexical", source, picked, hits.scores[picked])
             else:
-                rankings["lexical"][source.kind] = []
+                found.rankings["lexical"][source.kind] = []
         ms["lexical"] = _since(t)
 
         query_vector = await self._query_vector(query, sources, skipped, ms)
@@ -149,25 +182,30 @@ class Retriever:
                     )
                     continue
                 picked, cosines = source.store.search(query_vector, n)
-                self._rank("dense", source, picked, cosines, rankings, infos, ranks, scores)
+                found.add("dense", source, picked, cosines)
             ms["dense"] = _since(t)
 
         t = time.perf_counter()
+        infos, scores = found.infos, found.scores
         weights = {key: self.options.weights.get(info.kind, 1.0) for key, info in infos.items()}
-        lists = [lst for leg in rankings.values() for lst in leg.values()]
+        lists = [lst for leg in found.rankings.values() for lst in leg.values()]
         fused = rrf(lists, weights)
         phrases = exact_phrases(query)
         phrase = {key: holds_phrase(infos[key].text, phrases) for key in fused}
-        order = sorted(fused, key=lambda key: (not phrase[key], -fused[key]))
+        first = {key: (not phrase[key], -found.rare[key]) for key in fused}
+        order = sorted(fused, key=lambda key: (first[key], -fused[key]))
         for key in order:
             scores[key]["fused"] = fused[key]
         ms["fusion"] = _since(t)
 
-        order = self._rerank(query, order, infos, phrase, weights, scores, skipped, ms)
+        order = self._rerank(query, order, infos, first, weights, scores, skipped, ms)
         chosen = order[:k]
         for position, key in enumerate(order, 1):
-            ranks[key]["final"] = position
-        passages = [Retrieved(infos[key], ranks[key], scores[key], phrase[key]) for key in chosen]
+            found.ranks[key]["final"] = position
+        passages = [
+            Retrieved(infos[key], found.ranks[key], scores[key], phrase[key], found.rare[key])
+            for key in chosen
+        ]
         ms["total"] = _since(started)
         diagnostics = {
             "query": query,
@@ -177,7 +215,7 @@ class Retriever:
             "embedder": self.embedder_id,
             "candidates": {
                 leg: {kind: len(found) for kind, found in by_kind.items()}
-                for leg, by_kind in rankings.items()
+                for leg, by_kind in found.rankings.items()
             },
             "fused": len(fused),
             "exactPhrases": phrases,
@@ -194,29 +232,6 @@ class Retriever:
     @property
     def embedder_id(self) -> str | None:
         return self.embedder.id if self.embedder is not None else None
-
-    def _rank(
-        self,
-        leg: str,
-        source: PassageSource,
-        picked: np.ndarray,
-        values: np.ndarray,
-        rankings: dict[str, dict[str, list[str]]],
-        infos: dict[str, PassageInfo],
-        ranks: dict[str, dict[str, int]],
-        scores: dict[str, dict[str, float]],
-    ) -> None:
-        keys = []
-        for rank, (index, value) in enumerate(
-            zip(picked.tolist(), values.tolist(), strict=True), 1
-        ):
-            info = source.info(int(index))
-            key = info.key
-            infos[key] = info
-            ranks.setdefault(key, {})[leg] = rank
-            scores.setdefault(key, {})[leg] = float(value)
-            keys.append(key)
-        rankings[leg][source.kind] = keys
 
     async def _query_vector(
         self,
@@ -247,7 +262,7 @@ class Retriever:
         query: str,
         order: list[str],
         infos: dict[str, PassageInfo],
-        phrase: dict[str, bool],
+        first: dict[str, tuple[bool, int]],
         weights: dict[str, float],
         scores: dict[str, dict[str, float]],
         skipped: dict[str, str],
@@ -270,7 +285,7 @@ class Retriever:
             scores[key]["maxsim"] = value
         reranked = sorted(
             order,
-            key=lambda key: (not phrase[key], -scores[key]["maxsim"] * weights.get(key, 1.0)),
+            key=lambda key: (first[key], -scores[key]["maxsim"] * weights.get(key, 1.0)),
         )
         ms["rerank"] = _since(t)
         return reranked

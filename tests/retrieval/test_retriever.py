@@ -49,6 +49,37 @@ async def test_a_passage_holding_the_exact_phrase_comes_first() -> None:
     assert result.diagnostics["exactPhrases"] == ["spiral stairs"]
 
 
+def crowd(count: int) -> list[str]:
+    """Filler, and every twentieth paragraph holding several common words of the question
+    below (none of the name)."""
+    return [
+        "The old keeper stores the spyglass in the old tower, by the tower stairs."
+        if i % 20 == 0
+        else f"Paragraph {i}: ducks swim on the pond behind the mill."
+        for i in range(count)
+    ]
+
+
+@pytest.mark.parametrize("rerank", ["off", "auto"])
+async def test_a_rare_name_outranks_many_common_words_in_a_large_document(rerank: str) -> None:
+    needle = "Orla Fenwick keeps a brass telescope in the cellar of the lighthouse."
+    paragraphs = crowd(2100)
+    paragraphs.insert(1234, needle)
+    question = "Where does Orla Fenwick store the old spyglass of the tower keeper?"
+    retriever, index = await retriever_of(paragraphs_document(paragraphs), rerank=rerank)
+    bm25 = index.lexical.scores(question)
+    assert bm25 is not None and int((bm25 > bm25[1234]).sum()) > 15, "BM25 alone buries it"
+    result = await retriever.search(question)
+    assert result.passages[0].info.chunk == 1234
+    assert result.passages[0].rare_terms == 2 and result.passages[1].rare_terms == 0
+
+
+async def test_a_small_document_has_no_rare_terms() -> None:
+    retriever, _ = await retriever_of(paragraphs_document(REPAIRS), dense=False)
+    result = await retriever.search("automobile repair")
+    assert all(p.rare_terms == 0 for p in result.passages)
+
+
 async def test_maxsim_puts_the_passage_that_answers_every_query_word_first() -> None:
     text = paragraphs_document(REPAIRS)
     fused_only, _ = await retriever_of(text, rerank="off", top_k=2, top_n=4)
