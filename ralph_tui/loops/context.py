@@ -81,28 +81,35 @@ class RunContext:
     corpus: Corpus | None = None
     """The documents ``document`` joins, with where each (and each page) sits in it."""
     _retrieval: RunRetrieval | None = field(default=None, init=False, repr=False)
+    _retrieval_opening: asyncio.Lock = field(default_factory=asyncio.Lock, init=False, repr=False)
 
     async def retrieval(self) -> RunRetrieval:
         """The run's retrieval, its index built (or loaded from the cache) on first use."""
-        if self._retrieval is None:
-            self._retrieval = await RunRetrieval.open(
-                self.document,
-                self.settings,
-                self.clients.embed,
-                table=self.corpus.table if self.corpus is not None else None,
-                emit=self.emit,
-                on_notice=self.notice,
-            )
+        async with self._retrieval_opening:
+            if self._retrieval is None:
+                self._retrieval = await RunRetrieval.open(
+                    self.document,
+                    self.settings,
+                    self.clients.embed,
+                    table=self.corpus.table if self.corpus is not None else None,
+                    emit=self.emit,
+                    on_notice=self.notice,
+                )
         return self._retrieval
 
-    async def sandbox_functions(self, iteration: int) -> dict[str, Any]:
-        """Keyword arguments of ``rlm_agent_forward`` giving the sandbox ``retrieve()``."""
-        retrieval = await self.retrieval()
-        retrieval.iteration = iteration
-        return {
-            "functions": {"retrieve": retrieval.sandbox_retrieve},
-            "function_docs": [SANDBOX_RETRIEVE_DOC],
-        }
+    def sandbox_functions(self, iteration: int) -> dict[str, Any]:
+        """Keyword arguments of ``rlm_agent_forward`` giving the sandbox ``retrieve()``. The
+        index is opened by the first call (the cell's clock stops while the host works), so
+        a model that never searches costs no indexing."""
+
+        async def retrieve(
+            query: str, k: int = 5, sources: list[str] | str | None = None
+        ) -> list[dict[str, Any]]:
+            retrieval = await self.retrieval()
+            retrieval.iteration = iteration
+            return await retrieval.sandbox_retrieve(query, k, sources)
+
+        return {"functions": {"retrieve": retrieve}, "function_docs": [SANDBOX_RETRIEVE_DOC]}
 
     def retrieval_diagnostics(self) -> list[dict[str, Any]]:
         """The searches since the last call (for the iteration trace)."""

@@ -67,7 +67,7 @@ async def qa_iteration(
                 sub_client=ctx.clients.sub,
                 emit=ctx.emit,
                 on_notice=ctx.notice,
-                **await ctx.sandbox_functions(iteration),
+                **ctx.sandbox_functions(iteration),
             )
     except PHASE_ERRORS as exc:
         record.timings["workerMs"] = timing.get("ms", 0.0)

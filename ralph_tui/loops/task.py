@@ -131,7 +131,7 @@ async def read_document(
             sub_client=ctx.clients.sub,
             emit=ctx.emit,
             on_notice=ctx.notice,
-            **await ctx.sandbox_functions(record.iteration),
+            **ctx.sandbox_functions(record.iteration),
         )
     record.timings["docReaderMs"] = timing["ms"]
     record.fallback = result.fallback

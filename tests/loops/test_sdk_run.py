@@ -15,7 +15,7 @@ import httpx2
 import pytest
 
 from ralph_tui.config import Settings
-from ralph_tui.events import BaseEvent, JudgeVerdict
+from ralph_tui.events import BaseEvent, IndexProgress, JudgeVerdict, RetrievalDone
 from ralph_tui.loops.runner import RunRequest, execute_run
 from ralph_tui.traces.store import TraceStore
 from tests.agents.conftest import tool_use
@@ -71,6 +71,18 @@ class Network:
         return httpx2.Response(200, json=self.scripts[host].pop(0))
 
 
+def settings_for(tmp_path: Path, **extra: Any) -> Settings:
+    return Settings(
+        _env_file=None,
+        anthropic_api_key="sk-ant-test",
+        openai_api_key="sk-test",
+        anthropic_base_url="https://anthropic.test",
+        openai_base_url="https://openai.test/v1",
+        out_dir=tmp_path / "out",
+        **extra,
+    )
+
+
 @pytest.fixture
 def document(tmp_path: Path) -> Path:
     path = tmp_path / "doc.txt"
@@ -80,15 +92,7 @@ def document(tmp_path: Path) -> Path:
 
 async def test_judge_feedback_reaches_the_next_iteration(tmp_path: Path, document: Path) -> None:
     network = Network()
-    settings = Settings(
-        _env_file=None,  # type: ignore[call-arg]
-        anthropic_api_key="sk-ant-test",
-        openai_api_key="sk-test",
-        anthropic_base_url="https://anthropic.test",
-        openai_base_url="https://openai.test/v1",
-        out_dir=tmp_path / "out",
-        max_iters=3,
-    )
+    settings = settings_for(tmp_path, max_iters=3)
     events: list[BaseEvent] = []
     outcome = await execute_run(
         RunRequest(mode="qa", query="How is the plant run?", doc_path=document, settings=settings),
@@ -96,6 +100,7 @@ async def test_judge_feedback_reaches_the_next_iteration(tmp_path: Path, documen
         http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(network.handle)),
     )
     assert outcome.status == "passed" and outcome.iterations == 2
+    assert not any(isinstance(e, IndexProgress) for e in events), "no search, no indexing"
 
     first_code_result = network.requests["anthropic.test"][1]["messages"][-1]["content"][0]
     assert first_code_result["type"] == "tool_result"
@@ -129,16 +134,7 @@ async def test_a_worker_out_of_steps_is_traced_and_the_loop_goes_on(
         worker_reply({"answer": "- a\n- b\n- c", "evidence": QUOTES, "resultReady": True}),
     ]
     network.scripts["openai.test"] = [judge_reply("yes", [])]
-    settings = Settings(
-        _env_file=None,  # type: ignore[call-arg]
-        anthropic_api_key="sk-ant-test",
-        openai_api_key="sk-test",
-        anthropic_base_url="https://anthropic.test",
-        openai_base_url="https://openai.test/v1",
-        out_dir=tmp_path / "out",
-        max_iters=2,
-        worker_max_steps=1,
-    )
+    settings = settings_for(tmp_path, max_iters=2, worker_max_steps=1)
     outcome = await execute_run(
         RunRequest(mode="qa", query="q", doc_path=document, settings=settings),
         on_event=lambda _e: None,
@@ -148,3 +144,34 @@ async def test_a_worker_out_of_steps_is_traced_and_the_loop_goes_on(
     first, second = TraceStore(settings.out_dir).iterations(outcome.session_id)
     assert first.failure_tag == "worker_error" and "MaxStepsError" in str(first.model_extra)
     assert any("spent all 1 steps running code" in c for c in second.constraints)
+
+
+async def test_worker_code_searches_with_retrieve_and_the_trace_keeps_it(
+    tmp_path: Path, document: Path
+) -> None:
+    network = Network()
+    code = "for hit in retrieve('how often are filters backwashed', k=1):\n    print(hit['text'])"
+    network.scripts["anthropic.test"] = [
+        worker_reply({"code": code, "resultReady": False}),
+        worker_reply({"answer": "- a\n- b\n- c", "evidence": QUOTES, "resultReady": True}),
+    ]
+    network.scripts["openai.test"] = [judge_reply("yes", [])]
+    settings = settings_for(tmp_path, max_iters=1, chunk_size=60, chunk_overlap=0)
+    events: list[BaseEvent] = []
+    outcome = await execute_run(
+        RunRequest(mode="qa", query="q", doc_path=document, settings=settings),
+        on_event=events.append,
+        http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(network.handle)),
+    )
+    assert outcome.status == "passed"
+    observation = network.requests["anthropic.test"][1]["messages"][-1]["content"][0]
+    [ready] = [e for e in events if isinstance(e, IndexProgress) and e.stage == "ready"]
+    assert ready.figures is not None and str(ready.figures["embedder"]).startswith("wordllama")
+    [search] = [e for e in events if isinstance(e, RetrievalDone)]
+    assert search.origin == "sandbox" and search.iteration == 1
+    [passage] = search.passages
+    assert "Filters are backwash" in passage.text and passage.text in observation["content"]
+    assert passage.span is not None and DOCUMENT[slice(*passage.span)] == passage.text
+    [trace] = TraceStore(settings.out_dir).iterations(outcome.session_id)
+    [diagnostics] = trace.model_extra["retrieval"]  # type: ignore[index]
+    assert diagnostics["origin"] == "sandbox" and diagnostics["k"] == 1
