@@ -32,11 +32,22 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 ProviderChoice = Literal["auto", "offline"]
 EmbedderChoice = Literal["auto", "openai", "offline", "none"]
 RerankChoice = Literal["auto", "on", "off"]
+RefreshChoice = Literal["ttl", "always", "never"]
+ExternalProviderChoice = Literal["local", "pageindex"]
 
 
-def _setting(default: Any, name: str, *, seed: bool = False, flag: str | None, doc: str) -> Any:
-    """Read from ``RALPH_<name>``; a seed setting also from ``<name>`` and ``AX_<name>``."""
-    names = [f"RALPH_{name}", *([name, f"AX_{name}"] if seed else [])]
+def _setting(
+    default: Any,
+    name: str,
+    *,
+    seed: bool = False,
+    flag: str | None,
+    doc: str,
+    aliases: tuple[str, ...] = (),
+) -> Any:
+    """Read from ``RALPH_<name>``; a seed setting also from ``<name>`` and ``AX_<name>``,
+    and any setting from its ``aliases`` (the seed's other names)."""
+    names = [f"RALPH_{name}", *([name, f"AX_{name}"] if seed else []), *aliases]
     extra: dict[str, Any] = {"flag": flag, "env": names[0], "doc": doc}
     return Field(default, validation_alias=AliasChoices(*names), json_schema_extra=extra)
 
@@ -244,6 +255,94 @@ class Settings(BaseSettings):
         "EXTERNAL_WEIGHT",
         flag="--externalWeight",
         doc="Weight of external-doc passages in the fusion (document passages weigh 1).",
+        aliases=("EXTERNAL_DOCS_WEIGHT",),
+    )
+    external_docs: str | None = _setting(
+        None,
+        "EXTERNAL_DOCS",
+        flag="--externalDocs",
+        doc="URLs of external documentation to crawl and search beside the document, "
+        "comma-separated (the flag repeats).",
+    )
+    external_docs_file: Path | None = _setting(
+        None,
+        "EXTERNAL_DOCS_FILE",
+        flag="--externalDocsFile",
+        doc="A file of external documentation URLs, one a line (`#` starts a comment).",
+    )
+    crawl_depth: NonNegativeInt = _setting(
+        1,
+        "CRAWL_DEPTH",
+        flag="--crawlDepth",
+        doc="Links followed from each external URL (0: the page alone).",
+        aliases=("EXTERNAL_DOCS_DEFAULT_DEPTH",),
+    )
+    external_max_pages: PositiveInt = _setting(
+        200,
+        "EXTERNAL_MAX_PAGES",
+        flag="--externalMaxPages",
+        doc="Pages crawled at most from each external URL.",
+        aliases=("EXTERNAL_DOCS_MAX_PAGES",),
+    )
+    external_refresh: RefreshChoice = _setting(
+        "ttl",
+        "EXTERNAL_REFRESH",
+        flag="--externalRefresh",
+        doc="Cached external pages: `ttl` re-fetches them once older than the TTL (a "
+        "conditional GET), `always` every run, `never` uses the cache only.",
+        aliases=("EXTERNAL_DOCS_REFRESH",),
+    )
+    external_ttl_min: PositiveFloat = _setting(
+        1440.0,
+        "EXTERNAL_TTL_MIN",
+        flag="--externalTtlMin",
+        doc="Minutes a cached external page stays fresh (with `--externalRefresh ttl`).",
+        aliases=("EXTERNAL_DOCS_TTL_MIN",),
+    )
+    external_provider: ExternalProviderChoice = _setting(
+        "local",
+        "EXTERNAL_PROVIDER",
+        flag="--externalProvider",
+        doc="How external pages become passages: `local` (chunks like the document's) or "
+        "`pageindex` (a section tree from the headings, each passage under its section).",
+        aliases=("EXTERNAL_DOCS_PROVIDER",),
+    )
+    external_cache_dir: Path | None = _setting(
+        None,
+        "EXTERNAL_CACHE_DIR",
+        flag="--externalCacheDir",
+        doc="Where fetched external pages are kept (default <out>/external_docs).",
+        aliases=("EXTERNAL_DOCS_CACHE_DIR",),
+    )
+    external_top_n: PositiveInt = _setting(
+        15,
+        "EXTERNAL_TOP_N",
+        flag="--externalTopN",
+        doc="Retrieval candidates each leg finds among external passages.",
+        aliases=("EXTERNAL_DOCS_TOP_N",),
+    )
+    external_top_k: PositiveInt = _setting(
+        5,
+        "EXTERNAL_TOP_K",
+        flag="--externalTopK",
+        doc="External passages selected at most (at most externalTopN).",
+        aliases=("EXTERNAL_DOCS_TOP_K",),
+    )
+    crawl_concurrency: PositiveInt = _setting(
+        4, "CRAWL_CONCURRENCY", flag=None, doc="External pages fetched at once."
+    )
+    crawl_delay_s: NonNegativeFloat = _setting(
+        0.0,
+        "CRAWL_DELAY_S",
+        flag=None,
+        doc="Least seconds between two requests to one host (a robots.txt Crawl-delay that "
+        "is longer wins).",
+    )
+    crawl_timeout_s: PositiveFloat = _setting(
+        20.0, "CRAWL_TIMEOUT_S", flag=None, doc="Timeout of one external page fetch."
+    )
+    external_page_max_mb: PositiveFloat = _setting(
+        20.0, "EXTERNAL_PAGE_MAX_MB", flag=None, doc="Largest external page fetched, in MB."
     )
     episode_weight: NonNegativeFloat = _setting(
         0.5,
@@ -273,6 +372,12 @@ class Settings(BaseSettings):
     openai_base_url: str | None = _key(
         "OPENAI_BASE_URL", doc="OpenAI-compatible endpoint (Ollama, vLLM, llama.cpp...)."
     )
+    pageindex_api_key: SecretStr | None = _key(
+        "PAGEINDEX_API_KEY", doc="PageIndex API key (the hosted section-tree service)."
+    )
+    pageindex_base_url: str | None = _key(
+        "PAGEINDEX_BASE_URL", doc="PageIndex endpoint (default https://api.pageindex.ai)."
+    )
 
     @model_validator(mode="after")
     def _retrieval_fits(self) -> Settings:
@@ -286,7 +391,17 @@ class Settings(BaseSettings):
                 f"topK ({self.top_k}) cannot exceed topN ({self.top_n}): the topK passages "
                 "are picked from the topN candidates of each leg"
             )
+        if self.external_top_k > self.external_top_n:
+            raise ValueError(
+                f"externalTopK ({self.external_top_k}) cannot exceed externalTopN "
+                f"({self.external_top_n})"
+            )
         return self
+
+    @property
+    def external_cache(self) -> Path:
+        """Where fetched external pages are kept."""
+        return self.external_cache_dir or Path(self.out_dir) / "external_docs"
 
     @field_validator("prices")
     @classmethod
