@@ -194,6 +194,19 @@ class IndexProgress(BaseEvent):
     figures: dict[str, object] | None = None
 
 
+class ExternalProgress(BaseEvent):
+    """An external documentation source being crawled: its pages so far."""
+
+    type: Literal["external_progress"] = "external_progress"
+    source: str
+    fetched: int
+    from_cache: int
+    queued: int
+    failed: int
+    skipped: int
+    done: bool = False
+
+
 class RetrievedPassage(BaseModel):
     id: str
     source: Literal["doc", "episode", "external"]
@@ -252,6 +265,7 @@ Event = Annotated[
     | Heartbeat
     | Notice
     | IndexProgress
+    | ExternalProgress
     | RetrievalDone
     | RunFinished,
     Field(discriminator="type"),

@@ -17,6 +17,8 @@ from typing import Any, NoReturn
 
 from ralph_tui import __version__
 from ralph_tui.cli.evidence_text import evidence_lines
+from ralph_tui.cli.external import add_external_parser, run_external
+from ralph_tui.cli.external_flags import EXTERNAL_DOCS_FLAGS, EXTERNAL_FLAGS
 from ralph_tui.cli.progress import ProgressPrinter
 from ralph_tui.cli.retrieval import add_retrieval_parsers, run_retrieval_command
 from ralph_tui.cli.retrieval_flags import RETRIEVAL_FLAGS
@@ -58,6 +60,7 @@ RUN_FLAGS: dict[str, tuple[str, ...]] = {
     "worker_max_steps": ("--worker-max-steps", "--workerMaxSteps"),
     "worker_max_llm_calls": ("--worker-max-llm-calls", "--workerMaxLlmCalls"),
     **RETRIEVAL_FLAGS,
+    **EXTERNAL_FLAGS,
 }
 
 
@@ -95,6 +98,13 @@ def add_run_parser(sub: Any) -> None:
         metavar="MODEL=IN/OUT",
         help=_flag_help("prices") + "; repeat for several models",
     )
+    run.add_argument(
+        *EXTERNAL_DOCS_FLAGS,
+        action="append",
+        dest="external_docs",
+        metavar="URL",
+        help=_flag_help("external_docs"),
+    )
     run.add_argument("--verbose", "-v", action="store_true", help="print every agent step")
 
 
@@ -117,6 +127,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_run_parser(sub)
     add_sessions_parser(sub)
     add_retrieval_parsers(sub)
+    add_external_parser(sub)
     return parser
 
 
@@ -125,6 +136,8 @@ def settings_from_args(args: argparse.Namespace, base: dict[str, Any] | None = N
     overrides.update({d: getattr(args, d) for d in RUN_FLAGS if getattr(args, d) is not None})
     if args.price:
         overrides["prices"] = ",".join(args.price)
+    if getattr(args, "external_docs", None):
+        overrides["external_docs"] = ",".join(args.external_docs)
     return load_settings(overrides)
 
 
@@ -232,5 +245,7 @@ def run_cli(argv: list[str]) -> int:
         return run_sessions(args)
     if args.command in ("index", "search"):
         return run_retrieval_command(args)
+    if args.command == "external":
+        return run_external(args)
     parser.print_help(sys.stderr)
     return EXIT_USAGE

@@ -9,6 +9,7 @@ from typing import Any, TextIO
 from ralph_tui.events import (
     AgentStep,
     BaseEvent,
+    ExternalProgress,
     HardValidation,
     Heartbeat,
     IndexProgress,
@@ -66,6 +67,7 @@ class ProgressPrinter:
         self.step = "-"
         self.sub_calls = "0"
         self.usage = UsageUpdated(input_tokens=0, output_tokens=0, calls=0, cost_usd=0.0)
+        self.crawl_shown: dict[str, float] = {}
         self.formatters: dict[type[BaseEvent], Callable[[Any], str | None]] = {
             RunStarted: self.run_started,
             IterationStarted: self.iteration_started,
@@ -75,6 +77,7 @@ class ProgressPrinter:
             SandboxExecuted: self.sandbox_executed,
             SubQuery: self.sub_query,
             IndexProgress: IndexProgressLines(),
+            ExternalProgress: self.external_progress,
             RetrievalDone: self.retrieval_done,
             HardValidation: self.hard_validation,
             JudgeVerdict: self.judge_verdict,
@@ -129,6 +132,18 @@ class ProgressPrinter:
     def sub_query(self, e: SubQuery) -> str | None:
         self.sub_calls = f"{e.calls_used}/{e.calls_budget}"
         return f"    sub-call {self.sub_calls}: {e.latency_ms:.0f} ms" if self.verbose else None
+
+    def external_progress(self, e: ExternalProgress, interval_s: float = 1.0) -> str | None:
+        """A crawl's pages so far, at most once a second per source (the run notes the
+        outcome of each)."""
+        now = time.monotonic()
+        if e.done or now - self.crawl_shown.setdefault(e.source, now) < interval_s:
+            return None
+        self.crawl_shown[e.source] = now
+        return (
+            f"  crawling {e.source}: {e.fetched + e.from_cache} pages, {e.queued} queued, "
+            f"{e.failed} failed, {e.skipped} skipped"
+        )
 
     def retrieval_done(self, e: RetrievalDone) -> str | None:
         took = e.diagnostics.get("ms")

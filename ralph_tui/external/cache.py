@@ -5,7 +5,6 @@ Last-Modified), and the page's text and links so a cached crawl needs no network
 from __future__ import annotations
 
 import hashlib
-import json
 import shutil
 import time
 from collections.abc import Iterator
@@ -39,6 +38,11 @@ class CachedPage(BaseModel):
     error: str | None = None
     """Why the page has no text (not a supported format, robots.txt, ...)."""
 
+    @property
+    def is_robots(self) -> bool:
+        """A site's robots.txt, kept beside its pages (not a page itself)."""
+        return self.url.endswith("/robots.txt")
+
     def age_min(self, now: float | None = None) -> float:
         return ((now or time.time()) - self.fetched_at) / 60
 
@@ -65,14 +69,16 @@ class PageCache:
         write_atomic(self.path_of(page.url), page.model_dump_json())
 
     def pages(self) -> Iterator[CachedPage]:
-        """Every readable cached page."""
+        """Every readable cached page (robots.txt records aside)."""
         if not self.folder.is_dir():
             return
         for path in sorted(self.folder.glob("*.json")):
             try:
-                yield CachedPage.model_validate_json(path.read_bytes())
+                page = CachedPage.model_validate_json(path.read_bytes())
             except (OSError, ValidationError, ValueError):
                 continue
+            if not page.is_robots:
+                yield page
 
     def remove(self, url: str) -> bool:
         path = self.path_of(url)
@@ -81,27 +87,11 @@ class PageCache:
         return existed
 
     def clear(self) -> int:
-        """Remove every cached page; how many there were."""
-        count = sum(1 for _ in self.folder.glob("*.json")) if self.folder.is_dir() else 0
+        """Remove every cached page (and robots.txt record); how many pages there were."""
+        count = sum(1 for _ in self.pages())
         shutil.rmtree(self.folder, ignore_errors=True)
         return count
 
 
 def content_hash(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
-
-
-def dumps_summary(page: CachedPage) -> str:
-    """One line of JSON about a page, without its text (for listings)."""
-    return json.dumps(
-        {
-            "url": page.url,
-            "finalUrl": page.final_url,
-            "status": page.status,
-            "fetchedAt": page.fetched_at,
-            "format": page.format,
-            "title": page.title,
-            "chars": len(page.text),
-            "error": page.error,
-        }
-    )

@@ -22,6 +22,7 @@ from ralph_tui.events import (
     PhaseStarted,
     RunStatus,
 )
+from ralph_tui.external.run import ExternalDocs
 from ralph_tui.llm.factory import LLMClients
 from ralph_tui.retrieval.run import SANDBOX_RETRIEVE_DOC, RunRetrieval
 from ralph_tui.traces.models import IterationTrace
@@ -80,6 +81,8 @@ class RunContext:
     cancel: asyncio.Event = field(default_factory=asyncio.Event)
     corpus: Corpus | None = None
     """The documents ``document`` joins, with where each (and each page) sits in it."""
+    external: ExternalDocs = field(default_factory=ExternalDocs)
+    """The external documentation crawled for the run (none unless asked for)."""
     _retrieval: RunRetrieval | None = field(default=None, init=False, repr=False)
     _retrieval_opening: asyncio.Lock = field(default_factory=asyncio.Lock, init=False, repr=False)
 
@@ -94,6 +97,7 @@ class RunContext:
                     table=self.corpus.table if self.corpus is not None else None,
                     emit=self.emit,
                     on_notice=self.notice,
+                    external=self.external.passages,
                 )
         return self._retrieval
 

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from ralph_tui.config import Settings, misspelled_settings
 from ralph_tui.documents import Corpus, InputError, Limits, read_corpus
@@ -29,6 +29,7 @@ from ralph_tui.events import (
     fan_out,
     stamped,
 )
+from ralph_tui.external.run import ExternalDocs, check_external, gather_external
 from ralph_tui.llm.errors import CostCapReached, LLMError
 from ralph_tui.llm.factory import LLMClients, build_clients
 from ralph_tui.llm.usage import ModelUsage, UsageSnapshot
@@ -39,6 +40,8 @@ from ralph_tui.loops.qa import run_qa_loop
 from ralph_tui.loops.task import TaskSetup, run_task_loop
 from ralph_tui.traces.models import IterationTrace, SessionRecord
 from ralph_tui.traces.store import SessionHandle, TraceStore
+
+T = TypeVar("T")
 
 if TYPE_CHECKING:
     import httpx2
@@ -135,6 +138,7 @@ async def execute_run(
     """Run ``request`` to its end (passed, failed, cancelled, error) and record it."""
     forward = _Forwarder(on_event)
     corpus = check_request(request, forward)
+    external_urls = check_external(request.settings)
     usage_writer = _UsageWriter()
 
     def on_usage(snapshot: UsageSnapshot) -> None:
@@ -152,7 +156,7 @@ async def execute_run(
     usage_writer.attach(handle)
     forward.attach(stamped(fan_out(handle.append_event, on_event), handle.session_id))
     try:
-        return await _run_session(request, corpus, clients, handle, forward, cancel)
+        return await _run_session(request, corpus, clients, handle, forward, cancel, external_urls)
     finally:
         await clients.aclose()
 
@@ -228,6 +232,7 @@ async def _run_session(
     handle: SessionHandle,
     emit: _Forwarder,
     cancel: asyncio.Event | None,
+    external_urls: list[str] | None = None,
 ) -> RunOutcome:
     settings = request.settings
     ctx = RunContext(
@@ -257,6 +262,10 @@ async def _run_session(
     deadline = asyncio.timeout(settings.run_timeout_s)
     try:
         async with deadline:
+            if external_urls:
+                ctx.external = await _until_cancelled(
+                    _crawl_external(ctx, handle, external_urls), ctx.cancel
+                )
             result = await _until_cancelled(_dispatch(ctx, request, handle), ctx.cancel)
     except TimeoutError:
         if not deadline.expired():
@@ -287,9 +296,26 @@ async def _run_session(
     return outcome
 
 
-async def _until_cancelled(
-    work: Coroutine[Any, Any, LoopResult], cancel: asyncio.Event
-) -> LoopResult:
+async def _crawl_external(ctx: RunContext, handle: SessionHandle, urls: list[str]) -> ExternalDocs:
+    """Crawl the external docs before the first iteration; what was kept and left out goes
+    into the session record, and the run goes on whatever failed."""
+    docs = await gather_external(ctx.settings, urls, ctx.emit)
+    handle.update_session(external=docs.to_json())
+    for report in docs.reports:
+        ctx.emit(
+            Notice(
+                level="info" if report.pages else "warning",
+                message=f"external docs {report.source}: {len(report.pages)} pages "
+                f"({report.fetched} fetched, {report.from_cache} from the cache), "
+                f"{len(report.failed)} failed, {len(report.skipped)} skipped",
+            )
+        )
+        for url, reason in report.failed:
+            ctx.emit(Notice(level="warning", message=f"external page not used: {url}: {reason}"))
+    return docs
+
+
+async def _until_cancelled(work: Coroutine[Any, Any, T], cancel: asyncio.Event) -> T:
     """Await ``work``, stopping it wherever it is (an LLM request, a sandbox cell, a sub-call)
     as soon as ``cancel`` is set: its task is cancelled, so every await point is a stop point,
     and the agents' ``async with`` blocks close their requests and sandboxes on the way out."""

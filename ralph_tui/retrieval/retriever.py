@@ -32,6 +32,10 @@ class SearchOptions:
     top_k: int = 5
     rerank: RerankMode = "auto"
     weights: dict[SourceKind, float] = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
+    kind_top_n: dict[SourceKind, int] = field(default_factory=dict)
+    """Candidates per leg for a source kind, where not ``top_n`` (external docs)."""
+    kind_top_k: dict[SourceKind, int] = field(default_factory=dict)
+    """Passages of a kind selected at most (external docs)."""
 
     def __post_init__(self) -> None:
         if self.top_n <= 0 or self.top_k <= 0:
@@ -163,7 +167,7 @@ class Retriever:
             hits = source.lexical.search(query) if source.lexical is not None else None
             if hits is not None:
                 found.rare_of[source.kind] = hits.rare
-                picked = hits.top(n)
+                picked = hits.top(self._top_n(source.kind, n))
                 found.add("lexical", source, picked, hits.scores[picked])
             else:
                 found.rankings["lexical"][source.kind] = []
@@ -181,7 +185,7 @@ class Retriever:
                         f"{len(query_vector)}: rebuild the index (ralph-tui index --rebuild)"
                     )
                     continue
-                picked, cosines = source.store.search(query_vector, n)
+                picked, cosines = source.store.search(query_vector, self._top_n(source.kind, n))
                 found.add("dense", source, picked, cosines)
             ms["dense"] = _since(t)
 
@@ -199,7 +203,7 @@ class Retriever:
         ms["fusion"] = _since(t)
 
         order = self._rerank(query, order, infos, first, weights, scores, skipped, ms)
-        chosen = order[:k]
+        chosen = self._select(order, infos, k)
         for position, key in enumerate(order, 1):
             found.ranks[key]["final"] = position
         passages = [
@@ -228,6 +232,24 @@ class Retriever:
             "index": self.index_figures,
         }
         return RetrievalResult(passages, diagnostics)
+
+    def _top_n(self, kind: SourceKind, n: int) -> int:
+        return self.options.kind_top_n.get(kind, n)
+
+    def _select(self, order: list[str], infos: dict[str, PassageInfo], k: int) -> list[str]:
+        """The first ``k`` of ``order``, each kind kept to its own cap."""
+        caps = self.options.kind_top_k
+        taken: dict[str, int] = {}
+        chosen = []
+        for key in order:
+            kind = infos[key].kind
+            if taken.get(kind, 0) >= caps.get(kind, k):
+                continue
+            taken[kind] = taken.get(kind, 0) + 1
+            chosen.append(key)
+            if len(chosen) == k:
+                break
+        return chosen
 
     @property
     def embedder_id(self) -> str | None:

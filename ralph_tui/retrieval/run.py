@@ -16,7 +16,13 @@ from ralph_tui.retrieval.chunks import Chunking
 from ralph_tui.retrieval.embedders import APIEmbedder, Embedder, WordVectorEmbedder
 from ralph_tui.retrieval.index import DocumentIndex, open_index
 from ralph_tui.retrieval.retriever import RetrievalResult, Retriever, SearchOptions
-from ralph_tui.retrieval.sources import DocumentSource, TextSource, episode_passages
+from ralph_tui.retrieval.sources import (
+    DocumentSource,
+    PassageInfo,
+    PassageSource,
+    TextSource,
+    episode_passages,
+)
 
 PASSAGE_PREVIEW_CHARS = 600
 """Text of a retrieved passage kept in its event (the pane shows it; the trace keeps spans)."""
@@ -42,7 +48,12 @@ def search_options_of(settings: Settings) -> SearchOptions:
         "external": settings.external_weight,
     }
     return SearchOptions(
-        top_n=settings.top_n, top_k=settings.top_k, rerank=settings.rerank, weights=weights
+        top_n=settings.top_n,
+        top_k=settings.top_k,
+        rerank=settings.rerank,
+        weights=weights,
+        kind_top_n={"external": settings.external_top_n},
+        kind_top_k={"external": settings.external_top_k},
     )
 
 
@@ -115,13 +126,18 @@ class RunRetrieval:
         table: Sequence[dict[str, Any]] | None,
         emit: Emit,
         on_notice: Callable[[str], None],
+        external: Sequence[PassageInfo] = (),
     ) -> RunRetrieval:
+        """The run's retrieval over ``text`` and the ``external`` docs' passages."""
         embedder = embedder_of(settings, embed_client)
         index = await open_document_index(
             text, settings, embedder, table=table, emit=emit, on_notice=on_notice
         )
+        sources: list[PassageSource] = [DocumentSource(index, table)]
+        if external:
+            sources.append(await TextSource.build("external", list(external), embedder))
         retriever = Retriever(
-            [DocumentSource(index, table)],
+            sources,
             embedder,
             search_options_of(settings),
             on_notice=on_notice,

@@ -4,9 +4,11 @@ baseline, except a ``failing`` one, which never makes a tool call (as weak model
 from __future__ import annotations
 
 import json
+from functools import partial
 from typing import Any
 
 import httpx2
+import pytest
 
 from ralph_tui.llm.offline import OfflineClient
 from ralph_tui.llm.types import ChatMessage, ToolCall, ToolDefinition
@@ -79,3 +81,18 @@ def _message(wire: dict[str, Any]) -> ChatMessage:
         tool_calls=calls,
         tool_call_id=wire.get("tool_call_id"),
     )
+
+
+LOCAL_MODELS = ["--generate-model", "openai:local", "--validate-model", "openai:local"]
+"""CLI flags putting every role on the OpenAI-compatible endpoint ``use_server`` sets."""
+
+
+def use_server(monkeypatch: pytest.MonkeyPatch, server: BaselineServer) -> None:
+    """Send the CLI's provider requests to ``server``, through the real openai SDK."""
+    from ralph_tui.cli import app as cli_app
+    from ralph_tui.loops import runner
+
+    client = httpx2.AsyncClient(transport=httpx2.MockTransport(server.handle))
+    monkeypatch.setattr(cli_app, "execute_run", partial(runner.execute_run, http_client=client))
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setenv("OPENAI_BASE_URL", "https://local.test/v1")

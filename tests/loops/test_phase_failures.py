@@ -21,7 +21,7 @@ from ralph_tui.cli import app as cli_app
 from ralph_tui.cli import run_cli
 from ralph_tui.loops import runner
 from ralph_tui.traces.store import TraceStore
-from tests.loops.baseline_server import BaselineServer
+from tests.loops.baseline_server import LOCAL_MODELS, BaselineServer, use_server
 
 SAMPLE = Path(__file__).parents[2] / "ralph_tui" / "data" / "sample_document.md"
 QA_QUERY = "How often are the filters backwashed, and what triggers an early backwash?"
@@ -40,15 +40,12 @@ def run_against(
 
     def run(failing: str, *args: str) -> tuple[int, dict[str, Any], str, Path]:
         server = BaselineServer(failing)
-        client = httpx2.AsyncClient(transport=httpx2.MockTransport(server.handle))
-        monkeypatch.setattr(cli_app, "execute_run", partial(runner.execute_run, http_client=client))
-        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-        monkeypatch.setenv("OPENAI_BASE_URL", "https://local.test/v1")
+        use_server(monkeypatch, server)
         out = tmp_path / "out"
         code = run_cli(
             [
                 "run", "--json", "--doc", str(SAMPLE), "--out", str(out),
-                "--generate-model", "openai:local", "--validate-model", "openai:local",
+                *LOCAL_MODELS,
                 "--sub-model", "openai:local", *args,
             ]
         )  # fmt: skip
@@ -116,7 +113,7 @@ def test_each_role_asks_for_no_more_tokens_than_it_needs(
     server = BaselineServer()
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     monkeypatch.setenv("OPENAI_BASE_URL", "https://local.test/v1")
-    local = ["--generate-model", "openai:local", "--validate-model", "openai:local"]
+    local = LOCAL_MODELS
     for mode, query in (("qa", QA_QUERY), ("task", TASK_QUERY)):
         client = httpx2.AsyncClient(transport=httpx2.MockTransport(server.handle))
         monkeypatch.setattr(cli_app, "execute_run", partial(runner.execute_run, http_client=client))

@@ -4,18 +4,14 @@ DocReader receives labelled passages, and each iteration's trace holds the diagn
 from __future__ import annotations
 
 import json
-from functools import partial
 from pathlib import Path
 
-import httpx2
 import pytest
 
-from ralph_tui.cli import app as cli_app
 from ralph_tui.cli import run_cli
 from ralph_tui.events import event_from_json
-from ralph_tui.loops import runner
 from ralph_tui.traces.store import TraceStore
-from tests.loops.baseline_server import BaselineServer
+from tests.loops.baseline_server import LOCAL_MODELS, BaselineServer, use_server
 
 SAMPLE = Path(__file__).parents[2] / "ralph_tui" / "data" / "sample_document.md"
 TASK = "Describe how the works responds when river turbidity exceeds 80 NTU."
@@ -25,17 +21,14 @@ def test_the_doc_reader_receives_labelled_passages_and_the_trace_says_how(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     server = BaselineServer()
-    client = httpx2.AsyncClient(transport=httpx2.MockTransport(server.handle))
-    monkeypatch.setattr(cli_app, "execute_run", partial(runner.execute_run, http_client=client))
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    monkeypatch.setenv("OPENAI_BASE_URL", "https://local.test/v1")
+    use_server(monkeypatch, server)
     monkeypatch.setenv("RALPH_EMBEDDER", "auto")
     out = tmp_path / "out"
     code = run_cli(
         [
             "run", "--json", "--mode", "task", "--query", TASK, "--doc", str(SAMPLE),
-            "--out", str(out), "--maxIters", "1", "--generate-model", "openai:local",
-            "--validate-model", "openai:local", "--topK", "3",
+            "--out", str(out), "--maxIters", "1", *LOCAL_MODELS,
+            "--topK", "3",
         ]
     )  # fmt: skip
     captured = capsys.readouterr()

@@ -1,0 +1,153 @@
+"""``ralph-tui external list|refresh|clear``: the external documentation cache."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from ralph_tui.cli.external_flags import EXTERNAL_DOCS_FLAGS, EXTERNAL_FLAGS
+from ralph_tui.config import Settings, SettingsError, load_settings
+from ralph_tui.documents import InputError
+from ralph_tui.events import BaseEvent, ExternalProgress
+from ralph_tui.external.cache import CachedPage, PageCache
+from ralph_tui.external.run import gather_external
+from ralph_tui.external.urls import external_urls, parse_url
+
+EXIT_USAGE = 2
+
+
+def add_external_parser(sub: Any) -> None:
+    external = sub.add_parser(
+        "external",
+        help="list, refresh or clear the external documentation cache",
+        description="The cache of external documentation pages (default <out>/external_docs).",
+    )
+    actions = external.add_subparsers(dest="action", required=True)
+    listing = actions.add_parser("list", help="every cached page: URL, age, title, size")
+    listing.add_argument("--json", action="store_true", help="one JSON object per line")
+    refresh = actions.add_parser(
+        "refresh", help="crawl URLs anew (conditional GETs), or every cached page"
+    )
+    refresh.add_argument("urls", nargs="*", metavar="URL", help="sources to crawl again")
+    for dest, flags in EXTERNAL_FLAGS.items():
+        if dest not in ("external_refresh", "external_top_n", "external_top_k"):
+            refresh.add_argument(*flags, dest=dest, default=None)
+    refresh.add_argument(*EXTERNAL_DOCS_FLAGS, action="append", dest="external_docs")
+    clear = actions.add_parser("clear", help="remove cached pages (all, or the URLs given)")
+    clear.add_argument("urls", nargs="*", metavar="URL", help="pages to remove")
+    for parser in (listing, refresh, clear):
+        parser.add_argument("--out", type=Path, default=None, help="the out dir (default: out)")
+        if parser is not refresh:
+            parser.add_argument(
+                "--externalCacheDir", "--external-cache-dir", dest="external_cache_dir"
+            )
+
+
+def run_external(args: argparse.Namespace) -> int:
+    try:
+        settings = _settings(args)
+        cache = PageCache(settings.external_cache)
+        if args.action == "list":
+            return _list(cache, as_json=args.json)
+        if args.action == "clear":
+            return _clear(cache, [parse_url(url, "URL") for url in args.urls])
+        return asyncio.run(_refresh(settings, cache, args.urls))
+    except (InputError, SettingsError) as exc:
+        print(f"ralph-tui: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    overrides: dict[str, Any] = {
+        dest: getattr(args, dest, None) for dest in EXTERNAL_FLAGS if hasattr(args, dest)
+    }
+    if args.out is not None:
+        overrides["out_dir"] = args.out
+    if getattr(args, "external_docs", None):
+        overrides["external_docs"] = ",".join(args.external_docs)
+    return load_settings(overrides)
+
+
+def _list(cache: PageCache, *, as_json: bool) -> int:
+    pages = list(cache.pages())
+    if as_json:
+        for page in pages:
+            print(json.dumps(_summary(page)))
+        return 0
+    if not pages:
+        print(f"no cached pages in {cache.root}")
+        return 0
+    for page in pages:
+        age = _age(page.fetched_at)
+        what = f"error: {page.error}" if page.error else f"{len(page.text):,} chars  {page.title}"
+        print(f"{page.url}  ({age} ago, {page.format or '-'})  {what}")
+    print(f"{len(pages)} page(s) in {cache.root}")
+    return 0
+
+
+def _clear(cache: PageCache, urls: list[str]) -> int:
+    if urls:
+        removed = sum(cache.remove(url) for url in urls)
+        print(f"removed {removed} of {len(urls)} page(s) from {cache.root}")
+    else:
+        print(f"removed {cache.clear()} page(s) from {cache.root}")
+    return 0
+
+
+async def _refresh(settings: Settings, cache: PageCache, given: list[str]) -> int:
+    urls = [parse_url(url, "URL") for url in given] + external_urls(settings)
+    if urls:
+        chosen = settings.model_copy(update={"external_refresh": "always"})
+    else:
+        urls = [p.url for p in cache.pages()]
+        chosen = settings.model_copy(update={"external_refresh": "always", "crawl_depth": 0})
+    if not urls:
+        print(f"nothing to refresh: no URL given and no page in {cache.root}")
+        return 0
+    docs = await gather_external(chosen, list(dict.fromkeys(urls)), _progress)
+    for report in docs.reports:
+        print(
+            f"{report.source}: {len(report.pages)} page(s), {report.fetched} downloaded, "
+            f"{report.from_cache} unchanged, {len(report.failed)} failed, "
+            f"{len(report.skipped)} skipped"
+        )
+        for url, reason in report.failed:
+            print(f"  failed: {url}: {reason}")
+    return 0
+
+
+def _progress(event: BaseEvent) -> None:
+    if isinstance(event, ExternalProgress) and not event.done:
+        done = event.fetched + event.from_cache
+        print(
+            f"crawling {event.source}: {done} page(s), {event.queued} queued, "
+            f"{event.failed} failed, {event.skipped} skipped",
+            file=sys.stderr,
+            flush=True,
+        )
+
+
+def _summary(page: CachedPage) -> dict[str, Any]:
+    return {
+        "url": page.url,
+        "finalUrl": page.final_url,
+        "fetchedAt": page.fetched_at,
+        "format": page.format,
+        "title": page.title,
+        "chars": len(page.text),
+        "error": page.error,
+    }
+
+
+def _age(fetched_at: float) -> str:
+    minutes = max(0.0, (time.time() - fetched_at) / 60)
+    if minutes < 60:
+        return f"{minutes:.0f} min"
+    if minutes < 48 * 60:
+        return f"{minutes / 60:.0f} h"
+    return f"{minutes / 1440:.0f} days"

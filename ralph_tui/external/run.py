@@ -1,0 +1,98 @@
+"""A run's external documentation: every source crawled (at once, each reporting progress
+as an event), the pages kept, the ones left out listed, and the passages they give."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx2
+
+from ralph_tui.config import Settings
+from ralph_tui.documents import InputError
+from ralph_tui.events import Emit, ExternalProgress
+from ralph_tui.external.cache import CachedPage, PageCache
+from ralph_tui.external.crawl import Crawler, CrawlOptions, CrawlReport
+from ralph_tui.external.passages import local_passages
+from ralph_tui.external.urls import external_urls
+from ralph_tui.retrieval.chunks import Chunking
+from ralph_tui.retrieval.sources import PassageInfo
+
+
+@dataclass
+class ExternalDocs:
+    """The crawled sources of a run and the passages their pages give."""
+
+    reports: list[CrawlReport] = field(default_factory=list)
+    passages: list[PassageInfo] = field(default_factory=list)
+    requests: int = 0
+
+    @property
+    def pages(self) -> list[CachedPage]:
+        return [page for report in self.reports for page in report.pages]
+
+    def page_text(self, url: str) -> str | None:
+        """The cached text of the page ``url`` (to check a quote against it)."""
+        for page in self.pages:
+            if page.url == url:
+                return page.text
+        return None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"requests": self.requests, "sources": [r.to_json() for r in self.reports]}
+
+
+def check_external(settings: Settings) -> list[str]:
+    """The run's external URLs, checked before anything is written: bad ones, or (with
+    ``--externalRefresh never``) ones not in the cache, are an ``InputError``."""
+    urls = external_urls(settings)
+    if settings.external_refresh == "never":
+        cache = PageCache(settings.external_cache)
+        missing = [url for url in urls if cache.load(url) is None]
+        if missing:
+            raise InputError(
+                f"{missing[0]} is not in the external docs cache ({settings.external_cache}) "
+                "and --externalRefresh is never: run once with ttl or always to fetch it"
+            )
+    return urls
+
+
+async def gather_external(
+    settings: Settings,
+    urls: list[str],
+    emit: Emit,
+    client: httpx2.AsyncClient | None = None,
+) -> ExternalDocs:
+    """Crawl every source of ``urls`` and chunk its pages."""
+    docs = ExternalDocs()
+    if not urls:
+        return docs
+
+    def progress(report: CrawlReport, done: bool) -> None:
+        emit(
+            ExternalProgress(
+                source=report.source,
+                fetched=report.fetched,
+                from_cache=report.from_cache,
+                queued=max(report.queued, 0),
+                failed=len(report.failed),
+                skipped=len(report.skipped),
+                done=done,
+            )
+        )
+
+    own = client is None
+    http = client or httpx2.AsyncClient()
+    try:
+        crawler = Crawler(
+            CrawlOptions.of(settings), PageCache(settings.external_cache), http, progress
+        )
+        docs.reports = list(await asyncio.gather(*(crawler.crawl(url) for url in urls)))
+        docs.requests = crawler.requests
+    finally:
+        if own:
+            await http.aclose()
+    chunking = Chunking(size=settings.chunk_size, overlap=settings.chunk_overlap)
+    docs.passages = local_passages(docs.pages, chunking)
+    return docs
