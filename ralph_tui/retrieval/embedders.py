@@ -14,6 +14,7 @@ Vectors of two embedders never meet: ``id`` (name, model, dimension) keys every 
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable, Sequence
 from functools import cache
 from pathlib import Path
@@ -62,8 +63,19 @@ def normalized(matrix: np.ndarray) -> np.ndarray:
 @cache
 def _wordllama() -> Any:
     """The WordLlama model bundled in its wheel, loaded from the package folder: its own
-    ``load()`` looks for the tokenizer elsewhere and would try to download it."""
+    ``load()`` looks for the tokenizer elsewhere and would try to download it.
+
+    Importing wordllama calls ``logging.basicConfig(level=INFO)``: every library's INFO
+    records (each HTTP request the SDKs make) would then go to stderr, over the app's
+    screen. The root logger is put back as it was."""
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
     import wordllama
+
+    for handler in root.handlers[:]:
+        if handler not in handlers:
+            root.removeHandler(handler)
+    root.setLevel(level)
 
     folder = Path(wordllama.__file__).parent
     return wordllama.WordLlama.load(cache_dir=folder, disable_download=True)

@@ -3,6 +3,8 @@ the MaxSim rerank, and the diagnostics of each search."""
 
 from __future__ import annotations
 
+import logging
+
 import pytest
 
 from ralph_tui.retrieval.embedders import WordVectorEmbedder
@@ -167,3 +169,22 @@ async def test_offline_embedder_vectors_are_unit_length() -> None:
     vectors = await WordVectorEmbedder().embed(["a lighthouse by the sea", "", "tide"])
     norms = (vectors**2).sum(axis=1)
     assert norms[0] == pytest.approx(1, abs=1e-5) and norms[1] == 0
+
+
+def test_loading_the_offline_embedder_leaves_logging_alone() -> None:
+    """wordllama's import configures the root logger at INFO, which would print every SDK
+    request over the app's screen; a fresh process shows it put back."""
+    import subprocess
+    import sys
+
+    code = (
+        "import logging\n"
+        "from ralph_tui.retrieval.embedders import WordVectorEmbedder\n"
+        "WordVectorEmbedder()\n"
+        "root = logging.getLogger()\n"
+        "print(len(root.handlers), root.level)\n"
+    )
+    shown = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert shown.stdout.split() == ["0", str(logging.WARNING)]
