@@ -1,12 +1,15 @@
 """External pages as retrieval passages. The ``local`` provider chunks each page's text
-like the document's; every chunk is a verbatim span of the cached page text, labelled with
-its URL, its page's title and its character span there."""
+like the document's; the ``pageindex`` provider chunks each section of the page's tree on
+its own, so a passage never spans two sections and carries its section's path and node id.
+Every passage is a verbatim span of the cached page text, labelled with its URL, its page's
+title (or section path) and its character span there."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from ralph_tui.external.cache import CachedPage
+from ralph_tui.external.tree import page_tree, walk
 from ralph_tui.retrieval.chunks import Chunking, chunk_text
 from ralph_tui.retrieval.sources import PassageInfo
 
@@ -31,3 +34,40 @@ def local_passages(pages: Sequence[CachedPage], chunking: Chunking) -> list[Pass
                 )
             )
     return passages
+
+
+def pageindex_passages(
+    pages: Sequence[CachedPage], chunking: Chunking
+) -> tuple[list[PassageInfo], dict[str, list[dict[str, object]]]]:
+    """Every page's sections chunked on their own, and each page's tree (PageIndex
+    shape), by URL."""
+    passages: list[PassageInfo] = []
+    trees: dict[str, list[dict[str, object]]] = {}
+    for page in pages:
+        if not page.text:
+            continue
+        roots = page_tree(page)
+        trees[page.url] = [node.to_json() for node in roots]
+        for node, path in walk(roots):
+            start, end = node.start, node.own_end
+            if not page.text[start:end].strip():
+                continue
+            table = [{"start": start, "end": end, "pages": []}]
+            chunks = chunk_text(page.text, chunking, table)
+            for number in range(len(chunks)):
+                a, b = chunks.span(number)
+                passages.append(
+                    PassageInfo(
+                        kind="external",
+                        chunk=len(passages),
+                        text=page.text[a:b],
+                        span=(a, b),
+                        url=page.url,
+                        extra={
+                            "title": f"{' > '.join(path)} (node {node.node_id})",
+                            "node": node.node_id,
+                            "path": " > ".join(path),
+                        },
+                    )
+                )
+    return passages, trees

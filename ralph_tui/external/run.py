@@ -14,10 +14,15 @@ from ralph_tui.documents import InputError
 from ralph_tui.events import Emit, ExternalProgress
 from ralph_tui.external.cache import CachedPage, PageCache
 from ralph_tui.external.crawl import Crawler, CrawlOptions, CrawlReport
-from ralph_tui.external.passages import local_passages
+from ralph_tui.external.passages import local_passages, pageindex_passages
 from ralph_tui.external.urls import external_urls
 from ralph_tui.retrieval.chunks import Chunking
 from ralph_tui.retrieval.sources import PassageInfo
+
+HOSTED_PAGEINDEX_NOTE = (
+    "PAGEINDEX_API_KEY is set, but the hosted PageIndex service is not called: the section "
+    "trees are built here, from each page's headings"
+)
 
 
 @dataclass
@@ -27,6 +32,10 @@ class ExternalDocs:
     reports: list[CrawlReport] = field(default_factory=list)
     passages: list[PassageInfo] = field(default_factory=list)
     requests: int = 0
+    provider: str = "local"
+    trees: dict[str, list[dict[str, object]]] = field(default_factory=dict)
+    """Each page's section tree (``pageindex`` provider), by URL."""
+    notes: list[str] = field(default_factory=list)
 
     @property
     def pages(self) -> list[CachedPage]:
@@ -40,7 +49,13 @@ class ExternalDocs:
         return None
 
     def to_json(self) -> dict[str, Any]:
-        return {"requests": self.requests, "sources": [r.to_json() for r in self.reports]}
+        return {
+            "provider": self.provider,
+            "requests": self.requests,
+            "sources": [r.to_json() for r in self.reports],
+            "trees": self.trees,
+            "notes": self.notes,
+        }
 
 
 def check_external(settings: Settings) -> list[str]:
@@ -94,5 +109,11 @@ async def gather_external(
         if own:
             await http.aclose()
     chunking = Chunking(size=settings.chunk_size, overlap=settings.chunk_overlap)
-    docs.passages = local_passages(docs.pages, chunking)
+    docs.provider = settings.external_provider
+    if settings.external_provider == "pageindex":
+        docs.passages, docs.trees = pageindex_passages(docs.pages, chunking)
+        if settings.pageindex_api_key is not None:
+            docs.notes.append(HOSTED_PAGEINDEX_NOTE)
+    else:
+        docs.passages = local_passages(docs.pages, chunking)
     return docs

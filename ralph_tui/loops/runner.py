@@ -301,6 +301,8 @@ async def _crawl_external(ctx: RunContext, handle: SessionHandle, urls: list[str
     into the session record, and the run goes on whatever failed."""
     docs = await gather_external(ctx.settings, urls, ctx.emit)
     handle.update_session(external=docs.to_json())
+    for note in docs.notes:
+        ctx.emit(Notice(level="warning", message=note))
     for report in docs.reports:
         ctx.emit(
             Notice(

@@ -1,0 +1,138 @@
+"""The section tree in the PageIndex shape: pre-order zero-padded ids, spans that are
+substrings of the page and nest inside their parents; passages that stay inside one section
+and carry its path and node id."""
+
+from __future__ import annotations
+
+import time
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ralph_tui.config import load_settings
+from ralph_tui.external.cache import CachedPage
+from ralph_tui.external.passages import pageindex_passages
+from ralph_tui.external.run import HOSTED_PAGEINDEX_NOTE, gather_external
+from ralph_tui.external.tree import page_tree, walk
+from ralph_tui.retrieval.chunks import Chunking
+from tests.external.site import serve_site
+
+GUIDE = """Intro text before any heading explains the guide.
+
+# Authentication
+
+Clients authenticate with tokens.
+
+## Tokens
+
+Bearer tokens go in the Authorization header.
+
+### Refresh
+
+Refresh a token before it expires after one hour.
+
+## Keys
+
+API keys are for servers only.
+
+# Rate limits
+
+Fifty requests a second per key.
+"""
+
+
+def page_of(text: str, **fields: Any) -> CachedPage:
+    return CachedPage(
+        url="https://docs.test/guide", final_url="https://docs.test/guide",
+        fetched_at=time.time(), status=200, title="Guide", text=text, **fields,
+    )  # fmt: skip
+
+
+def test_the_tree_follows_the_headings_in_pre_order() -> None:
+    roots = page_tree(page_of(GUIDE))
+    shape = [(node.node_id, " > ".join(path)) for node, path in walk(roots)]
+    assert shape == [
+        ("0001", "Guide"),
+        ("0002", "Authentication"),
+        ("0003", "Authentication > Tokens"),
+        ("0004", "Authentication > Tokens > Refresh"),
+        ("0005", "Authentication > Keys"),
+        ("0006", "Rate limits"),
+    ]
+    tokens = roots[1].nodes[0].to_json()
+    assert set(tokens) == {"title", "node_id", "start_index", "end_index", "summary", "nodes"}
+    assert GUIDE[tokens["start_index"] : tokens["end_index"]].startswith("## Tokens")
+    assert "### Refresh" in GUIDE[tokens["start_index"] : tokens["end_index"]]
+    assert tokens["summary"] == "Bearer tokens go in the Authorization header."
+
+
+def test_a_pdf_without_headings_is_grouped_by_pages() -> None:
+    pages = [f"Page {n} text about pumps." for n in range(1, 13)]
+    roots = page_tree(page_of("\n\n".join(pages), pages=pages, format="pdf"))
+    assert [node.to_json()["start_index"] for node in roots] == [1, 6, 11]
+    assert [node.to_json()["end_index"] for node in roots] == [5, 10, 12]
+    assert [node.title for node in roots] == ["Pages 1-5", "Pages 6-10", "Pages 11-12"]
+
+
+def test_passages_stay_in_their_section_and_say_where_they_are() -> None:
+    passages, trees = pageindex_passages([page_of(GUIDE)], Chunking(size=60, overlap=10))
+    refresh = [p for p in passages if p.extra["node"] == "0004"]
+    assert refresh and all(p.extra["path"] == "Authentication > Tokens > Refresh" for p in refresh)
+    assert "(node 0004)" in refresh[0].label and "url=https://docs.test/guide" in refresh[0].label
+    for passage in passages:
+        assert passage.span is not None
+        assert GUIDE[passage.span[0] : passage.span[1]] == passage.text
+    assert trees["https://docs.test/guide"][1]["title"] == "Authentication"
+
+
+sections = st.lists(
+    st.tuples(
+        st.integers(min_value=1, max_value=4),
+        st.text(alphabet="abc xyz", min_size=1, max_size=12).filter(str.strip),
+        st.text(alphabet="lorem ipsum.\n", max_size=80),
+    ),
+    max_size=12,
+)
+
+
+@given(st.text(alphabet="intro text.\n", max_size=40), sections)
+def test_node_spans_are_in_the_page_and_children_nest(intro: str, parts: list[Any]) -> None:
+    text = intro + "".join(f"\n{'#' * level} {title}\n{body}\n" for level, title, body in parts)
+    roots = page_tree(page_of(text))
+    ids = [node.node_id for node, _path in walk(roots)]
+    assert ids == [f"{n:04d}" for n in range(1, len(ids) + 1)]
+
+    def check(nodes: list[Any], low: int, high: int) -> None:
+        for node in nodes:
+            assert low <= node.start <= node.own_end <= node.end <= high
+            check(node.nodes, node.start, node.end)
+        for left, right in pairwise(nodes):
+            assert left.end <= right.start
+
+    check(roots, 0, len(text))
+
+
+async def test_the_pageindex_provider_gives_trees_and_says_the_hosted_service_is_not_used(
+    tmp_path: Path,
+) -> None:
+    settings = load_settings(
+        {
+            "out_dir": tmp_path,
+            "external_provider": "pageindex",
+            "pageindex_api_key": "pi-test",
+            "crawl_timeout_s": 1.0,
+        },
+        env_file=Path("/nonexistent"),
+    )
+    with serve_site() as site:
+        site.slow_s = 0.0
+        docs = await gather_external(settings, [site.base + "/docs/"], lambda _e: None)
+    assert docs.provider == "pageindex" and docs.notes == [HOSTED_PAGEINDEX_NOTE]
+    tree = docs.trees[site.base + "/docs/a.html"]
+    assert tree[0]["title"] == "Authentication" and tree[0]["node_id"] == "0001"
+    labels = [p.label for p in docs.passages if p.url == site.base + "/docs/a.html"]
+    assert labels and all("(node 0001)" in label for label in labels)
+    assert docs.to_json()["trees"] == docs.trees
