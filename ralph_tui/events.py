@@ -199,12 +199,17 @@ class ExternalProgress(BaseEvent):
 
     type: Literal["external_progress"] = "external_progress"
     source: str
+    kept: int
+    """Pages with text to search (fetched or from the cache)."""
     fetched: int
     from_cache: int
     queued: int
     failed: int
     skipped: int
     done: bool = False
+    pages: list[str] = Field(default_factory=list)
+    """Once done: the URLs of the pages kept (their text is in ``cache_dir``)."""
+    cache_dir: str | None = None
 
 
 class RetrievedPassage(BaseModel):

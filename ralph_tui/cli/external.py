@@ -123,9 +123,8 @@ async def _refresh(settings: Settings, cache: PageCache, given: list[str]) -> in
 
 def _progress(event: BaseEvent) -> None:
     if isinstance(event, ExternalProgress) and not event.done:
-        done = event.fetched + event.from_cache
         print(
-            f"crawling {event.source}: {done} page(s), {event.queued} queued, "
+            f"crawling {event.source}: {event.kept} page(s) kept, {event.queued} queued, "
             f"{event.failed} failed, {event.skipped} skipped",
             file=sys.stderr,
             flush=True,

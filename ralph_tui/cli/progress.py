@@ -141,7 +141,7 @@ class ProgressPrinter:
             return None
         self.crawl_shown[e.source] = now
         return (
-            f"  crawling {e.source}: {e.fetched + e.from_cache} pages, {e.queued} queued, "
+            f"  crawling {e.source}: {e.kept} pages kept, {e.queued} queued, "
             f"{e.failed} failed, {e.skipped} skipped"
         )
 

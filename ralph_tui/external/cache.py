@@ -95,3 +95,10 @@ class PageCache:
 
 def content_hash(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
+
+
+def external_texts(root: Path, urls: list[str]) -> dict[str, str]:
+    """The cached text of each page of ``urls`` under ``root`` that has one, by URL."""
+    cache = PageCache(root)
+    pages = (cache.load(url) for url in urls)
+    return {page.url: page.text for page in pages if page is not None and page.text}

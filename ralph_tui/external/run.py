@@ -88,12 +88,15 @@ async def gather_external(
         emit(
             ExternalProgress(
                 source=report.source,
+                kept=len(report.pages),
                 fetched=report.fetched,
                 from_cache=report.from_cache,
                 queued=max(report.queued, 0),
                 failed=len(report.failed),
                 skipped=len(report.skipped),
                 done=done,
+                pages=[page.url for page in report.pages] if done else [],
+                cache_dir=str(settings.external_cache) if done else None,
             )
         )
 

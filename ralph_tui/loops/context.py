@@ -26,7 +26,7 @@ from ralph_tui.external.run import ExternalDocs
 from ralph_tui.llm.factory import LLMClients
 from ralph_tui.retrieval.run import SANDBOX_RETRIEVE_DOC, RunRetrieval
 from ralph_tui.traces.models import IterationTrace
-from ralph_tui.validate.evidence import EvidenceMinimum, check_quote
+from ralph_tui.validate.evidence import EvidenceMinimum, check_quote_anywhere
 from ralph_tui.validate.qa import Bounds
 
 DOCUMENTS_VARIABLE = (
@@ -126,15 +126,24 @@ class RunContext:
             variables["documents"] = SandboxVariable(self.corpus.table, DOCUMENTS_VARIABLE)
         return variables
 
+    def external_texts(self) -> dict[str, str]:
+        """The cached text of every external page of the run, by URL."""
+        return {page.url: page.text for page in self.external.pages}
+
     def quote_sources(self, quotes: list[str]) -> list[dict[str, Any] | None]:
-        """Each quote's document and page (``manual.pdf p. 12``), ``None`` if not found."""
+        """Each quote's document and page (``manual.pdf p. 12``) or external page (its URL),
+        ``None`` if not found."""
         if self.corpus is None:
             return []
         minimum = EvidenceMinimum.of(self.settings)
+        external = self.external_texts()
         sources: list[dict[str, Any] | None] = []
         for quote in quotes:
-            span = check_quote(quote, self.document, minimum).span
-            source = self.corpus.source_of(span[0]) if span else None
+            check = check_quote_anywhere(quote, self.document, external, minimum)
+            if check.url is not None:
+                sources.append({"document": check.url, "page": None, "label": check.url})
+                continue
+            source = self.corpus.source_of(check.span[0]) if check.span else None
             sources.append(source.to_json() if source else None)
         return sources
 

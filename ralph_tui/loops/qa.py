@@ -82,6 +82,7 @@ async def qa_iteration(
         result.output.evidence,
         ctx.document,
         EvidenceMinimum.of(ctx.settings),
+        ctx.external_texts(),
     )
     record.hard = rules
     if ctx.corpus is not None:
@@ -103,7 +104,13 @@ async def judge_answer(
     ctx: RunContext, iteration: int, record: IterationRecord, answer: str
 ) -> list[JudgeIssue]:
     evidence: list[str] = list(record.output.get("evidence", [])) if record.output else []
-    windows = evidence_windows(ctx.document, evidence, width=220, bounds=ctx.evidence_bounds())
+    windows = evidence_windows(
+        ctx.document,
+        evidence,
+        width=220,
+        bounds=ctx.evidence_bounds(),
+        external=ctx.external_texts(),
+    )
     async with ctx.phase(iteration, "judge") as timing:
         verdict = await agent_forward(
             ctx.clients.validate,

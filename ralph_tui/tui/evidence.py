@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from ralph_tui.documents import Corpus
-from ralph_tui.validate.evidence import EvidenceMinimum, QuoteCheck, check_quote
+from ralph_tui.validate.evidence import EvidenceMinimum, QuoteCheck, check_quote_anywhere
 
 CONTEXT_CHARS = 700
 """Characters of document shown on each side of a quote."""
@@ -58,13 +59,15 @@ def check_quotes(
     document: str | None,
     minimum: EvidenceMinimum | None = None,
     corpus: Corpus | None = None,
+    external: Mapping[str, str] | None = None,
 ) -> list[Quote]:
-    """Mark each quote verified if it is acceptable evidence found in ``document``, and say
-    where (file and page) when ``corpus`` (the documents ``document`` joins) is known."""
+    """Mark each quote verified if it is acceptable evidence found in ``document`` (or in
+    an ``external`` page's cached text, by URL), and say where (file and page, or URL) when
+    ``corpus`` (the documents ``document`` joins) is known."""
     if document is None:
         return [Quote(quote, None) for quote in quotes]
     minimum = minimum or EvidenceMinimum()
-    checks = [check_quote(quote, document, minimum) for quote in quotes]
+    checks = [check_quote_anywhere(quote, document, external, minimum) for quote in quotes]
     return [
         Quote(check.quote, check.ok, check.describe(minimum), source_label(check, corpus))
         for check in checks
@@ -72,6 +75,8 @@ def check_quotes(
 
 
 def source_label(check: QuoteCheck, corpus: Corpus | None) -> str:
+    if check.url is not None:
+        return check.url
     source = corpus.source_of(check.span[0]) if corpus and check.span else None
     return source.label if source else ""
 

@@ -27,6 +27,8 @@ def form_request(values: RunFormValues, settings: Settings) -> RunRequest:
             "max_iters": values.max_iters,
             "generate_model": values.generate_model,
             "validate_model": values.validate_model,
+            "external_docs": ",".join(values.external_docs) or None,
+            "external_provider": values.external_provider,
         }
     )
     return RunRequest(

@@ -16,6 +16,7 @@ from ralph_tui.events import (
     AgentStep,
     BaseEvent,
     CandidateProduced,
+    ExternalProgress,
     HardValidation,
     Heartbeat,
     IndexProgress,
@@ -34,7 +35,15 @@ from ralph_tui.events import (
 )
 
 Part = Literal[
-    "status", "sandbox", "validation", "output", "memory", "constraints", "retrieval", "log"
+    "status",
+    "sandbox",
+    "validation",
+    "output",
+    "memory",
+    "constraints",
+    "retrieval",
+    "external",
+    "log",
 ]
 
 
@@ -91,6 +100,8 @@ class RunProgress:
     """How far the retrieval index is (its figures once ``ready``)."""
     searches: dict[int, list[RetrievalDone]] = field(default_factory=dict)
     """Each iteration's retrieval searches, in the order they ran."""
+    external: dict[str, ExternalProgress] = field(default_factory=dict)
+    """Each external documentation source's crawl, as last reported."""
 
     def apply(self, event: BaseEvent) -> set[Part]:
         """Fold ``event`` in; return the parts of the picture it changed."""
@@ -202,6 +213,11 @@ def _index_progress(p: RunProgress, e: IndexProgress) -> set[Part]:
     return {"retrieval", "status"}
 
 
+def _external_progress(p: RunProgress, e: ExternalProgress) -> set[Part]:
+    p.external[e.source] = e
+    return {"retrieval", "external"} if e.done else {"retrieval"}
+
+
 def _retrieval_done(p: RunProgress, e: RetrievalDone) -> set[Part]:
     p.searches.setdefault(e.iteration, []).append(e)
     return {"retrieval"}
@@ -240,6 +256,7 @@ _HANDLERS: dict[type[BaseEvent], Any] = {
     MemoryUpdated: _memory_updated,
     IndexProgress: _index_progress,
     RetrievalDone: _retrieval_done,
+    ExternalProgress: _external_progress,
     UsageUpdated: _usage,
     Heartbeat: _heartbeat,
     RunFinished: _run_finished,

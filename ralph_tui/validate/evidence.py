@@ -7,6 +7,7 @@ almost any document, so it proves nothing: a quote needs a minimum of characters
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
@@ -35,6 +36,8 @@ class QuoteCheck:
     problem: Problem | None
     span: tuple[int, int] | None = None
     """Where the quote sits in the document (``document[start:end] == quote``), when found."""
+    url: str | None = None
+    """The external page the quote was found in instead (``span`` is then in its text)."""
 
     @property
     def ok(self) -> bool:
@@ -70,3 +73,21 @@ def check_quote(quote: str, document: str, minimum: EvidenceMinimum | None = Non
     if start < 0:
         return QuoteCheck(quote, "not_found")
     return QuoteCheck(quote, None, (start, start + len(quote)))
+
+
+def check_quote_anywhere(
+    quote: str,
+    document: str,
+    external: Mapping[str, str] | None = None,
+    minimum: EvidenceMinimum | None = None,
+) -> QuoteCheck:
+    """As ``check_quote`` against ``document``, then, if not there, against each external
+    page's cached text (``external``: text by URL); a quote found in a page says which."""
+    check = check_quote(quote, document, minimum)
+    if check.problem != "not_found" or not external:
+        return check
+    for url, text in external.items():
+        start = text.find(quote)
+        if start >= 0:
+            return QuoteCheck(quote, None, (start, start + len(quote)), url)
+    return check

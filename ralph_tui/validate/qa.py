@@ -10,10 +10,10 @@ from __future__ import annotations
 import difflib
 import json
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from ralph_tui.events import RuleResult
-from ralph_tui.validate.evidence import EvidenceMinimum, check_quote
+from ralph_tui.validate.evidence import EvidenceMinimum, check_quote_anywhere
 from ralph_tui.validate.normalize import DASH_CHARS, QUOTE_MARK_CHARS, find_near_miss
 
 MIN_BULLETS, MAX_BULLETS = 3, 7
@@ -41,6 +41,7 @@ def hard_validate_qa(
     evidence: Sequence[str],
     document: str,
     minimum: EvidenceMinimum | None = None,
+    external: Mapping[str, str] | None = None,
 ) -> list[RuleResult]:
     """All QA rules, in a fixed order: answer format first, then the evidence quotes."""
     return [
@@ -49,7 +50,7 @@ def hard_validate_qa(
         check_evidence_count(evidence),
         check_quote_length(evidence),
         check_no_duplicate_quotes(evidence),
-        check_quotes_verbatim(evidence, document, minimum),
+        check_quotes_verbatim(evidence, document, minimum, external),
     ]
 
 
@@ -128,15 +129,21 @@ def check_no_duplicate_quotes(evidence: Sequence[str]) -> RuleResult:
 
 
 def check_quotes_verbatim(
-    evidence: Sequence[str], document: str, minimum: EvidenceMinimum | None = None
+    evidence: Sequence[str],
+    document: str,
+    minimum: EvidenceMinimum | None = None,
+    external: Mapping[str, str] | None = None,
 ) -> RuleResult:
-    """Every quote must be acceptable evidence: long enough, and verbatim in the document."""
+    """Every quote must be acceptable evidence: long enough, and verbatim in the document
+    (or in one of the ``external`` pages' cached text, by URL)."""
     minimum = minimum or EvidenceMinimum()
     if not evidence:
         return RuleResult(name="quotes_verbatim", ok=False, message="no quotes to check")
     problems = []
+    from_pages = 0
     for number, quote in enumerate(evidence, 1):
-        check = check_quote(quote, document, minimum)
+        check = check_quote_anywhere(quote, document, external, minimum)
+        from_pages += check.url is not None
         if check.problem == "not_found":
             problems.append(_describe_missing_quote(number, quote, document))
         elif check.problem == "empty":
@@ -145,7 +152,10 @@ def check_quotes_verbatim(
             problems.append(f"quote {number} {check.describe(minimum)}: {preview(quote)}")
     if problems:
         return RuleResult(name="quotes_verbatim", ok=False, message="; ".join(problems))
-    return RuleResult(name="quotes_verbatim", ok=True, message="every quote is in the document")
+    where = f" ({from_pages} in external pages)" if from_pages else ""
+    return RuleResult(
+        name="quotes_verbatim", ok=True, message=f"every quote is in the document{where}"
+    )
 
 
 def _describe_missing_quote(number: int, quote: str, document: str) -> str:
@@ -238,16 +248,26 @@ def _window(document: str, span: tuple[int, int], width: int, bounds: Bounds | N
 
 
 def evidence_windows(
-    document: str, quotes: Sequence[str], width: int = 220, bounds: Bounds | None = None
+    document: str,
+    quotes: Sequence[str],
+    width: int = 220,
+    bounds: Bounds | None = None,
+    external: Mapping[str, str] | None = None,
 ) -> list[str]:
     """For each quote, the ``width``-character window of the document centred on it.
 
     The window always contains the whole quote, and never crosses the bounds of the
     document holding it (``bounds``, for a corpus of several). A quote found only as a near
-    miss gets the window around its near match; a quote not found at all gets "".
+    miss gets the window around its near match; a quote found in an ``external`` page
+    instead gets the window around it there; a quote not found at all gets "".
     """
     windows = []
     for quote in quotes:
         span = _quote_span(document, quote)
-        windows.append("" if span is None else _window(document, span, width, bounds))
+        if span is not None:
+            windows.append(_window(document, span, width, bounds))
+            continue
+        found = check_quote_anywhere(quote, "", external)
+        page = (external or {}).get(found.url or "")
+        windows.append(_window(page, found.span, width, None) if page and found.span else "")
     return windows

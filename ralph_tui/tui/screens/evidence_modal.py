@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import ClassVar
 
 from textual.app import ComposeResult
@@ -13,7 +14,7 @@ from textual.widgets import Label, Static
 
 from ralph_tui.documents import Corpus
 from ralph_tui.tui.evidence import QuoteInPlace, locate, source_label
-from ralph_tui.validate.evidence import EvidenceMinimum, check_quote
+from ralph_tui.validate.evidence import EvidenceMinimum, check_quote_anywhere
 
 
 def quote_in_place_content(place: QuoteInPlace) -> Content:
@@ -83,14 +84,19 @@ class EvidenceModal(InPlaceModal):
         doc_name: str,
         minimum: EvidenceMinimum | None = None,
         corpus: Corpus | None = None,
+        external: Mapping[str, str] | None = None,
     ) -> None:
         super().__init__()
         self.quote = quote
         minimum = minimum or EvidenceMinimum()
-        check = check_quote(quote, document or "", minimum)
-        # In a corpus, the passage is shown within its own file and page.
-        bounds = corpus.passage_bounds(check.span[0]) if corpus and check.span else None
-        self.place = locate(check, document, bounds=bounds) if document is not None else None
+        check = check_quote_anywhere(quote, document or "", external, minimum)
+        if check.url is not None and external:
+            # Found in an external page: shown within that page's cached text.
+            self.place = locate(check, external[check.url])
+        else:
+            # In a corpus, the passage is shown within its own file and page.
+            bounds = corpus.passage_bounds(check.span[0]) if corpus and check.span else None
+            self.place = locate(check, document, bounds=bounds) if document is not None else None
         self.problem = check.describe(minimum)
         self.document_missing = document is None
         self.doc_name = source_label(check, corpus) or doc_name

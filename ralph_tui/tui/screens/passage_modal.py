@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import ClassVar
 
 from textual.binding import Binding, BindingType
@@ -16,11 +17,19 @@ from ralph_tui.tui.widgets.retrieval_pane import scores_text
 
 
 def passage_place(
-    passage: RetrievedPassage, document: str | None, corpus: Corpus | None
+    passage: RetrievedPassage,
+    document: str | None,
+    corpus: Corpus | None,
+    external: Mapping[str, str] | None = None,
 ) -> QuoteInPlace | None:
-    """Where a document passage sits in ``document``, or ``None`` when it cannot be shown
-    (not from the document, no span, or the document changed since it was indexed)."""
-    if passage.source != "doc" or passage.span is None or document is None:
+    """Where a passage sits in ``document`` (or, from an external page, in that page's
+    cached text), or ``None`` when it cannot be shown (an episode, no span, or the text
+    changed since it was indexed)."""
+    if passage.source == "external" and passage.url and external and passage.url in external:
+        document, corpus = external[passage.url], None
+    elif passage.source != "doc":
+        return None
+    if passage.span is None or document is None:
         return None
     start, end = passage.span
     if not 0 <= start < end <= len(document):
@@ -43,11 +52,15 @@ class PassageModal(InPlaceModal):
     ]
 
     def __init__(
-        self, passage: RetrievedPassage, document: str | None, corpus: Corpus | None = None
+        self,
+        passage: RetrievedPassage,
+        document: str | None,
+        corpus: Corpus | None = None,
+        external: Mapping[str, str] | None = None,
     ) -> None:
         super().__init__()
         self.passage = passage
-        self.place = passage_place(passage, document, corpus)
+        self.place = passage_place(passage, document, corpus, external)
         self.document_missing = document is None
 
     def where(self) -> str:

@@ -202,12 +202,15 @@ class RunScreen(Screen[None]):
                 path.name if path else "document",
                 output.minimum,
                 output.corpus,
+                output.external,
             )
         )
 
     def on_retrieval_pane_passage_chosen(self, message: RetrievalPane.PassageChosen) -> None:
         output = self.monitor.output
-        self.app.push_screen(PassageModal(message.passage, output.document, output.corpus))
+        self.app.push_screen(
+            PassageModal(message.passage, output.document, output.corpus, output.external)
+        )
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker is not self.run_job:

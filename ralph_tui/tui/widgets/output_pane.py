@@ -88,6 +88,8 @@ class OutputPane(Vertical):
         self.output: dict[str, Any] | None = None
         self.document: str | None = None
         self.corpus: Corpus | None = None
+        self.external: dict[str, str] = {}
+        """The run's external pages' cached text, by URL (quotes may cite them)."""
         self.quotes: list[Quote] = []
         self.minimum = EvidenceMinimum()
 
@@ -113,9 +115,14 @@ class OutputPane(Vertical):
         self.document, self.corpus = document, corpus
         self._show_quotes()
 
+    def set_external(self, pages: dict[str, str]) -> None:
+        """The external pages' text, by URL, that quotes may also be found in."""
+        self.external = pages
+        self._show_quotes()
+
     def _show_quotes(self) -> None:
         self.quotes = check_quotes(
-            evidence_of(self.output), self.document, self.minimum, self.corpus
+            evidence_of(self.output), self.document, self.minimum, self.corpus, self.external
         )
         options = self.query_one("#evidence", OptionList)
         highlighted = options.highlighted

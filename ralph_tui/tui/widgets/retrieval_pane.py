@@ -14,7 +14,7 @@ from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from ralph_tui.events import IndexProgress, RetrievalDone, RetrievedPassage
+from ralph_tui.events import ExternalProgress, IndexProgress, RetrievalDone, RetrievedPassage
 from ralph_tui.tui.formatting import millis
 from ralph_tui.tui.run_state import RunProgress
 
@@ -44,6 +44,21 @@ def index_line(index: IndexProgress | None) -> Content:
         f"{int(figures.get('chunks', 0)):,} chunks, {int(figures.get('words', 0)):,} words · "
         f"{dense} · {'from the cache' if cached else 'built'} in {millis(total_ms)}",
     )
+
+
+def external_line(crawls: Iterable[ExternalProgress]) -> Content:
+    """Each external documentation source's crawl: pages kept, fetched, cached, left out."""
+    parts = []
+    for crawl in crawls:
+        state = "" if crawl.done else f", {crawl.queued} queued"
+        parts.append(
+            f"{crawl.source}: {crawl.kept} pages kept ({crawl.fetched} fetched, "
+            f"{crawl.from_cache} cached{state}), {crawl.failed} failed, "
+            f"{crawl.skipped} skipped"
+        )
+    if not parts:
+        return Content("")
+    return Content.assemble(("External: ", "bold"), "\n  ".join(parts))
 
 
 def scores_text(passage: RetrievedPassage) -> str:
@@ -105,6 +120,7 @@ class RetrievalPane(Vertical):
 
     DEFAULT_CSS = """
     RetrievalPane > #retrieval-index { height: auto; padding: 0 1; }
+    RetrievalPane > #retrieval-external { height: auto; padding: 0 1; }
     RetrievalPane > #retrieval-heading { height: auto; padding: 0 1; color: $text-muted; }
     RetrievalPane > #retrieval-results { height: 1fr; border: none; padding: 0; }
     """
@@ -123,11 +139,15 @@ class RetrievalPane(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static(index_line(None), id="retrieval-index")
+        yield Static("", id="retrieval-external")
         yield Static(NO_SEARCH, id="retrieval-heading", markup=False)
         yield OptionList(id="retrieval-results")
 
     def show(self, progress: RunProgress) -> None:
         self.query_one("#retrieval-index", Static).update(index_line(progress.index))
+        external = self.query_one("#retrieval-external", Static)
+        external.update(external_line(progress.external.values()))
+        external.display = bool(progress.external)
         iteration = shown_iteration(progress)
         searches = progress.searches.get(iteration, []) if iteration is not None else []
         heading = (

@@ -1,4 +1,5 @@
-"""The form that describes a run: mode, query, document, iterations, provider and models."""
+"""The form that describes a run: mode, query, document, external docs, iterations,
+provider and models."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from textual.message import Message
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static, TextArea
 
 from ralph_tui.config import Settings
+from ralph_tui.documents import InputError
+from ralph_tui.external.urls import parse_url
 from ralph_tui.tui.path_completion import PathSuggester
 
 
@@ -26,6 +29,8 @@ class RunFormValues:
     provider: str
     generate_model: str
     validate_model: str
+    external_docs: tuple[str, ...] = ()
+    external_provider: str = "local"
 
 
 class RunFormError(ValueError):
@@ -39,6 +44,7 @@ class RunForm(VerticalScroll):
     RunForm { padding: 0 1; }
     RunForm Label { margin-top: 1; color: $text-muted; }
     RunForm #query { height: 5; }
+    RunForm #external-docs { height: 4; }
     RunForm #doc-row { height: auto; }
     RunForm #doc { width: 1fr; }
     RunForm #browse { min-width: 5; width: 5; height: 3; border: none; margin-left: 1; }
@@ -80,6 +86,23 @@ class RunForm(VerticalScroll):
         with Horizontal(id="doc-row"):
             yield Input(placeholder="path/to/document.md", suggester=PathSuggester(), id="doc")
             yield Button("…", id="browse", tooltip="Pick a file (ctrl+o)")
+        yield Label("External docs (optional)")
+        yield TextArea(
+            "\n".join(part for part in (s.external_docs or "").replace(",", " ").split()),
+            id="external-docs",
+            soft_wrap=False,
+            placeholder="one URL a line",
+        )
+        yield Label("External docs as")
+        yield Select(
+            [
+                ("chunks (local)", "local"),
+                ("section tree (pageindex)", "pageindex"),
+            ],
+            value=s.external_provider,
+            allow_blank=False,
+            id="external-provider",
+        )
         yield Label("Max iterations")
         yield Input(str(s.max_iters), type="integer", id="max-iters")
         yield Checkbox("Decompose (task mode)", id="decompose")
@@ -149,6 +172,7 @@ class RunForm(VerticalScroll):
         decompose = self.query_one("#decompose", Checkbox).value
         if decompose and mode != "task":
             raise RunFormError("Decompose works in task mode only.")
+        external_docs = self._external_docs()
         return RunFormValues(
             mode=mode,
             query=query,
@@ -160,7 +184,18 @@ class RunForm(VerticalScroll):
             or self.settings.generate_model,
             validate_model=self.query_one("#validate-model", Input).value.strip()
             or self.settings.validate_model,
+            external_docs=external_docs,
+            external_provider=str(self.query_one("#external-provider", Select).value),
         )
+
+    def _external_docs(self) -> tuple[str, ...]:
+        """The external docs URLs, one a line (or separated by spaces or commas)."""
+        text = self.query_one("#external-docs", TextArea).text
+        try:
+            urls = [parse_url(part, "External docs") for part in text.replace(",", " ").split()]
+        except InputError as exc:
+            raise RunFormError(str(exc)) from None
+        return tuple(dict.fromkeys(urls))
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()

@@ -18,7 +18,8 @@ from textual.widgets import TabbedContent, TabPane
 from textual.worker import Worker
 
 from ralph_tui.documents import Corpus, InputError, read_corpus
-from ralph_tui.events import BaseEvent, RunStarted
+from ralph_tui.events import BaseEvent, ExternalProgress, RunStarted
+from ralph_tui.external.cache import external_texts
 from ralph_tui.tui.run_state import Part, RunProgress
 from ralph_tui.tui.widgets.constraints_pane import ConstraintsPane
 from ralph_tui.tui.widgets.event_log import EventLog
@@ -113,6 +114,7 @@ class RunMonitor(Vertical):
         self.sandbox.reset()
         self.output.show(None)
         self.output.set_document(None)
+        self.output.set_external({})
         self.query_one(EventLog).reset()
         self.query_one(MemoryPane).forget()
         self._repaint({"status", "validation", "constraints", "retrieval"})
@@ -160,6 +162,8 @@ class RunMonitor(Vertical):
             self.query_one(ConstraintsPane).show(p)
         if "retrieval" in parts:
             self.query_one(RetrievalPane).show(p)
+        if "external" in parts:
+            self._load_external(list(p.external.values()))
         if "memory" in parts and p.memory_path:
             self.query_one(MemoryPane).follow_file(Path(p.memory_path))
 
@@ -170,6 +174,14 @@ class RunMonitor(Vertical):
     def _load_document(self, path: Path) -> None:
         corpus = read_documents(path)
         self.app.call_from_thread(self._document_loaded, path, corpus)
+
+    @work(thread=True, exclusive=True, group="external", exit_on_error=False)
+    def _load_external(self, crawls: list[ExternalProgress]) -> None:
+        pages: dict[str, str] = {}
+        for crawl in crawls:
+            if crawl.done and crawl.cache_dir:
+                pages |= external_texts(Path(crawl.cache_dir), crawl.pages)
+        self.app.call_from_thread(self.output.set_external, pages)
 
     def _document_loaded(self, path: Path, corpus: Corpus | None) -> None:
         if path == self.document_path:
