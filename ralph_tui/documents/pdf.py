@@ -66,6 +66,23 @@ def pdf_pages(source: Source, on_page: OnPage | None = None) -> list[str]:
     return pages
 
 
+def pdf_outline(source: Source) -> list[tuple[int, str, int]]:
+    """The PDF's outline (bookmarks): ``(level, title, page index)`` in order; empty when it
+    has none (or its entries point nowhere)."""
+    document = _open(source)
+    try:
+        entries = []
+        for bookmark in document.get_toc():
+            destination = bookmark.get_dest()
+            index = destination.get_index() if destination is not None else None
+            title = " ".join((bookmark.get_title() or "").split())
+            if index is not None and title:
+                entries.append((int(bookmark.level), title, int(index)))
+        return entries
+    finally:
+        document.close()
+
+
 def page_count(source: Source) -> int:
     document = _open(source)
     try:

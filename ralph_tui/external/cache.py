@@ -33,6 +33,8 @@ class CachedPage(BaseModel):
     text: str = ""
     pages: list[str] | None = None
     """A PDF's pages (``text`` is them joined by a blank line)."""
+    outline: list[tuple[int, str, int]] = Field(default_factory=list)
+    """A PDF's bookmarks: ``(level, title, page index)``."""
     links: list[str] = Field(default_factory=list)
     """Same-document links found on the page, absolute and normalised."""
     error: str | None = None

@@ -10,6 +10,7 @@ from urllib.parse import urlsplit
 from ralph_tui.documents import SUPPORTED
 from ralph_tui.documents.convert import ConversionError, extract
 from ralph_tui.documents.detect import Format, UnsupportedFormat, detect_format
+from ralph_tui.documents.pdf import PdfError, pdf_outline
 from ralph_tui.external.urls import resolve
 
 HTML_TYPES = ("text/html", "application/xhtml+xml")
@@ -22,6 +23,7 @@ class Converted:
     title: str = ""
     pages: list[str] | None = None
     links: list[str] = field(default_factory=list)
+    outline: list[tuple[int, str, int]] = field(default_factory=list)
 
 
 class NotADocument(ValueError):
@@ -39,7 +41,15 @@ def convert_page(body: bytes, content_type: str, url: str) -> Converted:
     title, links = _html_title_and_links(body, url) if fmt == "html" else ("", [])
     if not title:
         title = _first_heading(extracted.text) or PurePosixPath(urlsplit(url).path).name
-    return Converted(fmt, extracted.text, title, extracted.pages, links)
+    outline = _outline(body) if fmt == "pdf" else []
+    return Converted(fmt, extracted.text, title, extracted.pages, links, outline)
+
+
+def _outline(body: bytes) -> list[tuple[int, str, int]]:
+    try:
+        return pdf_outline(body)
+    except PdfError:
+        return []
 
 
 def _format_of(body: bytes, content_type: str, url: str) -> Format:

@@ -266,5 +266,6 @@ def _page_of(
             "text": converted.text,
             "pages": converted.pages,
             "links": converted.links,
+            "outline": converted.outline,
         }
     )

@@ -6,6 +6,7 @@ for a PDF's page groups), a ``summary`` and its child ``nodes``."""
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -48,7 +49,10 @@ class Node:
 
 def page_tree(page: CachedPage) -> list[Node]:
     """The top-level nodes of ``page``'s tree, numbered in pre-order and summarised."""
-    roots = _pdf_groups(page) if page.pages else _heading_tree(page.text, page.title)
+    if page.pages:
+        roots = _outline_tree(page) if page.outline else _pdf_groups(page)
+    else:
+        roots = _heading_tree(page.text, page.title)
     for number, (node, _path) in enumerate(walk(roots), 1):
         node.node_id = f"{number:04d}"
         node.summary = extractive_summary(page.text[node.start : node.own_end], node.title)
@@ -63,34 +67,63 @@ def walk(nodes: list[Node], path: tuple[str, ...] = ()) -> Any:
         yield from walk(node.nodes, here)
 
 
-def _heading_tree(text: str, title: str) -> list[Node]:
+def _nested(entries: list[tuple[int, str, int]], length: int, preamble: str) -> list[Node]:
+    """Nodes for ``(level, title, start)`` entries in text order: each ends where the next
+    entry of its level or above starts; text before the first entry is a ``preamble``
+    node."""
     roots: list[Node] = []
     stack: list[Node] = []
-    first = HEADING.search(text)
-    if first is None or text[: first.start()].strip():
-        end = first.start() if first is not None else len(text)
-        roots.append(Node(title or "(untitled)", 0, 0, end))
-    for match in HEADING.finditer(text):
-        level = len(match.group(1))
-        node = Node(match.group(2).strip(), level, match.start(), len(text))
+    first = entries[0][2] if entries else length
+    if first > 0 and preamble:
+        roots.append(Node(preamble, 0, 0, first))
+    for level, title, start in entries:
+        node = Node(title, level, start, length)
         while stack and stack[-1].level >= level:
-            stack.pop().end = match.start()
+            stack.pop().end = start
         (stack[-1].nodes if stack else roots).append(node)
         stack.append(node)
     return roots
 
 
-def _pdf_groups(page: CachedPage) -> list[Node]:
-    """A PDF without headings: a node per group of pages (the separator between pages is
-    a blank line, as the documents layer joins them)."""
-    pages = page.pages or []
+def _heading_tree(text: str, title: str) -> list[Node]:
+    entries = [(len(m.group(1)), m.group(2).strip(), m.start()) for m in HEADING.finditer(text)]
+    first = entries[0][2] if entries else len(text)
+    return _nested(entries, len(text), (title or "(untitled)") if text[:first].strip() else "")
+
+
+def _page_offsets(page: CachedPage) -> list[tuple[int, int]]:
+    """Each PDF page's span in the page text (pages joined by a blank line)."""
     offsets, position = [], 0
-    for text in pages:
+    for text in page.pages or []:
         offsets.append((position, position + len(text)))
         position += len(text) + 2
+    return offsets
+
+
+def _outline_tree(page: CachedPage) -> list[Node]:
+    """A PDF's tree from its outline: a bookmark's section starts at its page."""
+    offsets = _page_offsets(page)
+    entries = sorted(
+        (offsets[index][0], level + 1, title)
+        for level, title, index in page.outline
+        if 0 <= index < len(offsets)
+    )
+    nested = [(level, title, start) for start, level, title in entries]
+    roots = _nested(nested, len(page.text), page.title or "(front matter)")
+    starts = [start for start, _end in offsets]
+    for node, _path in walk(roots):
+        first = bisect.bisect_right(starts, node.start)
+        last = bisect.bisect_left(starts, node.end)
+        node.pages = (first, max(first, last))
+    return roots
+
+
+def _pdf_groups(page: CachedPage) -> list[Node]:
+    """A PDF without an outline: a node per group of pages."""
+    offsets = _page_offsets(page)
     nodes = []
-    for first in range(0, len(pages), PDF_GROUP_PAGES):
-        last = min(first + PDF_GROUP_PAGES, len(pages)) - 1
+    for first in range(0, len(offsets), PDF_GROUP_PAGES):
+        last = min(first + PDF_GROUP_PAGES, len(offsets)) - 1
         label = f"Pages {first + 1}-{last + 1}" if last > first else f"Page {first + 1}"
         node = Node(label, 1, offsets[first][0], offsets[last][1])
         node.pages = (first + 1, last + 1)

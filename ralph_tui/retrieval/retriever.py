@@ -74,6 +74,7 @@ class Retrieved:
             "scores": {k: round(v, 6) for k, v in self.scores.items()},
             "exactPhrase": self.phrase,
             "rareTerms": self.rare_terms,
+            **({"node": self.info.extra["node"]} if "node" in self.info.extra else {}),
         }
 
 

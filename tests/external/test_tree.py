@@ -136,3 +136,31 @@ async def test_the_pageindex_provider_gives_trees_and_says_the_hosted_service_is
     labels = [p.label for p in docs.passages if p.url == site.base + "/docs/a.html"]
     assert labels and all("(node 0001)" in label for label in labels)
     assert docs.to_json()["trees"] == docs.trees
+
+
+def test_a_pdf_outline_gives_the_tree_with_page_numbers() -> None:
+    import io
+
+    from pypdf import PdfReader, PdfWriter
+
+    from ralph_tui.external.convert import convert_page
+    from tests.documents.fixtures import pdf_bytes
+
+    pages = [["Cover page of the manual."], ["Install the pump."], ["Wire it."], ["Grease it."]]
+    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(pdf_bytes(pages))))
+    setup = writer.add_outline_item(title="Setup", page_number=1)
+    writer.add_outline_item(title="Wiring", page_number=2, parent=setup)
+    writer.add_outline_item(title="Maintenance", page_number=3)
+    buffer = io.BytesIO()
+    writer.write(buffer)
+    converted = convert_page(buffer.getvalue(), "application/pdf", "https://docs.test/m.pdf")
+    assert converted.outline == [(0, "Setup", 1), (1, "Wiring", 2), (0, "Maintenance", 3)]
+    page = page_of(converted.text, pages=converted.pages, outline=converted.outline)
+    tree = [node.to_json() for node in page_tree(page)]
+    assert [(n["title"], n["start_index"], n["end_index"]) for n in tree] == [
+        ("Guide", 1, 1),
+        ("Setup", 2, 3),
+        ("Maintenance", 4, 4),
+    ]
+    [wiring] = tree[1]["nodes"]
+    assert (wiring["title"], wiring["node_id"], wiring["start_index"]) == ("Wiring", "0003", 3)
