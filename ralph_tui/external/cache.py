@@ -35,6 +35,8 @@ class CachedPage(BaseModel):
     """A PDF's pages (``text`` is them joined by a blank line)."""
     outline: list[tuple[int, str, int]] = Field(default_factory=list)
     """A PDF's bookmarks: ``(level, title, page index)``."""
+    summaries: dict[str, str] = Field(default_factory=dict)
+    """Section summaries by a model, keyed by model and section text hash."""
     links: list[str] = Field(default_factory=list)
     """Same-document links found on the page, absolute and normalised."""
     error: str | None = None

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ralph_tui.external.cache import CachedPage
-from ralph_tui.external.tree import page_tree, walk
+from ralph_tui.external.tree import Node, page_tree, walk
 from ralph_tui.retrieval.chunks import Chunking, chunk_text
 from ralph_tui.retrieval.sources import PassageInfo
 
@@ -36,18 +36,21 @@ def local_passages(pages: Sequence[CachedPage], chunking: Chunking) -> list[Pass
     return passages
 
 
+def page_trees(pages: Sequence[CachedPage]) -> dict[str, list[Node]]:
+    """Each page's section tree, by URL."""
+    return {page.url: page_tree(page) for page in pages if page.text}
+
+
 def pageindex_passages(
-    pages: Sequence[CachedPage], chunking: Chunking
-) -> tuple[list[PassageInfo], dict[str, list[dict[str, object]]]]:
-    """Every page's sections chunked on their own, and each page's tree (PageIndex
-    shape), by URL."""
+    pages: Sequence[CachedPage], chunking: Chunking, trees: dict[str, list[Node]] | None = None
+) -> list[PassageInfo]:
+    """Every page's sections (``trees``, built when not given) chunked on their own."""
+    trees = trees if trees is not None else page_trees(pages)
     passages: list[PassageInfo] = []
-    trees: dict[str, list[dict[str, object]]] = {}
     for page in pages:
-        if not page.text:
+        if page.url not in trees:
             continue
-        roots = page_tree(page)
-        trees[page.url] = [node.to_json() for node in roots]
+        roots = trees[page.url]
         for node, path in walk(roots):
             start, end = node.start, node.own_end
             if not page.text[start:end].strip():
@@ -70,4 +73,4 @@ def pageindex_passages(
                         },
                     )
                 )
-    return passages, trees
+    return passages

@@ -14,7 +14,8 @@ from ralph_tui.documents import InputError
 from ralph_tui.events import Emit, ExternalProgress
 from ralph_tui.external.cache import CachedPage, PageCache
 from ralph_tui.external.crawl import Crawler, CrawlOptions, CrawlReport
-from ralph_tui.external.passages import local_passages, pageindex_passages
+from ralph_tui.external.passages import local_passages, page_trees, pageindex_passages
+from ralph_tui.external.summaries import ChatClient, summarise_trees
 from ralph_tui.external.urls import external_urls
 from ralph_tui.retrieval.chunks import Chunking
 from ralph_tui.retrieval.sources import PassageInfo
@@ -78,8 +79,10 @@ async def gather_external(
     urls: list[str],
     emit: Emit,
     client: httpx2.AsyncClient | None = None,
+    summariser: ChatClient | None = None,
 ) -> ExternalDocs:
-    """Crawl every source of ``urls`` and chunk its pages."""
+    """Crawl every source of ``urls`` and chunk its pages (with ``pageindex``, section by
+    section, each section summarised by ``summariser`` when one is given)."""
     docs = ExternalDocs()
     if not urls:
         return docs
@@ -114,7 +117,17 @@ async def gather_external(
     chunking = Chunking(size=settings.chunk_size, overlap=settings.chunk_overlap)
     docs.provider = settings.external_provider
     if settings.external_provider == "pageindex":
-        docs.passages, docs.trees = pageindex_passages(docs.pages, chunking)
+        trees = page_trees(docs.pages)
+        if summariser is not None:
+            await summarise_trees(
+                docs.pages,
+                trees,
+                summariser,
+                PageCache(settings.external_cache),
+                lambda message: docs.notes.append(message),
+            )
+        docs.passages = pageindex_passages(docs.pages, chunking, trees)
+        docs.trees = {url: [node.to_json() for node in roots] for url, roots in trees.items()}
         if settings.pageindex_api_key is not None:
             docs.notes.append(HOSTED_PAGEINDEX_NOTE)
     else:

@@ -299,7 +299,7 @@ async def _run_session(
 async def _crawl_external(ctx: RunContext, handle: SessionHandle, urls: list[str]) -> ExternalDocs:
     """Crawl the external docs before the first iteration; what was kept and left out goes
     into the session record, and the run goes on whatever failed."""
-    docs = await gather_external(ctx.settings, urls, ctx.emit)
+    docs = await gather_external(ctx.settings, urls, ctx.emit, summariser=ctx.clients.generate)
     handle.update_session(external=docs.to_json())
     for note in docs.notes:
         ctx.emit(Notice(level="warning", message=note))

@@ -14,11 +14,14 @@ from hypothesis import strategies as st
 
 from ralph_tui.config import load_settings
 from ralph_tui.external.cache import CachedPage
-from ralph_tui.external.passages import pageindex_passages
+from ralph_tui.external.passages import page_trees, pageindex_passages
 from ralph_tui.external.run import HOSTED_PAGEINDEX_NOTE, gather_external
 from ralph_tui.external.tree import page_tree, walk
+from ralph_tui.llm.openai_client import OpenAIClient
+from ralph_tui.llm.usage import MeteredClient, UsageLedger
 from ralph_tui.retrieval.chunks import Chunking
 from tests.external.site import serve_site
+from tests.llm.llm_wire import FakeAPI
 
 GUIDE = """Intro text before any heading explains the guide.
 
@@ -78,14 +81,15 @@ def test_a_pdf_without_headings_is_grouped_by_pages() -> None:
 
 
 def test_passages_stay_in_their_section_and_say_where_they_are() -> None:
-    passages, trees = pageindex_passages([page_of(GUIDE)], Chunking(size=60, overlap=10))
+    trees = page_trees([page_of(GUIDE)])
+    passages = pageindex_passages([page_of(GUIDE)], Chunking(size=60, overlap=10), trees)
     refresh = [p for p in passages if p.extra["node"] == "0004"]
     assert refresh and all(p.extra["path"] == "Authentication > Tokens > Refresh" for p in refresh)
     assert "(node 0004)" in refresh[0].label and "url=https://docs.test/guide" in refresh[0].label
     for passage in passages:
         assert passage.span is not None
         assert GUIDE[passage.span[0] : passage.span[1]] == passage.text
-    assert trees["https://docs.test/guide"][1]["title"] == "Authentication"
+    assert trees["https://docs.test/guide"][1].title == "Authentication"
 
 
 sections = st.lists(
@@ -164,3 +168,56 @@ def test_a_pdf_outline_gives_the_tree_with_page_numbers() -> None:
     ]
     [wiring] = tree[1]["nodes"]
     assert (wiring["title"], wiring["node_id"], wiring["start_index"]) == ("Wiring", "0003", 3)
+
+
+async def test_sections_are_summarised_by_the_model_once_then_from_the_cache(
+    tmp_path: Path,
+) -> None:
+    from ralph_tui.external.cache import PageCache
+    from ralph_tui.external.summaries import summarise_trees
+    from tests.llm.llm_wire import openai_completion
+
+    long_tokens = "Bearer tokens go in the Authorization header of every request. " * 5
+    text = GUIDE.replace("Bearer tokens go in the Authorization header.", long_tokens)
+    page = page_of(text)
+    cache = PageCache(tmp_path)
+    api = FakeAPI()
+    api.reply(200, openai_completion({"role": "assistant", "content": "Tokens: where they go."}))
+    client = metered(api)
+    notices: list[str] = []
+    trees = page_trees([page])
+    calls = await summarise_trees([page], trees, client, cache, notices.append)
+    tokens = trees[page.url][1].nodes[0]
+    assert calls == 1 and tokens.summary == "Tokens: where they go." and not notices
+    assert trees[page.url][1].summary == "Clients authenticate with tokens.", "short: extractive"
+    stored = cache.load(page.url)
+    assert stored is not None and list(stored.summaries.values()) == ["Tokens: where they go."]
+    again = page_trees([stored])
+    assert await summarise_trees([stored], again, client, cache, notices.append) == 0
+    assert again[page.url][1].nodes[0].summary == "Tokens: where they go."
+
+
+async def test_a_failing_summary_keeps_the_first_sentences_and_says_so(tmp_path: Path) -> None:
+    from ralph_tui.external.cache import PageCache
+    from ralph_tui.external.summaries import summarise_trees
+
+    text = GUIDE.replace("Bearer tokens go in", "Bearer tokens always go in the header. " * 6)
+    page = page_of(text)
+    api = FakeAPI()
+    api.reply(400, {"error": {"message": "bad request", "type": "invalid_request_error"}})
+    client = metered(api)
+    notices: list[str] = []
+    trees = page_trees([page])
+    await summarise_trees([page], trees, client, PageCache(tmp_path), notices.append)
+    assert trees[page.url][1].nodes[0].summary.startswith("Bearer tokens always go in the header.")
+    [notice] = notices
+    assert "1 section summaries failed" in notice and "first sentences" in notice
+
+
+def metered(api: FakeAPI) -> MeteredClient:
+    """The real openai SDK on ``api``'s fake network, metered as a run's clients are."""
+    client = OpenAIClient(
+        "gpt-4o-mini", api_key="sk-test", base_url="https://openai.test/v1",
+        http_client=api.http_client(),
+    )  # fmt: skip
+    return MeteredClient(client, UsageLedger())
