@@ -142,3 +142,17 @@ async def test_refresh_never_uses_the_cache_only(site: Site, tmp_path: Path) -> 
     before = len(site.requests)
     warm, crawler = await crawl(site, "/clean/", tmp_path, refresh="never", ttl_min=1e-9)
     assert crawler.requests == 0 and len(site.requests) == before and len(warm.pages) == 2
+
+
+async def test_a_refused_connection_is_listed_and_the_crawl_ends(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    async with httpx2.AsyncClient() as client:
+        crawler = Crawler(CrawlOptions(timeout_s=2.0), PageCache(tmp_path), client)
+        report = await crawler.crawl(f"http://127.0.0.1:{port}/docs/")
+    [(url, reason)] = report.failed
+    assert url.endswith("/docs/") and reason.startswith("cannot connect")
+    assert not report.pages
