@@ -1,0 +1,42 @@
+"""The summary DAG: leaf summaries cover contiguous spans of raw messages; condensed
+summaries cover runs of summaries. Each has an id the model can ``expand``."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel
+
+from ralph_tui.lcm.store import MESSAGE_OVERHEAD_TOKENS, estimate_tokens
+
+
+class Summary(BaseModel):
+    id: str
+    kind: Literal["leaf", "condensed"]
+    depth: int
+    """1 for a leaf; one more than its deepest child for a condensed summary."""
+    covers: list[str]
+    """``M<n>`` message ids (a leaf) or summary ids (condensed), in order."""
+    first: int
+    last: int
+    """The message ids the summary spans, inclusive."""
+    text: str
+    level: int
+    """The compaction level that wrote it: 1 detailed, 2 bullets, 3 truncation."""
+    source_tokens: int
+    """Tokens of what it replaced in the active context."""
+
+    @property
+    def header(self) -> str:
+        return f"[{self.id}: messages {self.first}-{self.last}, expand('{self.id}')]"
+
+    def rendered(self) -> str:
+        return f"{self.header}\n{self.text}"
+
+    @property
+    def tokens(self) -> int:
+        return estimate_tokens(self.rendered()) + MESSAGE_OVERHEAD_TOKENS
+
+
+def message_id(number: int) -> str:
+    return f"M{number}"

@@ -1,0 +1,86 @@
+"""Every message of an agent run, append-only, each with an id and a token estimate;
+persisted as JSON lines so a session can be replayed and resumed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from ralph_tui.llm.types import ChatMessage, ToolCall
+from ralph_tui.traces.atomic import append_line
+
+CHARS_PER_TOKEN = 4
+MESSAGE_OVERHEAD_TOKENS = 4
+"""Role and framing tokens a message costs beyond its text (an estimate)."""
+
+
+def estimate_tokens(text: str) -> int:
+    """Tokens of ``text``, estimated as one per four characters (rounded up): providers'
+    tokenizers differ, and the budget keeps a margin below the hard limit for that."""
+    return -(-len(text) // CHARS_PER_TOKEN)
+
+
+class StoredMessage(BaseModel):
+    """One message of the conversation, as sent, with its place and size."""
+
+    id: int
+    role: str
+    content: str = ""
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    tool_call_id: str | None = None
+    tokens: int = 0
+
+    def to_chat(self) -> ChatMessage:
+        return ChatMessage(
+            role=self.role,
+            content=self.content,
+            tool_calls=self.tool_calls,
+            tool_call_id=self.tool_call_id,
+        )
+
+
+def message_tokens(message: ChatMessage) -> int:
+    calls = "".join(call.name + call.arguments for call in message.tool_calls)
+    return estimate_tokens(message.content + calls) + MESSAGE_OVERHEAD_TOKENS
+
+
+class MessageStore:
+    """The conversation, in order; with a ``path``, each message is also appended there."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path
+        self.messages: list[StoredMessage] = []
+
+    def append(self, message: ChatMessage) -> StoredMessage:
+        stored = StoredMessage(
+            id=len(self.messages),
+            role=message.role,
+            content=message.content,
+            tool_calls=list(message.tool_calls),
+            tool_call_id=message.tool_call_id,
+            tokens=message_tokens(message),
+        )
+        self.messages.append(stored)
+        if self.path is not None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            append_line(self.path, stored.model_dump_json())
+        return stored
+
+    def __len__(self) -> int:
+        return len(self.messages)
+
+    def __getitem__(self, index: int) -> StoredMessage:
+        return self.messages[index]
+
+    @classmethod
+    def load(cls, path: Path) -> MessageStore:
+        """The store written at ``path`` (a torn last line, from a crash, is dropped)."""
+        store = cls(path)
+        if path.is_file():
+            for line in path.read_text(encoding="utf-8").splitlines():
+                try:
+                    store.messages.append(StoredMessage.model_validate_json(line))
+                except ValueError:
+                    break
+        return store
