@@ -167,6 +167,8 @@ class UsageUpdated(BaseEvent):
     cost_cap_usd: float | None = None
     unknown_cost_calls: int = 0
     """Calls whose model has no known price: ``cost_usd`` leaves them out."""
+    cache_read_tokens: int | None = None
+    """Input tokens served from the providers' prompt caches (``None``: none reported)."""
 
 
 class Heartbeat(BaseEvent):

@@ -109,6 +109,7 @@ def show_session(store: TraceStore, args: argparse.Namespace) -> int:
     row = summary_row(record)
     print(f"{row['sessionId']}  {row['mode']}  {row['status']}  {row['created']}")
     print(f"query: {record.query}\ndocument: {record.doc_path}")
+    print(f"usage: {usage_line(record)}")
     for trace in traces:
         verdict = "passed" if trace.passed else f"failed {trace.failure_tag or ''}".strip()
         if trace.fallback:
@@ -126,6 +127,16 @@ def show_session(store: TraceStore, args: argparse.Namespace) -> int:
         if sources:
             print("evidence from:\n" + evidence_lines(last.output.get("evidence", []), sources))
     return 0
+
+
+def usage_line(record: SessionRecord) -> str:
+    """Tokens in and out, the prompt-cache hits among the input when known, and the cost."""
+    cached = (record.model_extra or {}).get("cache_read_tokens")
+    hits = ""
+    if isinstance(cached, int) and record.input_tokens:
+        hits = f" ({cached:,} from the prompt cache, {cached * 100 // record.input_tokens}%)"
+    cost = "cost unknown" if record.cost_usd is None else f"${record.cost_usd:.4f}"
+    return f"{record.input_tokens:,} tokens in{hits}, {record.output_tokens:,} out, {cost}"
 
 
 def reindex_sessions(store: TraceStore, args: argparse.Namespace) -> int:

@@ -13,7 +13,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from ralph_tui.llm.models import context_window_tokens
-from ralph_tui.llm.pricing import cost_usd
+from ralph_tui.llm.pricing import usage_cost
 from ralph_tui.llm.sdk_client import SDKClient
 from ralph_tui.llm.types import (
     ChatMessage,
@@ -112,12 +112,18 @@ def completion_from_anthropic(
             texts.append(block.text)
         elif block.type == "tool_use":
             calls.append(ToolCall(id=block.id, name=block.name, arguments=json.dumps(block.input)))
+    read = response.usage.cache_read_input_tokens
+    written = response.usage.cache_creation_input_tokens
     usage = Usage(
-        input_tokens=response.usage.input_tokens, output_tokens=response.usage.output_tokens
+        # Anthropic counts cache reads and writes apart from input_tokens; ours is the total.
+        input_tokens=response.usage.input_tokens + (read or 0) + (written or 0),
+        output_tokens=response.usage.output_tokens,
+        cache_read_tokens=read,
+        cache_write_tokens=written,
     )
-    cost = cost_usd(requested_model, usage.input_tokens, usage.output_tokens)
+    cost = usage_cost(requested_model, usage)
     if cost is None and response.model:
-        cost = cost_usd(response.model, usage.input_tokens, usage.output_tokens)
+        cost = usage_cost(response.model, usage)
     return Completion(
         text="".join(texts),
         tool_calls=calls,

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ralph_tui.llm.errors import BadRequestError
 from ralph_tui.llm.models import context_window_tokens
-from ralph_tui.llm.pricing import cost_usd
+from ralph_tui.llm.pricing import cost_usd, usage_cost
 from ralph_tui.llm.sdk_client import SDKClient
 from ralph_tui.llm.sdk_errors import translate_sdk_error
 from ralph_tui.llm.types import (
@@ -114,9 +114,11 @@ def completion_from_openai(
     response: ChatCompletion, *, requested_model: str, latency_ms: float
 ) -> Completion:
     """Our ``Completion`` from a Chat Completions response (its first choice)."""
+    details = response.usage.prompt_tokens_details if response.usage else None
     usage = Usage(
         input_tokens=response.usage.prompt_tokens if response.usage else 0,
         output_tokens=response.usage.completion_tokens if response.usage else 0,
+        cache_read_tokens=details.cached_tokens if details is not None else None,
     )
     text, calls, finish = "", [], ""
     if response.choices:
@@ -128,9 +130,9 @@ def completion_from_openai(
             if call.type == "function"
         ]
         finish = STOP_REASONS.get(choice.finish_reason, choice.finish_reason or "")
-    cost = cost_usd(requested_model, usage.input_tokens, usage.output_tokens)
+    cost = usage_cost(requested_model, usage)
     if cost is None and response.model:
-        cost = cost_usd(response.model, usage.input_tokens, usage.output_tokens)
+        cost = usage_cost(response.model, usage)
     return Completion(
         text=text,
         tool_calls=calls,

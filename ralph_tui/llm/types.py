@@ -50,7 +50,13 @@ def sendable_tool_choice(choice: ToolChoice, tools: list[ToolDefinition]) -> Too
 
 class Usage(BaseModel):
     input_tokens: int = 0
+    """Every input token, cached or not."""
     output_tokens: int = 0
+    cache_read_tokens: int | None = None
+    """Input tokens read from the provider's prompt cache (``None``: the provider did not
+    say, which is not zero)."""
+    cache_write_tokens: int | None = None
+    """Input tokens written to the prompt cache (Anthropic reports them)."""
 
 
 class Completion(BaseModel):

@@ -38,6 +38,10 @@ class ModelUsage:
     cost_usd: float = 0.0
     unknown_cost_calls: int = 0
     failed_calls: int = 0
+    cache_read_tokens: int = 0
+    """Input tokens read from the prompt cache, over the calls that said."""
+    cache_reported_calls: int = 0
+    """Calls whose provider reported prompt-cache usage (the others' is unknown)."""
 
 
 @dataclass(frozen=True)
@@ -55,6 +59,8 @@ class UsageSnapshot:
     failed_calls: int = 0
     """Requests the server received that failed (counted in ``calls`` too): ``calls`` is every
     request sent, as a server's access log counts them."""
+    cache_read_tokens: int = 0
+    cache_reported_calls: int = 0
 
     @property
     def cost_fully_known(self) -> bool:
@@ -75,6 +81,7 @@ class UsageSnapshot:
             cost_usd=None if all_unknown else self.cost_usd,
             cost_cap_usd=self.cost_cap_usd,
             unknown_cost_calls=self.unknown_cost_calls,
+            cache_read_tokens=self.cache_read_tokens if self.cache_reported_calls else None,
         )
 
 
@@ -111,6 +118,9 @@ class UsageLedger:
                 cost_usd=old.cost_usd + (completion.cost_usd or 0.0),
                 unknown_cost_calls=old.unknown_cost_calls + (0 if known else 1),
                 failed_calls=old.failed_calls,
+                cache_read_tokens=old.cache_read_tokens + (completion.usage.cache_read_tokens or 0),
+                cache_reported_calls=old.cache_reported_calls
+                + (completion.usage.cache_read_tokens is not None),
             )
             return self._snapshot()
 
@@ -140,6 +150,8 @@ class UsageLedger:
             by_model=dict(self._by_model),
             token_cap=self.token_cap,
             failed_calls=sum(p.failed_calls for p in parts),
+            cache_read_tokens=sum(p.cache_read_tokens for p in parts),
+            cache_reported_calls=sum(p.cache_reported_calls for p in parts),
         )
 
     def check(self) -> None:
@@ -221,7 +233,13 @@ class MeteredClient:
             on_retry=self.on_retry,
         )
         if self.price is not None:
-            cost = self.price.cost(completion.usage.input_tokens, completion.usage.output_tokens)
+            usage = completion.usage
+            cost = self.price.cost(
+                usage.input_tokens,
+                usage.output_tokens,
+                usage.cache_read_tokens or 0,
+                usage.cache_write_tokens or 0,
+            )
             completion = completion.model_copy(update={"cost_usd": cost})
         self._report(self.ledger.record(completion))
         return completion

@@ -377,6 +377,7 @@ def usage_fields(usage: UsageSnapshot) -> dict[str, Any]:
         "output_tokens": usage.output_tokens,
         "cost_usd": usage.to_event().cost_usd,
         "llm_calls": usage.calls,
+        "cache_read_tokens": usage.to_event().cache_read_tokens,
     }
 
 

@@ -81,6 +81,8 @@ class RunProgress:
     sub_budget: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
+    cache_read_tokens: int | None = None
+    """Input tokens served from the prompt cache (``None``: no provider said)."""
     cost_usd: float | None = 0.0
     started_ts: float | None = None
     finished_ts: float | None = None
@@ -225,6 +227,7 @@ def _retrieval_done(p: RunProgress, e: RetrievalDone) -> set[Part]:
 
 def _usage(p: RunProgress, e: UsageUpdated) -> set[Part]:
     p.input_tokens, p.output_tokens, p.cost_usd = e.input_tokens, e.output_tokens, e.cost_usd
+    p.cache_read_tokens = e.cache_read_tokens
     return {"status"}
 
 

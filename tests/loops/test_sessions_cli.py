@@ -35,6 +35,9 @@ def test_list_show_search_and_reindex(tmp_path: Path, capsys: pytest.CaptureFixt
     shown = cli_json(capsys, "sessions", "show", str(qa["sessionId"]), "--out", out, "--json")
     assert isinstance(shown, dict) and shown["status"] == "passed"
     assert shown["iterationTraces"][0]["passed"] is True
+    assert run_cli(["sessions", "show", str(qa["sessionId"]), "--out", out]) == 0
+    [usage] = [line for line in capsys.readouterr().out.splitlines() if line.startswith("usage:")]
+    assert "tokens in" in usage and "$0.0000" in usage and "prompt cache" not in usage
 
     (tmp_path / "out" / "index.sqlite").unlink()
     reindexed = cli_json(capsys, "sessions", "reindex", "--out", out, "--json")

@@ -30,6 +30,13 @@ def _counter(label: str, value: int, of: int) -> str:
     return f"{label} {value}/{of}" if of else f"{label} {value}"
 
 
+def cache_share(p: RunProgress) -> list[str]:
+    """``  cache 45%``: the input tokens served from the prompt cache, when a provider said."""
+    if p.cache_read_tokens is None or p.input_tokens <= 0:
+        return []
+    return [f"  cache {p.cache_read_tokens * 100 // p.input_tokens}%"]
+
+
 def status_content(progress: RunProgress, now: float | None = None) -> Content:
     """The line for ``progress`` at time ``now`` (the elapsed clock and heartbeat use it)."""
     p = progress
@@ -47,6 +54,7 @@ def status_content(progress: RunProgress, now: float | None = None) -> Content:
         f"  {_counter('step', p.step, p.max_steps)}",
         f"  {_counter('sub', p.sub_calls, p.sub_budget)}",
         f"  tok {fmt.tokens(p.input_tokens)}/{fmt.tokens(p.output_tokens)}",
+        *cache_share(p),
         f"  {fmt.cost(p.cost_usd)}",
         f"  {fmt.duration(p.elapsed_s(now))}",
         f"  sandbox {p.isolation or '?'}",
