@@ -196,6 +196,20 @@ class IndexProgress(BaseEvent):
     figures: dict[str, object] | None = None
 
 
+class ContextCompacted(BaseEvent):
+    """An agent's active context was compacted (or could not be brought under its target)."""
+
+    type: Literal["context_compacted"] = "context_compacted"
+    agent: str
+    status: Literal["compacted", "exhausted"]
+    before_tokens: int
+    after_tokens: int
+    summaries: list[str] = Field(default_factory=list)
+    levels: list[int] = Field(default_factory=list)
+    """The compaction level of each summary written: 1 detailed, 2 bullets, 3 truncation."""
+    reason: str = ""
+
+
 class ExternalProgress(BaseEvent):
     """An external documentation source being crawled: its pages so far."""
 
@@ -273,6 +287,7 @@ Event = Annotated[
     | Notice
     | IndexProgress
     | ExternalProgress
+    | ContextCompacted
     | RetrievalDone
     | RunFinished,
     Field(discriminator="type"),

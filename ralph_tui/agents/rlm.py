@@ -19,7 +19,6 @@ from ralph_tui.agents.output_tool import (
 from ralph_tui.agents.rlm_prompt import (
     VariableInfo,
     build_rlm_system,
-    observation_budget,
     shrink,
 )
 from ralph_tui.agents.structured import (
@@ -33,7 +32,10 @@ from ralph_tui.agents.structured import (
     tool_feedback,
 )
 from ralph_tui.agents.sub_queries import SubQueryBudget, SubQueryRunner
-from ralph_tui.events import AgentStep, Emit, SandboxExecuted, StepAction
+from ralph_tui.events import AgentStep, ContextCompacted, Emit, SandboxExecuted, StepAction
+from ralph_tui.lcm.context import ActiveContext, Budget
+from ralph_tui.lcm.store import MessageStore
+from ralph_tui.lcm.summarise import model_summariser
 from ralph_tui.llm.prompt_io import render_input
 from ralph_tui.llm.types import ChatMessage, LLMClient, ToolCall
 from ralph_tui.sandbox import ExecResult, Sandbox, SandboxLimits
@@ -124,26 +126,38 @@ class _RLMRun(Generic[T]):
             function_docs=function_docs,
         )
         self.turns: list[_Turn] = []
+        self.context = ActiveContext(
+            self.system,
+            MessageStore(),
+            Budget.of_window(client.context_window_tokens, spec.max_tokens),
+        )
+        self.context.append(ChatMessage(role="user", content=render_input(self.inputs)))
+        self.summarise = model_summariser(client)
         self.failures_in_a_row = 0
         self.cells: list[tuple[str, ExecResult]] = []
         self.invalid = self.no_call = 0
         self.last_problem = ""
 
-    def messages(self) -> list[ChatMessage]:
-        """The conversation so far, with old observations shrunk to keep the prompt bounded."""
-        rendered = [
-            ChatMessage(role="system", content=self.system),
-            ChatMessage(role="user", content=render_input(self.inputs)),
-        ]
-        newest = len(self.turns) - 1
-        for index, turn in enumerate(self.turns):
-            budget = observation_budget(newest - index, self.spec.max_output_chars + 400)
-            rendered.append(turn.assistant)
-            rendered.extend(
-                reply.model_copy(update={"content": shrink(reply.content, budget)})
-                for reply in turn.replies
+    async def messages(self) -> list[ChatMessage]:
+        """The active context: the conversation so far, older spans summarised once it
+        passes its budget (the store keeps every message whole)."""
+        flat = [m for turn in self.turns for m in (turn.assistant, *turn.replies)]
+        for message in flat[len(self.context.store) - 1 :]:
+            self.context.append(message)
+        report = await self.context.compact(self.summarise)
+        if report.status != "not_needed":
+            self.emit(
+                ContextCompacted(
+                    agent=self.spec.name,
+                    status="compacted" if report.status == "compacted" else "exhausted",
+                    before_tokens=report.before_tokens,
+                    after_tokens=report.after_tokens,
+                    summaries=report.summaries,
+                    levels=report.levels,
+                    reason=report.reason,
+                )
             )
-        return rendered
+        return self.context.render()
 
     def step_event(self, step: int, action: StepAction, detail: str = "") -> None:
         self.emit(
@@ -158,7 +172,7 @@ class _RLMRun(Generic[T]):
 
     async def step(self, sandbox: Sandbox, step: int) -> T | None:
         completion = await self.client.chat(
-            self.messages(),
+            await self.messages(),
             tools=[self.tool],
             tool_choice="required",
             temperature=self.spec.temperature,

@@ -90,16 +90,3 @@ def shrink(text: str, limit: int) -> str:
     half = max(limit // 2, 1)
     omitted = len(text) - 2 * half
     return f"{text[:half]}\n[... {omitted} characters omitted ...]\n{text[-half:]}"
-
-
-def observation_budget(age: int, full_chars: int) -> int:
-    """Characters kept of an observation ``age`` turns old.
-
-    The two newest observations are kept whole and older ones shrink, so the root prompt grows
-    with the number of turns (itself bounded) and never with the document's size.
-    """
-    if age < 2:
-        return full_chars
-    if age < 6:
-        return max(full_chars // 4, 200)
-    return 200

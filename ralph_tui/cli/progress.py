@@ -9,6 +9,7 @@ from typing import Any, TextIO
 from ralph_tui.events import (
     AgentStep,
     BaseEvent,
+    ContextCompacted,
     ExternalProgress,
     HardValidation,
     Heartbeat,
@@ -78,6 +79,10 @@ class ProgressPrinter:
             SubQuery: self.sub_query,
             IndexProgress: IndexProgressLines(),
             ExternalProgress: self.external_progress,
+            ContextCompacted: lambda e: (
+                f"  {e.agent} context {e.status}: {e.before_tokens:,} -> {e.after_tokens:,} "
+                f"tokens" + (f" ({e.reason})" if e.reason else "")
+            ),
             RetrievalDone: self.retrieval_done,
             HardValidation: self.hard_validation,
             JudgeVerdict: self.judge_verdict,

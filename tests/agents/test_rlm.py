@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
+import httpx2
 import pytest
 from pydantic import BaseModel
 
@@ -18,14 +20,14 @@ from ralph_tui.agents.rlm import (
 from ralph_tui.agents.structured import MaxStepsError
 from ralph_tui.config import Settings
 from ralph_tui.documents import read_corpus
-from ralph_tui.events import AgentStep, SandboxExecuted, SubQuery
+from ralph_tui.events import AgentStep, ContextCompacted, SandboxExecuted, SubQuery
 from ralph_tui.llm.anthropic_client import AnthropicClient
 from ralph_tui.llm.offline import OfflineClient
 from ralph_tui.loops.context import DOCUMENTS_VARIABLE
 from ralph_tui.roles.worker import worker_spec
 from tests.agents.conftest import Recorder, reply_tool
 from tests.documents.fixtures import write_pdf
-from tests.llm.llm_wire import FakeAPI
+from tests.llm.llm_wire import FakeAPI, anthropic_message
 
 
 class Answer(BaseModel):
@@ -141,16 +143,52 @@ async def test_oversized_sub_prompt_is_refused_with_both_sizes(
     assert "200,000 tokens" in text
 
 
-async def test_old_observations_shrink_so_the_prompt_stays_bounded(
+async def test_the_prompt_only_grows_at_its_end_between_compactions(
     api: FakeAPI, claude: AnthropicClient, events: Recorder
 ) -> None:
-    for _ in range(8):
+    for _ in range(4):
         reply_tool(api, code("print('y' * 3000)"))
     reply_tool(api, {"answer": "ok", "resultReady": True})
     await run(claude, events)
-    sizes = [len(json.dumps(body["messages"])) for body in api.bodies]
-    assert sizes[-1] < 8 * 3000
-    assert max(sizes[5:]) - min(sizes[5:]) < 3000
+    prompts = [body["messages"] for body in api.bodies]
+    for earlier, later in pairwise(prompts):
+        assert later[: len(earlier) - 1] == earlier[:-1], "a stable prefix, for prompt caches"
+    assert json.dumps(prompts[-1]).count("y" * 3000) == 4, "observations kept whole"
+    assert not events.of(ContextCompacted)
+
+
+class SummarisingAPI(FakeAPI):
+    """Answers the agent's steps from the queue, and every call without tools (a
+    compaction summary) with a short summary."""
+
+    def handle(self, request: httpx2.Request) -> httpx2.Response:
+        if "tools" not in json.loads(request.content):
+            self.requests.append(request)
+            summary = anthropic_message([{"type": "text", "text": "Printed y's; no finding."}])
+            return httpx2.Response(200, json=summary)
+        return super().handle(request)
+
+
+async def test_a_context_past_its_budget_is_compacted_and_stays_bounded(
+    events: Recorder,
+) -> None:
+    api = SummarisingAPI()
+    client = AnthropicClient(
+        "claude-sonnet-4-6", api_key="sk-ant-test", base_url="https://anthropic.test",
+        http_client=api.http_client(), context_window=12_000,
+    )  # fmt: skip
+    for _ in range(10):
+        reply_tool(api, code("print('y' * 3000)"))
+    reply_tool(api, {"answer": "ok", "resultReady": True})
+    await run(client, events, {"max_steps": 12})
+    compactions = events.of(ContextCompacted)
+    assert compactions and all(c.status == "compacted" for c in compactions)
+    assert all(c.after_tokens < c.before_tokens for c in compactions)
+    steps = [body for body in api.bodies if "tools" in body]
+    last = json.dumps(steps[-1]["messages"])
+    assert "expand('S0001')" in last and "Printed y's; no finding." in last
+    assert last.count("y" * 3000) < 10
+    assert len(steps) == 11 and len(api.bodies) > 11, "summaries were separate calls"
 
 
 async def test_offline_worker_explores_a_real_document_in_the_sandbox(events: Recorder) -> None:
