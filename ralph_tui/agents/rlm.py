@@ -133,6 +133,7 @@ class _RLMRun(Generic[T]):
         )
         self.context.append(ChatMessage(role="user", content=render_input(self.inputs)))
         self.summarise = model_summariser(client)
+        self.last_compaction_reason = ""
         self.failures_in_a_row = 0
         self.cells: list[tuple[str, ExecResult]] = []
         self.invalid = self.no_call = 0
@@ -145,7 +146,9 @@ class _RLMRun(Generic[T]):
         for message in flat[len(self.context.store) - 1 :]:
             self.context.append(message)
         report = await self.context.compact(self.summarise)
-        if report.status != "not_needed":
+        repeated = not report.summaries and report.reason == self.last_compaction_reason
+        self.last_compaction_reason = report.reason
+        if report.status != "not_needed" and not repeated:
             self.emit(
                 ContextCompacted(
                     agent=self.spec.name,
