@@ -34,6 +34,7 @@ from ralph_tui.agents.structured import (
 from ralph_tui.agents.sub_queries import SubQueryBudget, SubQueryRunner
 from ralph_tui.events import AgentStep, ContextCompacted, Emit, SandboxExecuted, StepAction
 from ralph_tui.lcm.context import ActiveContext, Budget
+from ralph_tui.lcm.operators import EXPAND_DOC, GREP_DOC, Operators
 from ralph_tui.lcm.store import MessageStore
 from ralph_tui.lcm.summarise import model_summariser
 from ralph_tui.llm.prompt_io import render_input
@@ -305,7 +306,11 @@ async def rlm_agent_forward(
     runner = SubQueryRunner(
         sub_client, budget, emit, agent=spec.name, concurrency=spec.sub_query_concurrency
     )
-    run = _RLMRun(client, spec, inputs, variables, emit, runner, function_docs)
+    run = _RLMRun(
+        client, spec, inputs, variables, emit, runner, [*function_docs, EXPAND_DOC, GREP_DOC]
+    )
+    document = variables.get("context")
+    operators = Operators(run.context, str(document.value) if document is not None else "")
     limits = SandboxLimits(
         timeout_s=spec.cell_timeout_s,
         start_timeout_s=spec.start_timeout_s,
@@ -317,6 +322,8 @@ async def rlm_agent_forward(
             **(functions or {}),
             "llm_query": runner.query,
             "llm_query_batched": runner.query_batched,
+            "expand": operators.expand,
+            "grep": operators.grep,
         },
         limits=limits,
         emit_notice=on_notice,

@@ -259,3 +259,19 @@ async def test_the_sandbox_slices_the_documents_table_by_file_and_page(
     assert observation(api, 2).startswith("notes.md Notes text.")
     system = api.bodies[0]["system"]
     assert "- `documents`: list, 2 entries." in system and "`pages`" in system
+
+
+async def test_sandbox_code_can_grep_the_document_and_the_conversation(
+    api: FakeAPI, claude: AnthropicClient, events: Recorder
+) -> None:
+    reply_tool(api, code("print(grep('gamma', limit=2))"))
+    reply_tool(api, code("print(grep('gamma', scope='messages', limit=1)['hits'][0]['id'])"))
+    reply_tool(api, code("print(expand('S0001'))"))
+    reply_tool(api, {"answer": "ok", "resultReady": True})
+    await run(claude, events)
+    first = observation(api, 1)
+    assert "'span': [11, 16]" in first and "'next_offset': 2" in first
+    assert observation(api, 2).startswith("M1")
+    assert "no summary 'S0001'" in observation(api, 3)
+    system = api.bodies[0]["system"]
+    assert "expand(summary_id" in json.dumps(system) and "grep(pattern" in json.dumps(system)

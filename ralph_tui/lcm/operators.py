@@ -1,0 +1,82 @@
+"""The context operators sandbox code can call: ``expand`` (the originals a summary covers)
+and ``grep`` (a regular expression over the conversation's messages, its summaries, or the
+document), each bounded and paginated."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ralph_tui.lcm.context import ActiveContext
+
+EXPAND_DOC = (
+    "`expand(summary_id, max_tokens=2000) -> str`: the messages (or summaries) a summary of "
+    "your earlier conversation covers, e.g. `expand('S0001')`; summaries appear as "
+    "`[S0001: messages 3-9, expand('S0001')]`."
+)
+GREP_DOC = (
+    "`grep(pattern, scope='document', limit=20, offset=0) -> dict`: a regular expression "
+    "over `scope` ('document', 'messages' of this conversation — your code included — or "
+    "'summaries'); returns "
+    "`hits` (each with `span` into `context` for the document, or the message or summary "
+    "`id`, and the matching line) and `next_offset` (None at the end)."
+)
+SNIPPET_CHARS = 200
+MAX_LIMIT = 100
+SCOPES = ("document", "messages", "summaries")
+
+
+class Operators:
+    """``expand`` and ``grep`` over one agent's context and its document."""
+
+    def __init__(self, context: ActiveContext, document: str) -> None:
+        self.context = context
+        self.document = document
+
+    async def expand(self, summary_id: str, max_tokens: int = 2000) -> str:
+        return self.context.expand(str(summary_id), max(1, int(max_tokens)))
+
+    async def grep(
+        self, pattern: str, scope: str = "document", limit: int = 20, offset: int = 0
+    ) -> dict[str, Any]:
+        if scope not in SCOPES:
+            raise ValueError(f"scope must be one of {', '.join(SCOPES)}, not {scope!r}")
+        try:
+            regex = re.compile(str(pattern))
+        except re.error as exc:
+            raise ValueError(f"not a regular expression: {exc}") from None
+        limit = max(1, min(int(limit), MAX_LIMIT))
+        offset = max(0, int(offset))
+        hits: list[dict[str, Any]] = []
+        for number, hit in enumerate(self._hits(regex, scope)):
+            if number < offset:
+                continue
+            if len(hits) == limit:
+                return {"hits": hits, "next_offset": offset + limit}
+            hits.append(hit)
+        return {"hits": hits, "next_offset": None}
+
+    def _hits(self, regex: re.Pattern[str], scope: str) -> Any:
+        if scope == "document":
+            for match in regex.finditer(self.document):
+                yield {"span": [match.start(), match.end()], "line": _line(self.document, match)}
+        elif scope == "messages":
+            for message in self.context.store.messages:
+                text = "\n".join([message.content, *(c.arguments for c in message.tool_calls)])
+                for match in regex.finditer(text):
+                    yield {"id": f"M{message.id}", "role": message.role, "line": _line(text, match)}
+        else:
+            for summary in self.context.summaries.values():
+                for match in regex.finditer(summary.text):
+                    yield {"id": summary.id, "line": _line(summary.text, match)}
+
+
+def _line(text: str, match: re.Match[str]) -> str:
+    """The line holding ``match``, cut around it to ``SNIPPET_CHARS``."""
+    start = text.rfind("\n", 0, match.start()) + 1
+    end = text.find("\n", match.end())
+    end = len(text) if end < 0 else end
+    if end - start > SNIPPET_CHARS:
+        start = max(start, match.start() - SNIPPET_CHARS // 2)
+        end = min(end, start + SNIPPET_CHARS)
+    return text[start:end]
