@@ -55,6 +55,24 @@ def to_anthropic_messages(messages: list[ChatMessage]) -> tuple[str, list[dict[s
     return system, turns
 
 
+EPHEMERAL = {"type": "ephemeral"}
+
+
+def mark_cache_breakpoint(turns: list[dict[str, Any]]) -> None:
+    """Mark the last block of the conversation as a prompt-cache breakpoint.
+
+    Breakpoints are marked per block rather than left to a request-wide automatic mode so
+    that where the cache ends is explicit and testable: the system prompt (the same for
+    every step of a role) and the newest block. An agent's next step sends this prompt
+    again with messages appended (the LCM active context only grows at its end), so
+    everything up to this block is read from the cache. A prompt under the model's
+    minimum cacheable length is simply not cached."""
+    if turns and turns[-1]["content"]:
+        last = dict(turns[-1]["content"][-1])
+        last["cache_control"] = EPHEMERAL
+        turns[-1]["content"][-1] = last
+
+
 def _blocks_of(message: ChatMessage) -> list[Block]:
     if message.role == "tool":
         return [
@@ -186,9 +204,10 @@ class AnthropicClient(SDKClient):
         sampling parameters (even the default), and the SDK no longer offers them.
         """
         system, turns = to_anthropic_messages(messages)
+        mark_cache_breakpoint(turns)
         params: dict[str, Any] = {"model": self.model, "max_tokens": max_tokens, "messages": turns}
         if system:
-            params["system"] = system
+            params["system"] = [{"type": "text", "text": system, "cache_control": EPHEMERAL}]
         if tools:
             params["tools"] = to_anthropic_tools(tools)
             if tool_choice is not None:

@@ -27,7 +27,7 @@ from ralph_tui.loops.context import DOCUMENTS_VARIABLE
 from ralph_tui.roles.worker import worker_spec
 from tests.agents.conftest import Recorder, reply_tool
 from tests.documents.fixtures import write_pdf
-from tests.llm.llm_wire import FakeAPI, anthropic_message
+from tests.llm.llm_wire import FakeAPI, anthropic_message, system_text
 
 
 class Answer(BaseModel):
@@ -75,7 +75,7 @@ async def test_state_persists_across_steps_and_every_cell_is_an_event(
     result = await run(claude, events)
     assert result.output == Answer(answer="done") and not result.fallback and result.steps == 3
     assert "1701" in observation(api, 2)
-    system = api.bodies[0]["system"]
+    system = system_text(api.bodies[0])
     assert "`context`: str, 1,700 characters" in system and "alpha beta" not in system
     cells = events.of(SandboxExecuted)
     assert [c.code for c in cells] == ["n = len(context)", "n + 1"]
@@ -257,7 +257,7 @@ async def test_the_sandbox_slices_the_documents_table_by_file_and_page(
     )
     assert observation(api, 1).startswith("Page two says hello.")
     assert observation(api, 2).startswith("notes.md Notes text.")
-    system = api.bodies[0]["system"]
+    system = system_text(api.bodies[0])
     assert "- `documents`: list, 2 entries." in system and "`pages`" in system
 
 
@@ -273,5 +273,5 @@ async def test_sandbox_code_can_grep_the_document_and_the_conversation(
     assert "'span': [11, 16]" in first and "'next_offset': 2" in first
     assert observation(api, 2).startswith("M1")
     assert "no summary 'S0001'" in observation(api, 3)
-    system = api.bodies[0]["system"]
+    system = system_text(api.bodies[0])
     assert "expand(summary_id" in json.dumps(system) and "grep(pattern" in json.dumps(system)

@@ -9,7 +9,7 @@ from ralph_tui.agents.structured import AgentSpec, MaxStepsError, agent_forward
 from ralph_tui.events import AgentStep
 from ralph_tui.llm.anthropic_client import AnthropicClient
 from tests.agents.conftest import Recorder, reply_text, reply_tool
-from tests.llm.llm_wire import FakeAPI
+from tests.llm.llm_wire import FakeAPI, system_text
 
 
 class Verdict(BaseModel):
@@ -27,7 +27,7 @@ async def test_valid_first_call_returns_the_output(
     result = await agent_forward(claude, SPEC, {"question": "q"}, events)
     assert result == Verdict(ok=True, issues=[])
     body = api.bodies[0]
-    assert body["system"] == "You judge."
+    assert system_text(body) == "You judge."
     assert body["tools"][0]["name"] == "submit_output"
     assert body["tools"][0]["input_schema"]["required"] == ["ok", "issues"]
     assert '"question": "q"' in body["messages"][0]["content"][0]["text"]

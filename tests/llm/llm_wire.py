@@ -72,6 +72,12 @@ def anthropic_message(
     }
 
 
+def system_text(body: dict[str, Any]) -> str:
+    """The system prompt of a Messages API request body (sent as text blocks)."""
+    system = body.get("system", [])
+    return system if isinstance(system, str) else "\n".join(b["text"] for b in system)
+
+
 def anthropic_error(kind: str, message: str) -> dict[str, Any]:
     return {"type": "error", "error": {"type": kind, "message": message}}
 

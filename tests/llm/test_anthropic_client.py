@@ -11,7 +11,7 @@ import pytest
 from ralph_tui.llm.anthropic_client import AnthropicClient
 from ralph_tui.llm.errors import AuthenticationError
 from ralph_tui.llm.types import ChatMessage, ToolCall, ToolDefinition
-from tests.llm.llm_wire import FakeAPI, anthropic_message
+from tests.llm.llm_wire import FakeAPI, anthropic_message, system_text
 
 RUN_CODE = ToolDefinition(
     name="run_code",
@@ -64,7 +64,7 @@ async def test_tool_call_round_trip(api: FakeAPI, make_anthropic: MakeClient) ->
     )
 
     sent = api.bodies[0]
-    assert sent["system"] == "You explore documents."
+    assert system_text(sent) == "You explore documents."
     assert sent["model"] == "claude-sonnet-4-6"
     assert sent["max_tokens"] == 512
     assert "temperature" not in sent  # the API version the SDK speaks rejects it
@@ -100,7 +100,7 @@ async def test_tool_call_round_trip(api: FakeAPI, make_anthropic: MakeClient) ->
             "content": [
                 {"type": "tool_result", "tool_use_id": "toolu_00", "content": ""},
                 {"type": "tool_result", "tool_use_id": "toolu_01", "content": "ok"},
-                {"type": "text", "text": "Go on."},
+                {"type": "text", "text": "Go on.", "cache_control": {"type": "ephemeral"}},
             ],
         },
     ]
@@ -197,3 +197,25 @@ def test_missing_key_names_the_env_var(
         monkeypatch.delenv("ANTHROPIC_CONFIG_DIR", raising=False)
     with pytest.raises(AuthenticationError, match=r"ANTHROPIC_API_KEY.*--provider offline"):
         AnthropicClient("claude-sonnet-4-6")
+
+
+async def test_the_system_prompt_and_the_newest_block_are_cache_breakpoints(
+    api: FakeAPI, make_anthropic: MakeClient
+) -> None:
+    api.reply(200, anthropic_message([{"type": "text", "text": "ok"}]))
+    await make_anthropic().chat(
+        [
+            ChatMessage(role="system", content="You explore documents."),
+            ChatMessage(role="user", content="First."),
+            ChatMessage(role="assistant", content="Noted."),
+            ChatMessage(role="user", content="Second."),
+        ]
+    )
+    sent = api.bodies[0]
+    assert sent["system"] == [
+        {"type": "text", "text": "You explore documents.", "cache_control": {"type": "ephemeral"}}
+    ]
+    marked = [
+        block for turn in sent["messages"] for block in turn["content"] if "cache_control" in block
+    ]
+    assert marked == [{"type": "text", "text": "Second.", "cache_control": {"type": "ephemeral"}}]
