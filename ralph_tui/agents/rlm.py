@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -108,6 +109,7 @@ class _RLMRun(Generic[T]):
         emit: Emit,
         sub_runner: SubQueryRunner,
         function_docs: Sequence[str] = (),
+        store_path: Path | None = None,
     ) -> None:
         self.client = client
         self.spec = spec
@@ -129,7 +131,7 @@ class _RLMRun(Generic[T]):
         self.turns: list[_Turn] = []
         self.context = ActiveContext(
             self.system,
-            MessageStore(),
+            MessageStore(store_path),
             Budget.of_window(client.context_window_tokens, spec.max_tokens),
         )
         self.context.append(ChatMessage(role="user", content=render_input(self.inputs)))
@@ -296,19 +298,20 @@ async def rlm_agent_forward(
     on_notice: Callable[[str], None] | None = None,
     functions: dict[str, HostFunction] | None = None,
     function_docs: Sequence[str] = (),
+    store_path: Path | None = None,
 ) -> RLMResult[T]:
     """Run the RLM loop; on step exhaustion salvage an output flagged ``fallback`` from what
     the sandbox printed, or raise ``MaxStepsError`` when it printed nothing to salvage from.
 
     ``functions`` are host functions the sandbox gets beside ``llm_query``; the prompt lists
-    ``function_docs`` (one line each) under the sandbox's functions."""
+    ``function_docs`` (one line each) under the sandbox's functions. With ``store_path``
+    every message of the conversation is also appended there (JSON lines)."""
     budget = SubQueryBudget(limit=spec.max_llm_calls)
     runner = SubQueryRunner(
         sub_client, budget, emit, agent=spec.name, concurrency=spec.sub_query_concurrency
     )
-    run = _RLMRun(
-        client, spec, inputs, variables, emit, runner, [*function_docs, EXPAND_DOC, GREP_DOC]
-    )
+    docs = [*function_docs, EXPAND_DOC, GREP_DOC]
+    run = _RLMRun(client, spec, inputs, variables, emit, runner, docs, store_path)
     document = variables.get("context")
     operators = Operators(run.context, str(document.value) if document is not None else "")
     limits = SandboxLimits(

@@ -45,6 +45,9 @@ class RunCancelled(Exception):
 class IterationWriter(Protocol):
     """Where a loop writes each iteration's trace (a session, or one of its sub-tasks)."""
 
+    folder: Path
+    """Where the session (or sub-task) keeps its files."""
+
     def write_iteration(self, trace: IterationTrace) -> None: ...
 
 
@@ -125,6 +128,10 @@ class RunContext:
         if self.corpus is not None:
             variables["documents"] = SandboxVariable(self.corpus.table, DOCUMENTS_VARIABLE)
         return variables
+
+    def context_store(self, iteration: int, agent: str) -> Path:
+        """Where an agent's whole conversation of ``iteration`` is kept (the LCM store)."""
+        return self.traces.folder / f"context-{iteration:02d}-{agent}.jsonl"
 
     def external_texts(self) -> dict[str, str]:
         """The cached text of every external page of the run, by URL."""

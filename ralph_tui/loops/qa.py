@@ -68,6 +68,7 @@ async def qa_iteration(
                 emit=ctx.emit,
                 on_notice=ctx.notice,
                 **ctx.sandbox_functions(iteration),
+                store_path=ctx.context_store(iteration, "worker"),
             )
     except PHASE_ERRORS as exc:
         record.timings["workerMs"] = timing.get("ms", 0.0)

@@ -132,6 +132,7 @@ async def read_document(
             emit=ctx.emit,
             on_notice=ctx.notice,
             **ctx.sandbox_functions(record.iteration),
+            store_path=ctx.context_store(record.iteration, "doc_reader"),
         )
     record.timings["docReaderMs"] = timing["ms"]
     record.fallback = result.fallback
