@@ -10,6 +10,7 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from ralph_tui.agents.llm_map import LLM_MAP_DOC, LLM_MAP_FILE, LLMMap
 from ralph_tui.agents.output_tool import (
     ArgumentsError,
     describe_validation_error,
@@ -310,7 +311,8 @@ async def rlm_agent_forward(
     runner = SubQueryRunner(
         sub_client, budget, emit, agent=spec.name, concurrency=spec.sub_query_concurrency
     )
-    docs = [*function_docs, EXPAND_DOC, GREP_DOC]
+    docs = [*function_docs, EXPAND_DOC, GREP_DOC, LLM_MAP_DOC]
+    llm_map = LLMMap(runner, store_path.parent / LLM_MAP_FILE if store_path else None)
     run = _RLMRun(client, spec, inputs, variables, emit, runner, docs, store_path)
     document = variables.get("context")
     operators = Operators(run.context, str(document.value) if document is not None else "")
@@ -327,6 +329,7 @@ async def rlm_agent_forward(
             "llm_query_batched": runner.query_batched,
             "expand": operators.expand,
             "grep": operators.grep,
+            "llm_map": llm_map,
         },
         limits=limits,
         emit_notice=on_notice,

@@ -275,3 +275,20 @@ async def test_sandbox_code_can_grep_the_document_and_the_conversation(
     assert "no summary 'S0001'" in observation(api, 3)
     system = system_text(api.bodies[0])
     assert "expand(summary_id" in json.dumps(system) and "grep(pattern" in json.dumps(system)
+
+
+async def test_sandbox_code_maps_the_sub_model_over_items(
+    api: FakeAPI, claude: AnthropicClient, events: Recorder
+) -> None:
+    reply_tool(
+        api,
+        code(
+            "r = llm_map(['alpha', 'beta'], 'Say one word about it.')\n"
+            "print(len(r), type(r[0]).__name__)"
+        ),
+    )
+    reply_tool(api, {"answer": "ok", "resultReady": True})
+    await run(claude, events)
+    assert observation(api, 1).startswith("2 str")
+    assert len(events.of(SubQuery)) == 2
+    assert "llm_map(items, instruction" in system_text(api.bodies[0])

@@ -1,0 +1,69 @@
+"""``llm_map``: answers checked against a JSON Schema with one retry, order kept, failed
+items as error entries, every call a sub-call, and finished items never paid twice (a map
+run again, or in a resumed session that reads the record)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import httpx2
+import pytest
+
+from ralph_tui.agents.llm_map import LLMMap
+from ralph_tui.agents.sub_queries import SubQueryBudget, SubQueryRunner
+from ralph_tui.llm.openai_client import OpenAIClient
+from tests.llm.llm_wire import openai_completion
+
+SCHEMA = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
+
+
+class Answers:
+    """A sub-model on a fake network: item a answers well, b badly then well, c never."""
+
+    def __init__(self) -> None:
+        self.prompts: list[str] = []
+
+    def handle(self, request: httpx2.Request) -> httpx2.Response:
+        prompt = json.loads(request.content)["messages"][-1]["content"]
+        self.prompts.append(prompt)
+        item = prompt.split("Item:\n", 1)[1].split("\n", 1)[0]
+        retry = "was not valid" in prompt
+        text = {"a": '{"n": 1}', "b": '```json\n{"n": 2}\n```' if retry else "no idea"}.get(
+            item, '{"n": "many"}'
+        )
+        return httpx2.Response(200, json=openai_completion({"content": text}))
+
+
+def llm_map(answers: Answers, path: Path | None = None) -> tuple[LLMMap, SubQueryBudget]:
+    client = OpenAIClient(
+        "gpt-4o-mini", api_key="sk-test", base_url="https://openai.test/v1",
+        http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(answers.handle)),
+    )  # fmt: skip
+    budget = SubQueryBudget(limit=50)
+    return LLMMap(SubQueryRunner(client, budget, lambda _e: None, agent="worker"), path), budget
+
+
+async def test_schema_checks_retries_order_and_errors(tmp_path: Path) -> None:
+    answers = Answers()
+    mapped, budget = llm_map(answers, tmp_path / "llm_map.jsonl")
+    results = await mapped(["a", "b", "c"], "Count the item.", SCHEMA)
+    assert results[:2] == [{"n": 1}, {"n": 2}]
+    assert "error" in results[2] and "'many' is not of type 'integer'" in results[2]["error"]
+    assert len(answers.prompts) == 5 and budget.used == 5
+
+    again, _ = llm_map(answers, tmp_path / "llm_map.jsonl")
+    before = len(answers.prompts)
+    assert (await again(["a", "b", "c"], "Count the item.", SCHEMA))[:2] == results[:2]
+    asked = [p.split("Item:\n", 1)[1][0] for p in answers.prompts[before:]]
+    assert asked == ["c", "c"], "finished items are not asked again; the failed one is"
+
+
+async def test_plain_answers_and_bad_input() -> None:
+    answers = Answers()
+    mapped, _ = llm_map(answers)
+    assert await mapped(["a"], "Say it.") == ['{"n": 1}']
+    with pytest.raises(ValueError, match="not a JSON Schema"):
+        await mapped(["a"], "x", {"type": "nonsense"})
+    with pytest.raises(TypeError, match="a list of items"):
+        await mapped("a", "x")  # type: ignore[arg-type]
