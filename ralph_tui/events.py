@@ -196,6 +196,19 @@ class IndexProgress(BaseEvent):
     figures: dict[str, object] | None = None
 
 
+class SummaryNode(BaseModel):
+    """One summary of an agent's context, as the Context tab shows it."""
+
+    id: str
+    kind: Literal["leaf", "condensed"]
+    depth: int
+    first: int
+    last: int
+    tokens: int
+    covers: list[str] = Field(default_factory=list)
+    text: str = ""
+
+
 class ContextCompacted(BaseEvent):
     """An agent's active context was compacted (or could not be brought under its target)."""
 
@@ -208,6 +221,21 @@ class ContextCompacted(BaseEvent):
     levels: list[int] = Field(default_factory=list)
     """The compaction level of each summary written: 1 detailed, 2 bullets, 3 truncation."""
     reason: str = ""
+    dag: list[SummaryNode] = Field(default_factory=list)
+    """Every summary of the context so far; ``top`` are those in the active context."""
+    top: list[str] = Field(default_factory=list)
+
+
+class ContextSize(BaseEvent):
+    """The size of an agent's active context before a step, against its budget."""
+
+    type: Literal["context_size"] = "context_size"
+    agent: str
+    tokens: int
+    soft: int
+    hard: int
+    messages: int
+    summaries: int
 
 
 class ExternalProgress(BaseEvent):
@@ -288,6 +316,7 @@ Event = Annotated[
     | IndexProgress
     | ExternalProgress
     | ContextCompacted
+    | ContextSize
     | RetrievalDone
     | RunFinished,
     Field(discriminator="type"),

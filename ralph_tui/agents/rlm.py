@@ -34,8 +34,17 @@ from ralph_tui.agents.structured import (
     tool_feedback,
 )
 from ralph_tui.agents.sub_queries import SubQueryBudget, SubQueryRunner
-from ralph_tui.events import AgentStep, ContextCompacted, Emit, SandboxExecuted, StepAction
+from ralph_tui.events import (
+    AgentStep,
+    ContextCompacted,
+    ContextSize,
+    Emit,
+    SandboxExecuted,
+    StepAction,
+    SummaryNode,
+)
 from ralph_tui.lcm.context import ActiveContext, Budget
+from ralph_tui.lcm.dag import Summary
 from ralph_tui.lcm.operators import EXPAND_DOC, GREP_DOC, Operators
 from ralph_tui.lcm.store import MessageStore
 from ralph_tui.lcm.summarise import model_summariser
@@ -162,8 +171,21 @@ class _RLMRun(Generic[T]):
                     summaries=report.summaries,
                     levels=report.levels,
                     reason=report.reason,
+                    dag=[summary_node(s) for s in self.context.summaries.values()],
+                    top=list(self.context.top),
                 )
             )
+        budget = self.context.budget
+        self.emit(
+            ContextSize(
+                agent=self.spec.name,
+                tokens=self.context.tokens(),
+                soft=budget.soft,
+                hard=budget.hard,
+                messages=len(self.context.store),
+                summaries=len(self.context.top),
+            )
+        )
         return self.context.render()
 
     def step_event(self, step: int, action: StepAction, detail: str = "") -> None:
@@ -286,6 +308,19 @@ class _RLMRun(Generic[T]):
             if result.output
         ]
         return shrink("\n\n".join(blocks), FALLBACK_TRAJECTORY_CHARS)
+
+
+def summary_node(summary: Summary) -> SummaryNode:
+    return SummaryNode(
+        id=summary.id,
+        kind=summary.kind,
+        depth=summary.depth,
+        first=summary.first,
+        last=summary.last,
+        tokens=summary.tokens,
+        covers=list(summary.covers),
+        text=summary.text,
+    )
 
 
 async def rlm_agent_forward(

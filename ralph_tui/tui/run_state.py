@@ -16,6 +16,8 @@ from ralph_tui.events import (
     AgentStep,
     BaseEvent,
     CandidateProduced,
+    ContextCompacted,
+    ContextSize,
     ExternalProgress,
     HardValidation,
     Heartbeat,
@@ -43,6 +45,7 @@ Part = Literal[
     "constraints",
     "retrieval",
     "external",
+    "context",
     "log",
 ]
 
@@ -104,6 +107,10 @@ class RunProgress:
     """Each iteration's retrieval searches, in the order they ran."""
     external: dict[str, ExternalProgress] = field(default_factory=dict)
     """Each external documentation source's crawl, as last reported."""
+    context_size: ContextSize | None = None
+    """The newest report of an agent's active context size."""
+    compaction: ContextCompacted | None = None
+    """The newest compaction of that agent's context (its summaries)."""
 
     def apply(self, event: BaseEvent) -> set[Part]:
         """Fold ``event`` in; return the parts of the picture it changed."""
@@ -220,6 +227,18 @@ def _external_progress(p: RunProgress, e: ExternalProgress) -> set[Part]:
     return {"retrieval", "external"} if e.done else {"retrieval"}
 
 
+def _context_size(p: RunProgress, e: ContextSize) -> set[Part]:
+    if p.context_size is not None and p.context_size.agent != e.agent:
+        p.compaction = None
+    p.context_size = e
+    return {"context"}
+
+
+def _context_compacted(p: RunProgress, e: ContextCompacted) -> set[Part]:
+    p.compaction = e
+    return {"context"}
+
+
 def _retrieval_done(p: RunProgress, e: RetrievalDone) -> set[Part]:
     p.searches.setdefault(e.iteration, []).append(e)
     return {"retrieval"}
@@ -260,6 +279,8 @@ _HANDLERS: dict[type[BaseEvent], Any] = {
     IndexProgress: _index_progress,
     RetrievalDone: _retrieval_done,
     ExternalProgress: _external_progress,
+    ContextSize: _context_size,
+    ContextCompacted: _context_compacted,
     UsageUpdated: _usage,
     Heartbeat: _heartbeat,
     RunFinished: _run_finished,

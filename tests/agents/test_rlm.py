@@ -20,7 +20,7 @@ from ralph_tui.agents.rlm import (
 from ralph_tui.agents.structured import MaxStepsError
 from ralph_tui.config import Settings
 from ralph_tui.documents import read_corpus
-from ralph_tui.events import AgentStep, ContextCompacted, SandboxExecuted, SubQuery
+from ralph_tui.events import AgentStep, ContextCompacted, ContextSize, SandboxExecuted, SubQuery
 from ralph_tui.llm.anthropic_client import AnthropicClient
 from ralph_tui.llm.offline import OfflineClient
 from ralph_tui.loops.context import DOCUMENTS_VARIABLE
@@ -183,6 +183,10 @@ async def test_a_context_past_its_budget_is_compacted_and_stays_bounded(
     await run(client, events, {"max_steps": 12})
     compactions = events.of(ContextCompacted)
     assert compactions and all(c.status == "compacted" for c in compactions)
+    last_dag = {node.id for node in compactions[-1].dag}
+    assert compactions[-1].top and set(compactions[-1].top) <= last_dag
+    sizes = events.of(ContextSize)
+    assert len(sizes) == 11 and all(size.tokens <= size.hard for size in sizes)
     assert all(c.after_tokens < c.before_tokens for c in compactions)
     steps = [body for body in api.bodies if "tools" in body]
     last = json.dumps(steps[-1]["messages"])

@@ -24,6 +24,8 @@ from ralph_tui.tui.screens.error_modal import show_error
 from ralph_tui.tui.screens.evidence_modal import EvidenceModal
 from ralph_tui.tui.screens.file_picker import FilePicker
 from ralph_tui.tui.screens.passage_modal import PassageModal
+from ralph_tui.tui.screens.summary_modal import SummaryModal
+from ralph_tui.tui.widgets.context_pane import ContextPane
 from ralph_tui.tui.widgets.output_pane import OutputPane
 from ralph_tui.tui.widgets.retrieval_pane import RetrievalPane
 from ralph_tui.tui.widgets.run_form import RunForm, RunFormError
@@ -205,6 +207,9 @@ class RunScreen(Screen[None]):
                 output.external,
             )
         )
+
+    def on_context_pane_summary_chosen(self, message: ContextPane.SummaryChosen) -> None:
+        self.app.push_screen(SummaryModal(message.node))
 
     def on_retrieval_pane_passage_chosen(self, message: RetrievalPane.PassageChosen) -> None:
         output = self.monitor.output

@@ -22,6 +22,7 @@ from ralph_tui.events import BaseEvent, ExternalProgress, RunStarted
 from ralph_tui.external.cache import external_texts
 from ralph_tui.tui.run_state import Part, RunProgress
 from ralph_tui.tui.widgets.constraints_pane import ConstraintsPane
+from ralph_tui.tui.widgets.context_pane import ContextPane
 from ralph_tui.tui.widgets.event_log import EventLog
 from ralph_tui.tui.widgets.memory_pane import MemoryPane
 from ralph_tui.tui.widgets.output_pane import OutputPane
@@ -87,6 +88,8 @@ class RunMonitor(Vertical):
                         yield MemoryPane(id="memory")
                     with TabPane("Retrieval", id="tab-retrieval"):
                         yield RetrievalPane(id="retrieval")
+                    with TabPane("Context", id="tab-context"):
+                        yield ContextPane(id="context")
                     with TabPane("Log", id="tab-log"):
                         yield EventLog(id="log")
 
@@ -117,7 +120,7 @@ class RunMonitor(Vertical):
         self.output.set_external({})
         self.query_one(EventLog).reset()
         self.query_one(MemoryPane).forget()
-        self._repaint({"status", "validation", "constraints", "retrieval"})
+        self._repaint({"status", "validation", "constraints", "retrieval", "context"})
 
     def mark_failed(self, message: str) -> None:
         """The run ended before (or without) saying so itself: show it as an error."""
@@ -162,6 +165,8 @@ class RunMonitor(Vertical):
             self.query_one(ConstraintsPane).show(p)
         if "retrieval" in parts:
             self.query_one(RetrievalPane).show(p)
+        if "context" in parts:
+            self.query_one(ContextPane).show(p)
         if "external" in parts:
             self._load_external(list(p.external.values()))
         if "memory" in parts and p.memory_path:
