@@ -226,6 +226,23 @@ class ContextCompacted(BaseEvent):
     top: list[str] = Field(default_factory=list)
 
 
+class OperatorCalled(BaseEvent):
+    """Sandbox code called a context operator (``grep``, ``expand``, ``llm_map``)."""
+
+    type: Literal["operator_called"] = "operator_called"
+    agent: str
+    operator: str
+    detail: str
+    """What was asked and what came back, in a line."""
+    calls: int = 0
+    """Sub-model calls it made."""
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float | None = 0.0
+    """Known cost of its calls (``None``: a call's price is unknown)."""
+    latency_ms: float = 0.0
+
+
 class ContextSize(BaseEvent):
     """The size of an agent's active context before a step, against its budget."""
 
@@ -317,6 +334,7 @@ Event = Annotated[
     | ExternalProgress
     | ContextCompacted
     | ContextSize
+    | OperatorCalled
     | RetrievalDone
     | RunFinished,
     Field(discriminator="type"),

@@ -10,12 +10,14 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import time
 from pathlib import Path
 from typing import Any
 
 import jsonschema
 
 from ralph_tui.agents.sub_queries import SubQueryRunner
+from ralph_tui.events import OperatorCalled
 from ralph_tui.traces.atomic import append_line
 
 LLM_MAP_DOC = (
@@ -60,6 +62,7 @@ class LLMMap:
             except jsonschema.SchemaError as exc:
                 raise ValueError(f"not a JSON Schema: {exc.message}") from None
         slots = asyncio.Semaphore(max(1, min(int(concurrency), MAX_CONCURRENCY)))
+        started, before = time.perf_counter(), self.runner.spent.copy()
 
         async def one(item: Any) -> Any:
             key = _key(instruction, schema, item)
@@ -71,7 +74,22 @@ class LLMMap:
                 self._record(key, result)
             return result
 
-        return list(await asyncio.gather(*(one(item) for item in items)))
+        results = list(await asyncio.gather(*(one(item) for item in items)))
+        spent = self.runner.spent.since(before)
+        failed = sum(1 for r in results if isinstance(r, dict) and "error" in r)
+        self.runner.emit(
+            OperatorCalled(
+                agent=self.runner.agent,
+                operator="llm_map",
+                detail=f"{len(items)} items, {failed} failed: {instruction[:80]}",
+                calls=spent.calls,
+                input_tokens=spent.input_tokens,
+                output_tokens=spent.output_tokens,
+                cost_usd=None if spent.unknown_cost_calls else round(spent.cost_usd, 6),
+                latency_ms=(time.perf_counter() - started) * 1000,
+            )
+        )
+        return results
 
     async def _answer(self, item: str, instruction: str, schema: dict[str, Any] | None) -> Any:
         prompt = f"{instruction}\n\nItem:\n{item}"

@@ -350,7 +350,8 @@ async def rlm_agent_forward(
     llm_map = LLMMap(runner, store_path.parent / LLM_MAP_FILE if store_path else None)
     run = _RLMRun(client, spec, inputs, variables, emit, runner, docs, store_path)
     document = variables.get("context")
-    operators = Operators(run.context, str(document.value) if document is not None else "")
+    text = str(document.value) if document is not None else ""
+    operators = Operators(run.context, text, emit, spec.name)
     limits = SandboxLimits(
         timeout_s=spec.cell_timeout_s,
         start_timeout_s=spec.start_timeout_s,

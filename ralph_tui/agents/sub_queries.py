@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ralph_tui.events import Emit, SubQuery
 from ralph_tui.llm.errors import CostCapReached, LLMError
-from ralph_tui.llm.types import ChatMessage, LLMClient
+from ralph_tui.llm.types import ChatMessage, Completion, LLMClient
 
 PREVIEW_CHARS = 240
 CHARS_PER_TOKEN = 4
@@ -51,6 +51,38 @@ class SubQueryBudget:
         return notes
 
 
+@dataclass
+class Spent:
+    """Calls, tokens and known cost of a runner's answered sub-calls."""
+
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    unknown_cost_calls: int = 0
+
+    def add(self, completion: Completion) -> None:
+        self.calls += 1
+        self.input_tokens += completion.usage.input_tokens
+        self.output_tokens += completion.usage.output_tokens
+        if completion.cost_usd is None:
+            self.unknown_cost_calls += 1
+        else:
+            self.cost_usd += completion.cost_usd
+
+    def since(self, earlier: Spent) -> Spent:
+        return Spent(
+            self.calls - earlier.calls,
+            self.input_tokens - earlier.input_tokens,
+            self.output_tokens - earlier.output_tokens,
+            self.cost_usd - earlier.cost_usd,
+            self.unknown_cost_calls - earlier.unknown_cost_calls,
+        )
+
+    def copy(self) -> Spent:
+        return replace(self)
+
+
 class SubQueryRunner:
     """Runs sub-model calls for sandbox code under a budget and a concurrency limit."""
 
@@ -70,6 +102,8 @@ class SubQueryRunner:
         self.agent = agent
         self.max_tokens = max_tokens
         self.semaphore = asyncio.Semaphore(concurrency)
+        self.spent = Spent()
+        """What the sub-calls have used so far (operators report their share of it)."""
 
     def _refusal(self, prompt: str) -> str | None:
         if self.budget.cost_cap_hit is not None:
@@ -108,6 +142,7 @@ class SubQueryRunner:
             except LLMError as exc:
                 return self._failed(full, started, exc)
         latency = (time.perf_counter() - started) * 1000
+        self.spent.add(completion)
         self._report(
             full,
             completion.text,

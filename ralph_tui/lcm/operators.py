@@ -5,8 +5,10 @@ document), each bounded and paginated."""
 from __future__ import annotations
 
 import re
+import time
 from typing import Any
 
+from ralph_tui.events import Emit, OperatorCalled
 from ralph_tui.lcm.context import ActiveContext
 
 EXPAND_DOC = (
@@ -27,14 +29,32 @@ SCOPES = ("document", "messages", "summaries")
 
 
 class Operators:
-    """``expand`` and ``grep`` over one agent's context and its document."""
+    """``expand`` and ``grep`` over one agent's context and its document; each call is an
+    ``OperatorCalled`` event."""
 
-    def __init__(self, context: ActiveContext, document: str) -> None:
+    def __init__(
+        self, context: ActiveContext, document: str, emit: Emit | None = None, agent: str = ""
+    ) -> None:
         self.context = context
         self.document = document
+        self.emit: Emit = emit if emit is not None else (lambda _e: None)
+        self.agent = agent
 
     async def expand(self, summary_id: str, max_tokens: int = 2000) -> str:
-        return self.context.expand(str(summary_id), max(1, int(max_tokens)))
+        started = time.perf_counter()
+        text = self.context.expand(str(summary_id), max(1, int(max_tokens)))
+        self._report("expand", f"{summary_id}: {len(text):,} characters", started)
+        return text
+
+    def _report(self, operator: str, detail: str, started: float) -> None:
+        self.emit(
+            OperatorCalled(
+                agent=self.agent,
+                operator=operator,
+                detail=detail,
+                latency_ms=(time.perf_counter() - started) * 1000,
+            )
+        )
 
     async def grep(
         self, pattern: str, scope: str = "document", limit: int = 20, offset: int = 0
@@ -45,16 +65,20 @@ class Operators:
             regex = re.compile(str(pattern))
         except re.error as exc:
             raise ValueError(f"not a regular expression: {exc}") from None
+        started = time.perf_counter()
         limit = max(1, min(int(limit), MAX_LIMIT))
         offset = max(0, int(offset))
         hits: list[dict[str, Any]] = []
+        next_offset: int | None = None
         for number, hit in enumerate(self._hits(regex, scope)):
             if number < offset:
                 continue
             if len(hits) == limit:
-                return {"hits": hits, "next_offset": offset + limit}
+                next_offset = offset + limit
+                break
             hits.append(hit)
-        return {"hits": hits, "next_offset": None}
+        self._report("grep", f"{pattern!r} in {scope}: {len(hits)} hits", started)
+        return {"hits": hits, "next_offset": next_offset}
 
     def _hits(self, regex: re.Pattern[str], scope: str) -> Any:
         if scope == "document":

@@ -12,6 +12,7 @@ import pytest
 
 from ralph_tui.agents.llm_map import LLMMap
 from ralph_tui.agents.sub_queries import SubQueryBudget, SubQueryRunner
+from ralph_tui.events import BaseEvent, OperatorCalled
 from ralph_tui.llm.openai_client import OpenAIClient
 from tests.llm.llm_wire import openai_completion
 
@@ -35,19 +36,28 @@ class Answers:
         return httpx2.Response(200, json=openai_completion({"content": text}))
 
 
-def llm_map(answers: Answers, path: Path | None = None) -> tuple[LLMMap, SubQueryBudget]:
+def llm_map(
+    answers: Answers, path: Path | None = None, events: list[BaseEvent] | None = None
+) -> tuple[LLMMap, SubQueryBudget]:
     client = OpenAIClient(
         "gpt-4o-mini", api_key="sk-test", base_url="https://openai.test/v1",
         http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(answers.handle)),
     )  # fmt: skip
     budget = SubQueryBudget(limit=50)
-    return LLMMap(SubQueryRunner(client, budget, lambda _e: None, agent="worker"), path), budget
+    emit = events.append if events is not None else (lambda _e: None)
+    return LLMMap(SubQueryRunner(client, budget, emit, agent="worker"), path), budget
 
 
 async def test_schema_checks_retries_order_and_errors(tmp_path: Path) -> None:
     answers = Answers()
-    mapped, budget = llm_map(answers, tmp_path / "llm_map.jsonl")
+    events: list[BaseEvent] = []
+    mapped, budget = llm_map(answers, tmp_path / "llm_map.jsonl", events)
     results = await mapped(["a", "b", "c"], "Count the item.", SCHEMA)
+    [called] = [e for e in events if isinstance(e, OperatorCalled)]
+    assert (
+        called.operator == "llm_map" and called.calls == 5 and "3 items, 1 failed" in called.detail
+    )
+    assert called.cost_usd == pytest.approx(5 * (1000 * 0.15 + 100 * 0.60) / 1e6)
     assert results[:2] == [{"n": 1}, {"n": 2}]
     assert "error" in results[2] and "'many' is not of type 'integer'" in results[2]["error"]
     assert len(answers.prompts) == 5 and budget.used == 5

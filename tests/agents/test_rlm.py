@@ -20,7 +20,14 @@ from ralph_tui.agents.rlm import (
 from ralph_tui.agents.structured import MaxStepsError
 from ralph_tui.config import Settings
 from ralph_tui.documents import read_corpus
-from ralph_tui.events import AgentStep, ContextCompacted, ContextSize, SandboxExecuted, SubQuery
+from ralph_tui.events import (
+    AgentStep,
+    ContextCompacted,
+    ContextSize,
+    OperatorCalled,
+    SandboxExecuted,
+    SubQuery,
+)
 from ralph_tui.llm.anthropic_client import AnthropicClient
 from ralph_tui.llm.offline import OfflineClient
 from ralph_tui.loops.context import DOCUMENTS_VARIABLE
@@ -277,6 +284,7 @@ async def test_sandbox_code_can_grep_the_document_and_the_conversation(
     assert "'span': [11, 16]" in first and "'next_offset': 2" in first
     assert observation(api, 2).startswith("M1")
     assert "no summary 'S0001'" in observation(api, 3)
+    assert [e.operator for e in events.of(OperatorCalled)] == ["grep", "grep", "expand"]
     system = system_text(api.bodies[0])
     assert "expand(summary_id" in json.dumps(system) and "grep(pattern" in json.dumps(system)
 
