@@ -179,7 +179,7 @@ class _RLMRun(Generic[T]):
         self.emit(
             ContextSize(
                 agent=self.spec.name,
-                tokens=self.context.tokens(),
+                tokens=report.after_tokens,
                 soft=budget.soft,
                 hard=budget.hard,
                 messages=len(self.context.store),

@@ -42,13 +42,6 @@ class ExternalDocs:
     def pages(self) -> list[CachedPage]:
         return [page for report in self.reports for page in report.pages]
 
-    def page_text(self, url: str) -> str | None:
-        """The cached text of the page ``url`` (to check a quote against it)."""
-        for page in self.pages:
-            if page.url == url:
-                return page.text
-        return None
-
     def to_json(self) -> dict[str, Any]:
         return {
             "provider": self.provider,
@@ -103,12 +96,11 @@ async def gather_external(
             )
         )
 
+    cache = PageCache(settings.external_cache)
     own = client is None
     http = client or httpx2.AsyncClient()
     try:
-        crawler = Crawler(
-            CrawlOptions.of(settings), PageCache(settings.external_cache), http, progress
-        )
+        crawler = Crawler(CrawlOptions.of(settings), cache, http, progress)
         docs.reports = list(await asyncio.gather(*(crawler.crawl(url) for url in urls)))
         docs.requests = crawler.requests
     finally:
@@ -119,13 +111,7 @@ async def gather_external(
     if settings.external_provider == "pageindex":
         trees = page_trees(docs.pages)
         if summariser is not None:
-            await summarise_trees(
-                docs.pages,
-                trees,
-                summariser,
-                PageCache(settings.external_cache),
-                lambda message: docs.notes.append(message),
-            )
+            await summarise_trees(docs.pages, trees, summariser, cache, docs.notes.append)
         docs.passages = pageindex_passages(docs.pages, chunking, trees)
         docs.trees = {url: [node.to_json() for node in roots] for url, roots in trees.items()}
         if settings.pageindex_api_key is not None:

@@ -13,11 +13,12 @@ from dataclasses import dataclass, field
 from ralph_tui.lcm.compaction import (
     CompactionReport,
     Summariser,
+    fits,
     frame_tokens,
     truncate,
     write_summary,
 )
-from ralph_tui.lcm.dag import Summary, message_id
+from ralph_tui.lcm.dag import Summary, message_id, summary_header
 from ralph_tui.lcm.store import (
     CHARS_PER_TOKEN,
     MessageStore,
@@ -234,8 +235,7 @@ class ActiveContext:
         summarise: Summariser,
     ) -> Summary | None:
         number = f"S{len(self.summaries) + 1:04d}"
-        header = f"[{number}: messages {first}-{last}, expand('{number}')]"
-        room = source - frame_tokens(header)
+        room = source - frame_tokens(summary_header(number, first, last))
         if room < 2:
             return None
         written = await write_summary(text, room, self.budget.summary_target, summarise)
@@ -243,7 +243,7 @@ class ActiveContext:
             id=number, kind=kind, depth=depth, covers=covers, first=first, last=last,
             text=written.text, level=written.level, source_tokens=source,
         )  # fmt: skip
-        if summary.tokens >= source:
+        if not fits(summary):
             return None
         self.summaries[number] = summary
         return summary

@@ -28,7 +28,7 @@ class Summary(BaseModel):
 
     @property
     def header(self) -> str:
-        return f"[{self.id}: messages {self.first}-{self.last}, expand('{self.id}')]"
+        return summary_header(self.id, self.first, self.last)
 
     def rendered(self) -> str:
         return f"{self.header}\n{self.text}"
@@ -36,6 +36,11 @@ class Summary(BaseModel):
     @property
     def tokens(self) -> int:
         return estimate_tokens(self.rendered()) + MESSAGE_OVERHEAD_TOKENS
+
+
+def summary_header(summary_id: str, first: int, last: int) -> str:
+    """The line a summary is introduced by in the prompt, naming how to expand it."""
+    return f"[{summary_id}: messages {first}-{last}, expand('{summary_id}')]"
 
 
 def message_id(number: int) -> str:
