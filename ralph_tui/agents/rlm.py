@@ -48,8 +48,9 @@ from ralph_tui.lcm.dag import Summary
 from ralph_tui.lcm.operators import EXPAND_DOC, GREP_DOC, Operators
 from ralph_tui.lcm.store import MessageStore
 from ralph_tui.lcm.summarise import model_summariser
+from ralph_tui.llm.errors import ContextTooLongError
 from ralph_tui.llm.prompt_io import render_input
-from ralph_tui.llm.types import ChatMessage, LLMClient, ToolCall
+from ralph_tui.llm.types import ChatMessage, Completion, LLMClient, ToolCall
 from ralph_tui.sandbox import ExecResult, Sandbox, SandboxLimits
 from ralph_tui.sandbox.calls import HostFunction
 
@@ -188,6 +189,23 @@ class _RLMRun(Generic[T]):
         )
         return self.context.render()
 
+    async def complete(self) -> Completion:
+        """The model's next turn. A server that refuses the prompt as too long for its
+        window (smaller than the one believed, as a local server's may be) gets it again
+        compacted to a smaller budget, until the budget cannot shrink further."""
+        while True:
+            try:
+                return await self.client.chat(
+                    await self.messages(),
+                    tools=[self.tool],
+                    tool_choice="required",
+                    temperature=self.spec.temperature,
+                    max_tokens=self.spec.max_tokens,
+                )
+            except ContextTooLongError:
+                if not self.context.shrink_budget():
+                    raise
+
     def step_event(self, step: int, action: StepAction, detail: str = "") -> None:
         self.emit(
             AgentStep(
@@ -200,13 +218,7 @@ class _RLMRun(Generic[T]):
         )
 
     async def step(self, sandbox: Sandbox, step: int) -> T | None:
-        completion = await self.client.chat(
-            await self.messages(),
-            tools=[self.tool],
-            tool_choice="required",
-            temperature=self.spec.temperature,
-            max_tokens=self.spec.max_tokens,
-        )
+        completion = await self.complete()
         turn = _Turn(assistant_turn(completion))
         self.turns.append(turn)
         call = find_output_call(completion)

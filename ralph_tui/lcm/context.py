@@ -8,7 +8,7 @@ raw. Every raw message stays reachable: through the summaries that cover it (``e
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ralph_tui.lcm.compaction import (
     CompactionReport,
@@ -77,6 +77,16 @@ class ActiveContext:
 
     def append(self, message: ChatMessage) -> StoredMessage:
         return self.store.append(message)
+
+    def shrink_budget(self, share: float = 0.7) -> bool:
+        """Lower the limits to ``share`` of what was just sent (the model's window was
+        smaller than believed: a server refused the prompt as too long); false when that
+        would go under the least workable limit."""
+        hard = int(min(self.budget.hard, self.tokens()) * share)
+        if hard < MIN_HARD_TOKENS:
+            return False
+        self.budget = replace(self.budget, soft=hard * 3 // 4, hard=hard)
+        return True
 
     def raw(self) -> list[StoredMessage]:
         return self.store.messages[self.raw_from :]

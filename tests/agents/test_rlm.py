@@ -34,7 +34,7 @@ from ralph_tui.loops.context import DOCUMENTS_VARIABLE
 from ralph_tui.roles.worker import worker_spec
 from tests.agents.conftest import Recorder, reply_tool
 from tests.documents.fixtures import write_pdf
-from tests.llm.llm_wire import FakeAPI, anthropic_message, system_text
+from tests.llm.llm_wire import FakeAPI, anthropic_error, anthropic_message, system_text
 
 
 class Answer(BaseModel):
@@ -304,3 +304,23 @@ async def test_sandbox_code_maps_the_sub_model_over_items(
     assert observation(api, 1).startswith("2 str")
     assert len(events.of(SubQuery)) == 2
     assert "llm_map(items, instruction" in system_text(api.bodies[0])
+
+
+async def test_a_prompt_refused_as_too_long_is_compacted_to_a_smaller_budget_and_sent_again(
+    events: Recorder,
+) -> None:
+    api = SummarisingAPI()
+    client = AnthropicClient(
+        "claude-sonnet-4-6", api_key="sk-ant-test", base_url="https://anthropic.test",
+        http_client=api.http_client(),
+    )  # fmt: skip
+    for _ in range(3):
+        reply_tool(api, code("print('y' * 3000)"))
+    api.reply(400, anthropic_error("invalid_request_error", "prompt is too long: 9000 > 8192"))
+    reply_tool(api, {"answer": "ok", "resultReady": True})
+    result = await run(client, events)
+    assert result.output == Answer(answer="ok")
+    steps = [json.dumps(body["messages"]) for body in api.bodies if "tools" in body]
+    refused, retried = steps[3], steps[4]
+    assert len(retried) < len(refused) and "expand('S0001')" in retried
+    assert events.of(ContextCompacted)
