@@ -31,7 +31,8 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from ralph_tui.agents.rlm import SandboxVariable, rlm_agent_forward
+from ralph_tui.agents.agent_run import AgentVariable
+from ralph_tui.agents.rlm import rlm_agent_forward
 from ralph_tui.config import Settings
 from ralph_tui.events import discard
 from ralph_tui.llm.offline import OfflineClient
@@ -204,7 +205,7 @@ async def largest_root_prompt(document: str) -> tuple[int, float]:
         root,  # type: ignore[arg-type]
         worker_spec(Settings(_env_file=None)),  # type: ignore[call-arg]
         {"query": RLM_QUERY},
-        {"context": SandboxVariable(document, "The document.")},
+        {"context": AgentVariable(document, "The document.")},
         sub_client=OfflineClient(),
         emit=discard,
     )

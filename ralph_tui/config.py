@@ -34,6 +34,7 @@ EmbedderChoice = Literal["auto", "openai", "offline", "none"]
 RerankChoice = Literal["auto", "on", "off"]
 RefreshChoice = Literal["ttl", "always", "never"]
 ExternalProviderChoice = Literal["local", "pageindex"]
+InnerChoice = Literal["rlm", "lcm"]
 
 
 def _setting(
@@ -136,6 +137,14 @@ class Settings(BaseSettings):
         seed=True,
         flag="--worker-max-llm-calls",
         doc="`llm_query` sub-calls per iteration (a batch counts each prompt).",
+    )
+    inner: InnerChoice = _setting(
+        "rlm",
+        "INNER",
+        flag="--inner",
+        doc="How the worker and the DocReader explore the document: `rlm` (the model writes "
+        "Python that runs in the sandbox) or `lcm` (it calls operators as tools: grep, read, "
+        "retrieve, llm_map, expand; no sandbox).",
     )
     progress_heartbeat_ms: PositiveInt = _setting(
         8000,

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 Phase = Literal[
     "worker", "doc_reader", "reasoner", "judge", "memory", "decompose", "aggregate", "compact"
 ]
-StepAction = Literal["output", "code", "nudge", "invalid", "fallback"]
+StepAction = Literal["output", "code", "tools", "nudge", "invalid", "fallback"]
 RunStatus = Literal[
     "running", "passed", "failed", "timed_out", "capped", "cancelled", "crashed", "error"
 ]
@@ -91,6 +91,19 @@ class SandboxExecuted(BaseEvent):
     restarted: bool = False
     duration_ms: float
     isolation: str | None = None
+
+
+class ToolExecuted(BaseEvent):
+    """The LCM agent called one of its tools (an operator): what it asked, what came back."""
+
+    type: Literal["tool_executed"] = "tool_executed"
+    agent: str
+    step: int
+    tool: str
+    arguments: str
+    result: str
+    ok: bool = True
+    duration_ms: float = 0.0
 
 
 class SubQuery(BaseEvent):
@@ -224,6 +237,8 @@ class ContextCompacted(BaseEvent):
     dag: list[SummaryNode] = Field(default_factory=list)
     """Every summary of the context so far; ``top`` are those in the active context."""
     top: list[str] = Field(default_factory=list)
+    store: str = ""
+    """The file keeping every message of the conversation whole (none when not kept)."""
 
 
 class OperatorCalled(BaseEvent):
@@ -309,7 +324,7 @@ class RunFinished(BaseEvent):
 
 SALVAGE_NOTE = (
     "salvage: the agent ran out of steps, and this output was extracted afterwards from what "
-    "its code printed; it is not verified"
+    "its exploration returned; it is not verified"
 )
 """What every view says of a salvaged candidate (the ``fallback`` of an iteration)."""
 
@@ -321,6 +336,7 @@ Event = Annotated[
     | PhaseFinished
     | AgentStep
     | SandboxExecuted
+    | ToolExecuted
     | SubQuery
     | HardValidation
     | JudgeVerdict

@@ -22,11 +22,14 @@ from ralph_tui.traces.atomic import append_line
 
 LLM_MAP_DOC = (
     "`llm_map(items, instruction, schema=None, concurrency=16) -> list`: ask the sub-model "
-    "`instruction` about each item (a string) at once; with a JSON Schema `schema` each "
+    "`instruction` about each item (a string, or a `[start, end]` span of the document) at "
+    "once; with a JSON Schema `schema` each "
     "answer is parsed and checked (one retry on a bad answer); results in the items' order, "
     "a failed item as `{'error': ...}`. Each item counts as one sub-call."
 )
 MAX_CONCURRENCY = 16
+MAX_SPAN_CHARS = 20_000
+"""A span item's text at most: what a sub-call reads."""
 LLM_MAP_FILE = "llm_map.jsonl"
 """Finished items of a session's maps, beside its traces."""
 
@@ -35,9 +38,12 @@ class LLMMap:
     """``llm_map`` over one agent's sub-query runner, with a record of finished items
     (kept in ``path`` too, so a resumed session finds them)."""
 
-    def __init__(self, runner: SubQueryRunner, path: Path | None = None) -> None:
+    def __init__(
+        self, runner: SubQueryRunner, path: Path | None = None, document: str = ""
+    ) -> None:
         self.runner = runner
         self.path = path
+        self.document = document
         self.done: dict[str, Any] = {}
         if path is not None and path.is_file():
             for line in path.read_text(encoding="utf-8").splitlines():
@@ -69,7 +75,7 @@ class LLMMap:
             if key in self.done:
                 return self.done[key]
             async with slots:
-                result = await self._answer(str(item), instruction, schema)
+                result = await self._answer(self._text_of(item), instruction, schema)
             if not (isinstance(result, dict) and "error" in result):
                 self._record(key, result)
             return result
@@ -91,15 +97,27 @@ class LLMMap:
         )
         return results
 
+    def _text_of(self, item: Any) -> str:
+        """An item's text: a string as it is, a ``[start, end]`` span as that part of the
+        document (at most ``MAX_SPAN_CHARS``)."""
+        if (
+            isinstance(item, list | tuple)
+            and len(item) == 2
+            and all(isinstance(n, int) for n in item)
+        ):
+            start, end = max(0, item[0]), min(item[1], item[0] + MAX_SPAN_CHARS)
+            return self.document[start:end]
+        return str(item)
+
     async def _answer(self, item: str, instruction: str, schema: dict[str, Any] | None) -> Any:
-        prompt = f"{instruction}\n\nItem:\n{item}"
+        prompt = instruction
         if schema is None:
-            answer = await self.runner.query(prompt)
+            answer = await self.runner.query(prompt, item)
             return {"error": answer} if answer.startswith("[error]") else answer
         prompt += "\n\nReply with JSON only, matching this JSON Schema:\n" + json.dumps(schema)
         problem = ""
         for _attempt in range(2):
-            answer = await self.runner.query(prompt + problem)
+            answer = await self.runner.query(prompt + problem, item)
             if answer.startswith("[error]"):
                 return {"error": answer}
             try:

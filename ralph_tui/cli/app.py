@@ -59,6 +59,7 @@ RUN_FLAGS: dict[str, tuple[str, ...]] = {
     "run_timeout_s": ("--timeout",),
     "worker_max_steps": ("--worker-max-steps", "--workerMaxSteps"),
     "worker_max_llm_calls": ("--worker-max-llm-calls", "--workerMaxLlmCalls"),
+    "inner": ("--inner",),
     **RETRIEVAL_FLAGS,
     **EXTERNAL_FLAGS,
 }

@@ -25,6 +25,7 @@ from ralph_tui.events import (
     RunStarted,
     SandboxExecuted,
     SubQuery,
+    ToolExecuted,
     UsageUpdated,
 )
 
@@ -77,6 +78,7 @@ class ProgressPrinter:
             AgentStep: self.agent_step,
             SandboxExecuted: self.sandbox_executed,
             SubQuery: self.sub_query,
+            ToolExecuted: self.tool_executed,
             IndexProgress: IndexProgressLines(),
             ExternalProgress: self.external_progress,
             ContextCompacted: lambda e: (
@@ -132,6 +134,11 @@ class ProgressPrinter:
     def sandbox_executed(self, e: SandboxExecuted) -> str | None:
         flag = " (timed out)" if e.timed_out else ""
         text = f"    cell: {e.duration_ms:.0f} ms, {len(e.output):,} chars out{flag}"
+        return text if self.verbose else None
+
+    def tool_executed(self, e: ToolExecuted) -> str | None:
+        flag = "" if e.ok else " (failed)"
+        text = f"    {e.tool}: {e.duration_ms:.0f} ms, {len(e.result):,} chars back{flag}"
         return text if self.verbose else None
 
     def sub_query(self, e: SubQuery) -> str | None:

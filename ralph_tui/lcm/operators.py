@@ -1,6 +1,7 @@
-"""The context operators sandbox code can call: ``expand`` (the originals a summary covers)
-and ``grep`` (a regular expression over the conversation's messages, its summaries, or the
-document), each bounded and paginated."""
+"""The context operators: ``expand`` (the originals a summary covers), ``grep`` (a regular
+expression over the conversation's messages, its summaries, or the document) and, for the
+LCM agent that has no sandbox to slice the document in, ``read`` (a bounded span of it);
+each bounded, each call an event."""
 
 from __future__ import annotations
 
@@ -23,6 +24,11 @@ GREP_DOC = (
     "`hits` (each with `span` into `context` for the document, or the message or summary "
     "`id`, and the matching line) and `next_offset` (None at the end)."
 )
+READ_DOC = (
+    "`read(start, end)`: the document's characters [start, end), at most {limit:,} per call "
+    "(a longer span is cut, saying where to go on); the text comes after a header line "
+    "`[context START-END of N characters]`."
+)
 SNIPPET_CHARS = 200
 MAX_LIMIT = 100
 SCOPES = ("document", "messages", "summaries")
@@ -33,12 +39,33 @@ class Operators:
     ``OperatorCalled`` event."""
 
     def __init__(
-        self, context: ActiveContext, document: str, emit: Emit | None = None, agent: str = ""
+        self,
+        context: ActiveContext,
+        document: str,
+        emit: Emit | None = None,
+        agent: str = "",
+        read_limit: int = 4000,
     ) -> None:
         self.context = context
         self.document = document
         self.emit: Emit = emit if emit is not None else (lambda _e: None)
         self.agent = agent
+        self.read_limit = read_limit
+
+    async def read(self, start: int, end: int) -> str:
+        """``document[start:end]`` after a header saying where it is; a span longer than
+        ``read_limit`` is cut, saying where to go on."""
+        started = time.perf_counter()
+        size = len(self.document)
+        start, end = max(0, min(int(start), size)), max(0, min(int(end), size))
+        if end <= start:
+            raise ValueError(f"an empty span: give 0 <= start < end <= {size:,}")
+        stop = min(end, start + self.read_limit)
+        text = f"[context {start}-{stop} of {size:,} characters]\n{self.document[start:stop]}"
+        if stop < end:
+            text += f"\n[cut at {stop}: read({stop}, {end}) for the rest]"
+        self._report("read", f"{start}-{stop}: {stop - start:,} characters", started)
+        return text
 
     async def expand(self, summary_id: str, max_tokens: int = 2000) -> str:
         started = time.perf_counter()

@@ -8,9 +8,13 @@ import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
-from ralph_tui.agents.rlm import SandboxVariable
+from pydantic import BaseModel
+
+from ralph_tui.agents.agent_run import AgentVariable, RLMResult, RLMSpec
+from ralph_tui.agents.lcm_agent import lcm_agent_forward
+from ralph_tui.agents.rlm import rlm_agent_forward
 from ralph_tui.config import Settings
 from ralph_tui.documents import Corpus
 from ralph_tui.events import (
@@ -36,6 +40,9 @@ DOCUMENTS_VARIABLE = (
     "`start`, `end` into `context`; empty otherwise). Page 12 of the first document: "
     "`p = documents[0]['pages'][11]; context[p['start']:p['end']]`."
 )
+
+
+T = TypeVar("T", bound=BaseModel)
 
 
 class RunCancelled(Exception):
@@ -104,10 +111,32 @@ class RunContext:
                 )
         return self._retrieval
 
+    async def explore(
+        self,
+        spec: RLMSpec[T],
+        inputs: dict[str, Any],
+        variables: dict[str, AgentVariable],
+        iteration: int,
+    ) -> RLMResult[T]:
+        """Run a document-exploring role in the inner mode the settings pick (``rlm``: code
+        in the sandbox; ``lcm``: operators as tools), its conversation kept in the session."""
+        forward = lcm_agent_forward if self.settings.inner == "lcm" else rlm_agent_forward
+        return await forward(
+            self.clients.generate,
+            spec,
+            inputs,
+            variables,
+            sub_client=self.clients.sub,
+            emit=self.emit,
+            on_notice=self.notice,
+            **self.sandbox_functions(iteration),
+            store_path=self.context_store(iteration, spec.name),
+        )
+
     def sandbox_functions(self, iteration: int) -> dict[str, Any]:
-        """Keyword arguments of ``rlm_agent_forward`` giving the sandbox ``retrieve()``. The
-        index is opened by the first call (the cell's clock stops while the host works), so
-        a model that never searches costs no indexing."""
+        """The agent's ``retrieve()`` (a sandbox function, or a tool in the LCM mode). The
+        index is opened by the first call (a cell's clock stops while the host works), so a
+        model that never searches costs no indexing."""
 
         async def retrieve(
             query: str, k: int = 5, sources: list[str] | str | None = None
@@ -122,11 +151,11 @@ class RunContext:
         """The searches since the last call (for the iteration trace)."""
         return self._retrieval.take_diagnostics() if self._retrieval is not None else []
 
-    def sandbox_documents(self, description: str) -> dict[str, SandboxVariable]:
+    def sandbox_documents(self, description: str) -> dict[str, AgentVariable]:
         """The sandbox globals for the documents: ``context`` and the ``documents`` table."""
-        variables = {"context": SandboxVariable(self.document, description)}
+        variables = {"context": AgentVariable(self.document, description)}
         if self.corpus is not None:
-            variables["documents"] = SandboxVariable(self.corpus.table, DOCUMENTS_VARIABLE)
+            variables["documents"] = AgentVariable(self.corpus.table, DOCUMENTS_VARIABLE)
         return variables
 
     def context_store(self, iteration: int, agent: str) -> Path:

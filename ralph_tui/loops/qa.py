@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ralph_tui.agents.rlm import rlm_agent_forward
 from ralph_tui.agents.structured import agent_forward
 from ralph_tui.events import (
     CandidateProduced,
@@ -59,16 +58,11 @@ async def qa_iteration(
         inputs["previous_output"] = previous
     try:
         async with ctx.phase(iteration, "worker") as timing:
-            result = await rlm_agent_forward(
-                ctx.clients.generate,
+            result = await ctx.explore(
                 worker_spec(ctx.settings),
                 inputs,
                 ctx.sandbox_documents("The document to answer from (all of them, joined)."),
-                sub_client=ctx.clients.sub,
-                emit=ctx.emit,
-                on_notice=ctx.notice,
-                **ctx.sandbox_functions(iteration),
-                store_path=ctx.context_store(iteration, "worker"),
+                iteration,
             )
     except PHASE_ERRORS as exc:
         record.timings["workerMs"] = timing.get("ms", 0.0)

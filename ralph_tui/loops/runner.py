@@ -187,6 +187,7 @@ STORED_SETTINGS = {
     "subModel": "sub_model",
     "workerMaxSteps": "worker_max_steps",
     "workerMaxLlmCalls": "worker_max_llm_calls",
+    "inner": "inner",
     "memFile": "mem_file",
     "costCapUsd": "cost_cap_usd",
     "tokenCap": "token_cap",

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ralph_tui.agents.rlm import SandboxVariable, rlm_agent_forward
+from ralph_tui.agents.agent_run import AgentVariable
 from ralph_tui.agents.structured import agent_forward
 from ralph_tui.events import (
     CandidateProduced,
@@ -119,20 +119,12 @@ async def read_document(
     inputs: dict[str, Any] = {"task": ctx.query, "docReaderHints": hints}
     variables = {
         **ctx.sandbox_documents("The document (all of them, joined)."),
-        "memory": SandboxVariable(memory, "Findings of earlier iterations (may be empty)."),
+        "memory": AgentVariable(memory, "Findings of earlier iterations (may be empty)."),
     }
     async with ctx.phase(record.iteration, "doc_reader") as timing:
         inputs["retrievedContext"] = await retrieve_for_reader(ctx, record, hints, mem_path)
-        result = await rlm_agent_forward(
-            ctx.clients.generate,
-            doc_reader_spec(ctx.settings),
-            inputs,
-            variables,
-            sub_client=ctx.clients.sub,
-            emit=ctx.emit,
-            on_notice=ctx.notice,
-            **ctx.sandbox_functions(record.iteration),
-            store_path=ctx.context_store(record.iteration, "doc_reader"),
+        result = await ctx.explore(
+            doc_reader_spec(ctx.settings), inputs, variables, record.iteration
         )
     record.timings["docReaderMs"] = timing["ms"]
     record.fallback = result.fallback

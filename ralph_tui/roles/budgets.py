@@ -6,7 +6,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel
 
-from ralph_tui.agents.rlm import RLMSpec
+from ralph_tui.agents.agent_run import RLMSpec
 from ralph_tui.config import Settings
 
 T = TypeVar("T", bound=BaseModel)

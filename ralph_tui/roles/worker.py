@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from ralph_tui.agents.rlm import RLMSpec
+from ralph_tui.agents.agent_run import RLMSpec
 from ralph_tui.config import Settings
 from ralph_tui.roles.budgets import rlm_spec
 

@@ -29,6 +29,7 @@ def form_request(values: RunFormValues, settings: Settings) -> RunRequest:
             "validate_model": values.validate_model,
             "external_docs": ",".join(values.external_docs) or None,
             "external_provider": values.external_provider,
+            "inner": values.inner,
         }
     )
     return RunRequest(

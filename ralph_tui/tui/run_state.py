@@ -33,6 +33,7 @@ from ralph_tui.events import (
     RunStarted,
     SandboxExecuted,
     SubQuery,
+    ToolExecuted,
     UsageUpdated,
 )
 
@@ -184,6 +185,11 @@ def _sandbox_executed(p: RunProgress, e: SandboxExecuted) -> set[Part]:
     return {"sandbox"}
 
 
+def _tool_executed(p: RunProgress, e: ToolExecuted) -> set[Part]:
+    p.cells += 1
+    return {"sandbox"}
+
+
 def _sub_query(p: RunProgress, e: SubQuery) -> set[Part]:
     p.sub_calls, p.sub_budget = e.calls_used or p.sub_calls + 1, e.calls_budget or p.sub_budget
     return {"status", "sandbox"}
@@ -271,6 +277,7 @@ _HANDLERS: dict[type[BaseEvent], Any] = {
     AgentStep: _agent_step,
     SandboxExecuted: _sandbox_executed,
     SubQuery: _sub_query,
+    ToolExecuted: _tool_executed,
     HardValidation: _hard_validation,
     JudgeVerdict: _judge_verdict,
     CandidateProduced: _candidate,

@@ -1,4 +1,5 @@
-"""A recorded session's sandbox transcript, split by the iteration each entry belongs to.
+"""A recorded session's sandbox transcript (or the LCM agent's tool calls), split by the
+iteration each entry belongs to.
 
 Events carry no iteration number of their own; an entry belongs to the iteration
 most recently started before it. Each iteration keeps its last ``per_iteration``
@@ -10,10 +11,10 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable
 
-from ralph_tui.events import BaseEvent, IterationStarted, SandboxExecuted, SubQuery
+from ralph_tui.events import BaseEvent, IterationStarted, SandboxExecuted, SubQuery, ToolExecuted
 from ralph_tui.tui.widgets.sandbox_pane import MAX_ENTRIES
 
-Entry = SandboxExecuted | SubQuery
+Entry = SandboxExecuted | ToolExecuted | SubQuery
 
 
 class TranscriptBook:
@@ -31,7 +32,7 @@ class TranscriptBook:
         for event in events:
             if isinstance(event, IterationStarted):
                 self.current = event.iteration
-            elif isinstance(event, SandboxExecuted | SubQuery):
+            elif isinstance(event, Entry):
                 kept = self._entries.setdefault(self.current, deque(maxlen=self.per_iteration))
                 if len(kept) == kept.maxlen:
                     self.dropped[self.current] = self.dropped.get(self.current, 0) + 1

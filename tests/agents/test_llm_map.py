@@ -28,7 +28,7 @@ class Answers:
     def handle(self, request: httpx2.Request) -> httpx2.Response:
         prompt = json.loads(request.content)["messages"][-1]["content"]
         self.prompts.append(prompt)
-        item = prompt.split("Item:\n", 1)[1].split("\n", 1)[0]
+        item = prompt.rsplit("\n---\n", 1)[1]
         retry = "was not valid" in prompt
         text = {"a": '{"n": 1}', "b": '```json\n{"n": 2}\n```' if retry else "no idea"}.get(
             item, '{"n": "many"}'
@@ -65,7 +65,7 @@ async def test_schema_checks_retries_order_and_errors(tmp_path: Path) -> None:
     again, _ = llm_map(answers, tmp_path / "llm_map.jsonl")
     before = len(answers.prompts)
     assert (await again(["a", "b", "c"], "Count the item.", SCHEMA))[:2] == results[:2]
-    asked = [p.split("Item:\n", 1)[1][0] for p in answers.prompts[before:]]
+    asked = [p.rsplit("\n---\n", 1)[1] for p in answers.prompts[before:]]
     assert asked == ["c", "c"], "finished items are not asked again; the failed one is"
 
 

@@ -12,9 +12,9 @@ import pytest
 from pydantic import BaseModel
 
 from ralph_tui.agents.rlm import (
+    AgentVariable,
     RLMSpec,
     SandboxFailedError,
-    SandboxVariable,
     rlm_agent_forward,
 )
 from ralph_tui.agents.structured import MaxStepsError
@@ -41,7 +41,7 @@ class Answer(BaseModel):
     answer: str
 
 
-DOC = {"context": SandboxVariable("alpha beta gamma " * 100, "The document.")}
+DOC = {"context": AgentVariable("alpha beta gamma " * 100, "The document.")}
 
 
 def spec(**budgets: Any) -> RLMSpec[Answer]:
@@ -209,7 +209,7 @@ async def test_offline_worker_explores_a_real_document_in_the_sandbox(events: Re
         OfflineClient(),
         worker_spec(Settings(_env_file=None)),  # type: ignore[call-arg]
         {"query": "What is the chlorine residual target at the works outlet?"},
-        {"context": SandboxVariable(document, "The handbook.")},
+        {"context": AgentVariable(document, "The handbook.")},
         sub_client=OfflineClient(),
         emit=events,
     )
@@ -257,8 +257,8 @@ async def test_the_sandbox_slices_the_documents_table_by_file_and_page(
     (tmp_path / "notes.md").write_text("Notes text.")
     corpus = read_corpus([tmp_path / "manual.pdf", tmp_path / "notes.md"])
     variables = {
-        "context": SandboxVariable(corpus.text, "The documents."),
-        "documents": SandboxVariable(corpus.table, DOCUMENTS_VARIABLE),
+        "context": AgentVariable(corpus.text, "The documents."),
+        "documents": AgentVariable(corpus.table, DOCUMENTS_VARIABLE),
     }
     reply_tool(api, code("p = documents[0]['pages'][1]\nprint(context[p['start']:p['end']])"))
     reply_tool(api, code("d = documents[1]\nprint(d['name'], context[d['start']:d['end']])"))

@@ -3,11 +3,15 @@ tree, and ``enter`` showing a summary whole."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from textual.widgets import Label, OptionList, Static, TabbedContent
 
 from ralph_tui.events import ContextCompacted, ContextSize, SummaryNode
+from ralph_tui.lcm.store import MessageStore
+from ralph_tui.llm.types import ChatMessage, ToolCall
 from ralph_tui.tui.screens.run_screen import RunScreen
-from ralph_tui.tui.screens.summary_modal import SummaryModal
+from ralph_tui.tui.screens.summary_modal import SummaryModal, expanded
 from ralph_tui.tui.widgets.context_pane import ContextPane, size_bar
 from tests.tui.conftest import MakeApp, wait_for
 
@@ -23,7 +27,19 @@ CONDENSED = SummaryNode(
 )  # fmt: skip
 
 
-async def test_the_context_tab_shows_the_budget_and_the_summary_tree(make_app: MakeApp) -> None:
+def write_store(path: Path) -> None:
+    store = MessageStore(path)
+    store.append(ChatMessage(role="user", content="query: backwash?"))
+    for n in range(1, 21):
+        call = ToolCall(id=f"t{n}", name="submit_output", arguments=f'{{"code": "step({n})"}}')
+        store.append(ChatMessage(role="assistant", tool_calls=[call]))
+
+
+async def test_the_context_tab_shows_the_budget_and_the_summary_tree(
+    make_app: MakeApp, tmp_path: Path
+) -> None:
+    store = tmp_path / "context-01-worker.jsonl"
+    write_store(store)
     app = make_app()
     async with app.run_test(size=(140, 48)) as pilot:
         screen = app.screen
@@ -34,7 +50,7 @@ async def test_the_context_tab_shows_the_budget_and_the_summary_tree(make_app: M
                 ContextCompacted(
                     agent="worker", status="compacted", before_tokens=25_000,
                     after_tokens=9_000, summaries=["S0003"], levels=[1],
-                    dag=[*LEAVES, CONDENSED], top=["S0003"],
+                    dag=[*LEAVES, CONDENSED], top=["S0003"], store=str(store),
                 ),
                 ContextSize(agent="worker", tokens=9_000, soft=20_000, hard=27_000,
                             messages=42, summaries=1),
@@ -55,7 +71,17 @@ async def test_the_context_tab_shows_the_budget_and_the_summary_tree(make_app: M
         await wait_for(pilot, lambda: isinstance(app.screen, SummaryModal))
         where = str(app.screen.query_one("#summary-where", Label).render())
         assert where.startswith("S0001 — leaf, depth 1") and "messages 1-9" in where
-        assert "backwashed every 48 hours" in str(app.screen.query_one("#summary-text").render())
+        text = str(app.screen.query_one("#summary-text").render())
+        assert "backwashed every 48 hours" in text
+        assert "The 9 messages it covers, whole:" in text
+        assert "M1 assistant" in text and "M9 assistant" in text and "M10" not in text
+        assert '→ submit_output({"code": "step(9)"})' in text
+
+
+def test_a_store_that_is_gone_is_said_plainly(tmp_path: Path) -> None:
+    text = expanded(LEAVES[0], tmp_path / "gone.jsonl").plain
+    assert "does not hold messages 1-9" in text
+    assert "kept whole" in expanded(LEAVES[0], None).plain
 
 
 def test_the_bar_turns_to_a_warning_past_the_soft_limit() -> None:

@@ -67,6 +67,27 @@ async def test_start_runs_the_offline_loop_and_shows_every_pane(
         assert record.status == "passed" and record.settings["provider"] == "offline"
 
 
+async def test_the_lcm_inner_mode_from_the_form_shows_its_tool_calls(
+    make_app: MakeApp, out_dir: Path
+) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = run_screen(app)
+        await fill_form(screen, QUESTION, DOC_NAME)
+        screen.form.query_one("#inner", Select).value = "lcm"
+        await pilot.press("ctrl+r")
+        await wait_for(
+            pilot, lambda: screen.monitor.progress.status == "passed" and not screen.running
+        )
+        sandbox = screen.monitor.sandbox
+        await wait_for(pilot, lambda: len(sandbox.entries) >= 3)
+        shown = [str(entry.render()) for entry in sandbox.entries]
+        assert "worker step 1  grep" in shown[0] and '"pattern"' in shown[0]
+        assert any("  read  " in text and "[context " in text for text in shown)
+        record = TraceStore(out_dir).load_session(screen.monitor.progress.session_id or "")
+        assert record.status == "passed" and record.settings["inner"] == "lcm"
+
+
 async def test_demo_starts_a_qa_run_on_the_sample_document(make_app: MakeApp) -> None:
     app = make_app(demo=True)
     async with app.run_test(size=SIZE) as pilot:

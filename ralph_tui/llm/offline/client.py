@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ralph_tui.llm.errors import BadRequestError
-from ralph_tui.llm.offline import roles, worker
+from ralph_tui.llm.offline import lcm_worker, roles, worker
 from ralph_tui.llm.offline.constraints import Steering, read_constraints
 from ralph_tui.llm.prompt_io import parse_input
 from ralph_tui.llm.types import ChatMessage, Completion, ToolCall, ToolChoice, ToolDefinition, Usage
@@ -71,7 +71,12 @@ class OfflineClient:
         started = time.perf_counter()
         self._calls += 1
         text, calls = "", []
-        if tools:
+        if tools and {"grep", "read"} <= {tool.name for tool in tools}:
+            calls = [
+                ToolCall(id=f"offline_{self._calls}_{n}", name=name, arguments=json.dumps(args))
+                for n, (name, args) in enumerate(self._play_lcm(messages, tools))
+            ]
+        elif tools:
             arguments = self._play(messages, tools[0])
             calls = [ToolCall(id=f"offline_{self._calls}", name=tools[0].name, arguments=arguments)]
         else:
@@ -109,6 +114,20 @@ class OfflineClient:
             f"the offline baseline has no role for an output tool with fields {sorted(props)}",
             provider=self.provider,
             model=self.model,
+        )
+
+    def _play_lcm(
+        self, messages: list[ChatMessage], tools: list[ToolDefinition]
+    ) -> list[lcm_worker.Call]:
+        """The LCM agent's next calls: it greps, reads, then submits (with the first tool,
+        the output tool, as for every role) from what it read."""
+        fields = parse_input(next((m.content for m in messages if m.role == "user"), ""))
+        return lcm_worker.play(
+            messages,
+            frozenset(tool.name for tool in tools),
+            tools[0],
+            fields,
+            _steering(fields),
         )
 
     def _explore(

@@ -1,17 +1,20 @@
 """The offline baseline as an RLM worker: the code it writes, and what it reads back.
 
 It never sees the document. Its first step writes search code that runs in the sandbox over
-``context``: it splits the document into sentences, keeps those holding enough of the search
-terms (and none of the left-out ones), and prints which terms the document holds at all and
-the best sentences as JSON strings. Its last step answers from those printed sentences only:
-each quote is a whole sentence (or a clause ending at punctuation), each bullet its quote's
-text, and a question whose terms the document mostly lacks gets an honest "not found".
+``context`` (``sentences.py``, sent as source): it splits the document into sentences, keeps
+those holding enough of the search terms (and none of the left-out ones), and prints which
+terms the document holds at all and the best sentences as JSON strings. Its last step
+answers from those printed sentences only: each quote is a whole sentence (or a clause ending
+at punctuation), each bullet its quote's text, and a question whose terms the document mostly
+lacks gets an honest "not found".
 """
 
 from __future__ import annotations
 
+import inspect
 import json
 
+from ralph_tui.llm.offline import sentences
 from ralph_tui.llm.offline.constraints import Steering
 from ralph_tui.llm.offline.text import content_words, stem
 
@@ -21,58 +24,12 @@ MIN_CLAUSE_WORDS = 8
 PASSAGES_SHOWN = 12
 FOUND_PREFIX = "terms found: "
 
-SEARCH_CODE = """import json, math, re
-TERMS = {terms!r}
-FOCUS = {focus!r}
-LEAVE_OUT = {leave_out!r}
-NEED = {need}
-
-def has(term, low):
-    return re.search(r"\\b" + re.escape(term), low) is not None
-
-# Consecutive prose lines of a paragraph, as they stand in the text: a sentence that a PDF
-# or a narrow column wrapped over lines is still one sentence. A list item starts a new run;
-# headings (marked, or a short line without a full stop, as HTML and PDF titles come) and
-# table rows are no prose.
-def runs_of_prose(block):
-    run = []
-    for line in block.split("\\n"):
-        bare = line.strip()
-        item = bool(re.match(r"([-*]|\\d+[.)]) ", bare))
-        title = len(bare.split()) < 4 and not bare.endswith((".", ",", ";", ":"))
-        if bare and bare[0] not in "#|" and not item and not title:
-            run.append(line)
-            continue
-        if run:
-            yield "\\n".join(run)
-        run = [line] if item else []
-    if run:
-        yield "\\n".join(run)
-
-sentences = []
-for block in re.split(r"\\n[ \\t]*\\n", context):
-    for prose in runs_of_prose(block):
-        for part in re.split(r"(?<=[.!?])\\s+", prose.strip()):
-            if len(part.split()) >= 5:
-                sentences.append(part)
-whole = context.lower()
-print("{found_prefix}" + json.dumps([t for t in TERMS + FOCUS if has(t, whole)]))
-lows = [text.lower() for text in sentences]
-# A term in few sentences says more about the question than one in many.
-weight = {{t: math.log(1 + len(lows) / (1 + sum(has(t, low) for low in lows))) for t in TERMS}}
-rarest = max((t for t in TERMS if has(t, whole)), key=weight.get, default=None)
-scored = []
-for n, low in enumerate(lows):
-    if any(has(t, low) for t in LEAVE_OUT):
-        continue
-    held = [t for t in TERMS if has(t, low)]
-    focus = sum(has(t, low) for t in FOCUS)
-    if len(held) >= NEED or rarest in held or focus:
-        scored.append((-focus, -len(held), -sum(weight[t] for t in held), n, sentences[n]))
-scored.sort()
-print(f"{{len(sentences)}} sentences; {{len(scored)}} hold enough of the terms")
-for *_, text in scored[:{shown}]:
-    print(json.dumps(text))
+SEARCH_CALL = """
+for line in search_lines(
+    context, {terms!r}, {focus!r}, {leave_out!r}, need={need}, shown={shown},
+    found_prefix={found_prefix!r},
+):
+    print(line)
 """
 
 
@@ -91,7 +48,8 @@ def needed_terms(query: str, steering: Steering) -> int:
 
 
 def search_code(query: str, steering: Steering) -> str:
-    return SEARCH_CODE.format(
+    """The sandbox code: the sentence search's source, then its call for this query."""
+    return inspect.getsource(sentences) + SEARCH_CALL.format(
         terms=[t for t in search_terms(query) if t not in steering.leave_out],
         focus=steering.focus,
         leave_out=steering.leave_out,

@@ -209,7 +209,8 @@ class RunScreen(Screen[None]):
         )
 
     def on_context_pane_summary_chosen(self, message: ContextPane.SummaryChosen) -> None:
-        self.app.push_screen(SummaryModal(message.node))
+        store = Path(message.store) if message.store else None
+        self.app.push_screen(SummaryModal(message.node, store))
 
     def on_retrieval_pane_passage_chosen(self, message: RetrievalPane.PassageChosen) -> None:
         output = self.monitor.output

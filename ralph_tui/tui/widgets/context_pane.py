@@ -1,5 +1,6 @@
 """The agent's active context: its size against the budget as a bar, and the summary DAG
-as a tree (id, depth, messages covered, tokens); ``enter`` on a summary shows it whole."""
+as a tree (id, depth, messages covered, tokens); ``enter`` on a summary shows it whole,
+expanded into the original messages it covers."""
 
 from __future__ import annotations
 
@@ -72,13 +73,16 @@ class ContextPane(Vertical):
     """
 
     class SummaryChosen(Message):
-        def __init__(self, node: SummaryNode) -> None:
+        def __init__(self, node: SummaryNode, store: str) -> None:
             super().__init__()
             self.node = node
+            self.store = store
+            """The conversation's store file, to expand the summary from ("" if none)."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.nodes: list[SummaryNode] = []
+        self.store = ""
 
     def compose(self) -> ComposeResult:
         yield Static(size_bar(None), id="context-size")
@@ -93,6 +97,7 @@ class ContextPane(Vertical):
         reason.display = bool(compaction is not None and compaction.reason)
         ordered = tree_order(compaction) if compaction is not None else []
         self.nodes = [node for node, _indent in ordered]
+        self.store = compaction.store if compaction is not None else ""
         options = self.query_one("#context-tree", OptionList)
         options.clear_options()
         options.add_options([node_option(node, indent) for node, indent in ordered])
@@ -100,4 +105,4 @@ class ContextPane(Vertical):
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
         if event.option_index < len(self.nodes):
-            self.post_message(self.SummaryChosen(self.nodes[event.option_index]))
+            self.post_message(self.SummaryChosen(self.nodes[event.option_index], self.store))

@@ -1,5 +1,5 @@
-"""The form that describes a run: mode, query, document, external docs, iterations,
-provider and models."""
+"""The form that describes a run: mode, query, document, external docs, inner loop,
+iterations, provider and models."""
 
 from __future__ import annotations
 
@@ -31,6 +31,7 @@ class RunFormValues:
     validate_model: str
     external_docs: tuple[str, ...] = ()
     external_provider: str = "local"
+    inner: str = "rlm"
 
 
 class RunFormError(ValueError):
@@ -102,6 +103,16 @@ class RunForm(VerticalScroll):
             value=s.external_provider,
             allow_blank=False,
             id="external-provider",
+        )
+        yield Label("Inner loop")
+        yield Select(
+            [
+                ("rlm: the model writes code in a sandbox", "rlm"),
+                ("lcm: the model calls operators as tools", "lcm"),
+            ],
+            value=s.inner,
+            allow_blank=False,
+            id="inner",
         )
         yield Label("Max iterations")
         yield Input(str(s.max_iters), type="integer", id="max-iters")
@@ -186,6 +197,7 @@ class RunForm(VerticalScroll):
             or self.settings.validate_model,
             external_docs=external_docs,
             external_provider=str(self.query_one("#external-provider", Select).value),
+            inner=str(self.query_one("#inner", Select).value),
         )
 
     def _external_docs(self) -> tuple[str, ...]:

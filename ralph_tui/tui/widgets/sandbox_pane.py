@@ -1,5 +1,6 @@
-"""The sandbox transcript: each cell's code (highlighted), output, errors and duration,
-and each ``llm_query`` sub-call, newest at the bottom.
+"""The sandbox transcript: each cell's code (highlighted), output, errors and duration
+(in the LCM mode each tool call, its arguments and result), and each ``llm_query``
+sub-call, newest at the bottom.
 
 Memory stays bounded however long the run: at most ``MAX_ENTRIES`` entries are kept
 on screen (the oldest are removed), entries waiting to be shown are capped the same
@@ -17,7 +18,7 @@ from textual.content import Content
 from textual.highlight import highlight
 from textual.widgets import Static
 
-from ralph_tui.events import BaseEvent, SandboxExecuted, SubQuery
+from ralph_tui.events import BaseEvent, SandboxExecuted, SubQuery, ToolExecuted
 from ralph_tui.tui.formatting import clip, millis
 
 MAX_ENTRIES = 100
@@ -55,6 +56,20 @@ def cell_content(event: SandboxExecuted) -> Content:
     return Content("\n").join(parts)
 
 
+def tool_content(event: ToolExecuted) -> Content:
+    """One tool call of the LCM agent: a header line, its arguments, what it returned."""
+    header = Content.assemble(
+        (f"{event.agent} step {event.step}", "bold $text-primary"),
+        (f"  {event.tool}", "bold"),
+        (f"  {millis(event.duration_ms)}", "$text-muted"),
+        *([("  failed", "bold $text-error")] if not event.ok else []),
+    )
+    result = Content.styled(
+        _head(event.result.rstrip(), OUTPUT_LINES), "$text-muted" if event.ok else "$text-error"
+    )
+    return Content("\n").join([header, highlight(event.arguments, language="json"), result])
+
+
 def sub_query_content(event: SubQuery) -> Content:
     """One ``llm_query`` call: budget use, latency, tokens, prompt and answer previews."""
     budget = f" {event.calls_used}/{event.calls_budget}" if event.calls_budget else ""
@@ -79,10 +94,12 @@ class SandboxEntry(Static):
     """
 
     @classmethod
-    def for_event(cls, event: SandboxExecuted | SubQuery) -> SandboxEntry:
+    def for_event(cls, event: SandboxExecuted | ToolExecuted | SubQuery) -> SandboxEntry:
         if isinstance(event, SandboxExecuted):
             failed = event.error is not None or event.timed_out
             return cls(cell_content(event), classes="cell failed" if failed else "cell")
+        if isinstance(event, ToolExecuted):
+            return cls(tool_content(event), classes="cell" if event.ok else "cell failed")
         classes = "sub-query failed" if event.error else "sub-query"
         return cls(sub_query_content(event), classes=classes)
 
@@ -112,7 +129,7 @@ class SandboxPane(VerticalScroll):
     ) -> None:
         super().__init__(id=id)
         self.follow = follow
-        self._pending: deque[SandboxExecuted | SubQuery] = deque(maxlen=MAX_ENTRIES)
+        self._pending: deque[SandboxExecuted | ToolExecuted | SubQuery] = deque(maxlen=MAX_ENTRIES)
         self._shown: deque[SandboxEntry] = deque()
         """Entries mounted and kept, oldest first: counted here, not queried from the DOM,
         where a removal still in progress would be counted (and dropped) twice."""
@@ -149,7 +166,7 @@ class SandboxPane(VerticalScroll):
     def add(self, events: Iterable[BaseEvent]) -> None:
         """Queue the cells and sub-calls among ``events`` to be shown at the next flush."""
         for event in events:
-            if isinstance(event, SandboxExecuted | SubQuery):
+            if isinstance(event, SandboxExecuted | ToolExecuted | SubQuery):
                 if len(self._pending) == self._pending.maxlen:
                     self.dropped += 1
                 self._pending.append(event)

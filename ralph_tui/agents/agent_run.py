@@ -1,0 +1,265 @@
+"""What both document-exploring agents share (the RLM agent in its sandbox, the LCM agent
+with its tools): the conversation kept in the LCM store and sent as a bounded active
+context, the model's turns, the refusals of unusable ones, and the salvage of an output when
+the steps run out."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from ralph_tui.agents.output_tool import describe_validation_error
+from ralph_tui.agents.rlm_prompt import VariableInfo, shrink
+from ralph_tui.agents.structured import AgentSpec, MaxStepsError, agent_forward, tool_feedback
+from ralph_tui.agents.sub_queries import SubQueryBudget, SubQueryRunner
+from ralph_tui.events import (
+    AgentStep,
+    ContextCompacted,
+    ContextSize,
+    Emit,
+    StepAction,
+    SummaryNode,
+)
+from ralph_tui.lcm.context import ActiveContext, Budget
+from ralph_tui.lcm.dag import Summary
+from ralph_tui.lcm.store import MessageStore
+from ralph_tui.lcm.summarise import model_summariser
+from ralph_tui.llm.errors import ContextTooLongError
+from ralph_tui.llm.prompt_io import render_input
+from ralph_tui.llm.types import ChatMessage, Completion, LLMClient, ToolCall, ToolDefinition
+
+T = TypeVar("T", bound=BaseModel)
+
+FALLBACK_TRAJECTORY_CHARS = 24_000
+
+
+@dataclass
+class RLMSpec(Generic[T]):
+    """A document-exploring role: its prompt, output model and budgets (the same in both
+    inner modes)."""
+
+    name: str
+    definition: str
+    output_model: type[T]
+    max_steps: int = 80
+    max_llm_calls: int = 60
+    temperature: float | None = None
+    max_tokens: int = 4096
+    max_output_chars: int = 4000
+    cell_timeout_s: float = 30.0
+    start_timeout_s: float = 30.0
+    sub_query_concurrency: int = 8
+
+
+@dataclass
+class AgentVariable:
+    """A value the agent explores (the document, its table, the memory), with what the
+    model is told about it."""
+
+    value: str | list[dict[str, Any]]
+    description: str
+
+    def info(self, name: str) -> VariableInfo:
+        kind = "str" if isinstance(self.value, str) else "list"
+        return VariableInfo(name, kind, len(self.value), self.description)
+
+
+@dataclass
+class RLMResult(Generic[T]):
+    output: T
+    fallback: bool
+    steps: int
+    llm_calls: int
+    isolation: str
+    """How the agent's code was isolated; ``none (lcm: no code runs)`` in the LCM mode."""
+
+
+class AgentRun(Generic[T]):
+    """One exploring agent's conversation: every message goes to the store, the prompt of
+    each step is the active context (older spans summarised past the budget)."""
+
+    def __init__(
+        self,
+        client: LLMClient,
+        spec: RLMSpec[T],
+        system: str,
+        inputs: dict[str, Any],
+        emit: Emit,
+        store: MessageStore,
+    ) -> None:
+        self.client = client
+        self.spec = spec
+        self.inputs = inputs
+        self.emit = emit
+        self.context = ActiveContext(
+            system, store, Budget.of_window(client.context_window_tokens, spec.max_tokens)
+        )
+        if not len(store):
+            self.add(ChatMessage(role="user", content=render_input(inputs)))
+        self.summarise = model_summariser(client)
+        self.last_compaction_reason = ""
+        self.invalid = self.no_call = 0
+        self.last_problem = ""
+
+    def add(self, message: ChatMessage) -> None:
+        """A message of the conversation, kept whole in the store."""
+        self.context.append(message)
+
+    async def messages(self) -> list[ChatMessage]:
+        """The active context: the conversation so far, older spans summarised once it
+        passes its budget (the store keeps every message whole)."""
+        report = await self.context.compact(self.summarise)
+        repeated = not report.summaries and report.reason == self.last_compaction_reason
+        self.last_compaction_reason = report.reason
+        if report.status != "not_needed" and not repeated:
+            self.emit(
+                ContextCompacted(
+                    agent=self.spec.name,
+                    status="compacted" if report.status == "compacted" else "exhausted",
+                    before_tokens=report.before_tokens,
+                    after_tokens=report.after_tokens,
+                    summaries=report.summaries,
+                    levels=report.levels,
+                    reason=report.reason,
+                    dag=[summary_node(s) for s in self.context.summaries.values()],
+                    top=list(self.context.top),
+                    store=str(self.context.store.path or ""),
+                )
+            )
+        budget = self.context.budget
+        self.emit(
+            ContextSize(
+                agent=self.spec.name,
+                tokens=report.after_tokens,
+                soft=budget.soft,
+                hard=budget.hard,
+                messages=len(self.context.store),
+                summaries=len(self.context.top),
+            )
+        )
+        return self.context.render()
+
+    async def complete(self, tools: list[ToolDefinition]) -> Completion:
+        """The model's next turn. A server that refuses the prompt as too long for its
+        window (smaller than the one believed, as a local server's may be) gets it again
+        compacted to a smaller budget, until the budget cannot shrink further."""
+        while True:
+            try:
+                return await self.client.chat(
+                    await self.messages(),
+                    tools=tools,
+                    tool_choice="required",
+                    temperature=self.spec.temperature,
+                    max_tokens=self.spec.max_tokens,
+                )
+            except ContextTooLongError:
+                if not self.context.shrink_budget():
+                    raise
+
+    def step_event(self, step: int, action: StepAction, detail: str = "") -> None:
+        self.emit(
+            AgentStep(
+                agent=self.spec.name,
+                step=step,
+                max_steps=self.spec.max_steps,
+                action=action,
+                detail=detail,
+            )
+        )
+
+    def submit(self, fields: dict[str, Any], call: ToolCall, step: int) -> T | None:
+        """The output, when ``fields`` hold a valid one; otherwise the model is told why."""
+        known = {k: v for k, v in fields.items() if k in self.spec.output_model.model_fields}
+        try:
+            output = self.spec.output_model.model_validate(known)
+        except ValidationError as exc:
+            self.refuse(call, step, describe_validation_error(exc))
+            return None
+        self.step_event(step, "output")
+        return output
+
+    def refuse(self, call: ToolCall, step: int, problem: str) -> None:
+        """Tell the model what to fix about a turn that could not be used."""
+        self.add(tool_feedback(call, problem))
+        self.invalid += 1
+        self.last_problem = problem
+        self.step_event(step, "invalid", problem)
+
+    def out_of_steps(self, explored: int) -> MaxStepsError:
+        """The error for a run whose steps ran out, with how they were spent."""
+        return MaxStepsError(
+            self.spec.name,
+            self.spec.max_steps,
+            [],
+            self.last_problem,
+            invalid=self.invalid,
+            no_call=self.no_call,
+            explored=explored,
+        )
+
+
+def sub_query_runner(spec: RLMSpec[Any], sub_client: LLMClient, emit: Emit) -> SubQueryRunner:
+    """The sub-calls of one agent run (``llm_query``, ``llm_map``), under the role's budget."""
+    budget = SubQueryBudget(limit=spec.max_llm_calls)
+    return SubQueryRunner(
+        sub_client, budget, emit, agent=spec.name, concurrency=spec.sub_query_concurrency
+    )
+
+
+def summary_node(summary: Summary) -> SummaryNode:
+    return SummaryNode(
+        id=summary.id,
+        kind=summary.kind,
+        depth=summary.depth,
+        first=summary.first,
+        last=summary.last,
+        tokens=summary.tokens,
+        covers=list(summary.covers),
+        text=summary.text,
+    )
+
+
+async def salvage(
+    run: AgentRun[T], trajectory: str, explored: int, what: str = "code trajectory"
+) -> T:
+    """One call over what the agent's exploration returned, to salvage an output the loops
+    will mark unverified; ``MaxStepsError`` when there is nothing to salvage from, or when
+    even that fails."""
+    if not trajectory:
+        raise run.out_of_steps(explored)
+    spec = run.spec
+    started = time.perf_counter()
+    extractor = AgentSpec(
+        name=f"{spec.name}.fallback",
+        system=(
+            "The step budget of a document-exploration agent ran out before it submitted. "
+            f"From its task and its {what} below, extract the best output it supports. "
+            "Use only text that appears in the trajectory's results."
+        ),
+        output_model=spec.output_model,
+        max_steps=1,
+        temperature=spec.temperature,
+        max_tokens=spec.max_tokens,
+    )
+    inputs = {**run.inputs, "trajectory": shrink(trajectory, FALLBACK_TRAJECTORY_CHARS)}
+    try:
+        output = await agent_forward(run.client, extractor, inputs, run.emit)
+    except MaxStepsError:
+        raise run.out_of_steps(explored) from None
+    run.step_event(spec.max_steps, "fallback", f"{(time.perf_counter() - started) * 1000:.0f} ms")
+    return output
+
+
+def open_store(path: Path | None) -> MessageStore:
+    """The conversation store at ``path``: a fresh one (an earlier conversation there, from
+    an interrupted run, is kept beside it as ``.interrupted-N``)."""
+    if path is not None and path.is_file():
+        number = 1
+        while (aside := path.with_suffix(f".interrupted-{number}.jsonl")).exists():
+            number += 1
+        path.rename(aside)
+    return MessageStore(path)

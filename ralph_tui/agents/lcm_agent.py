@@ -1,0 +1,219 @@
+"""The LCM agent: the model explores the document through operators called as native tools
+(``grep``, ``read``, ``retrieve``, ``llm_map``, ``expand``) — no sandbox, no code. It is
+told the document's size, headings and samples, never its whole text; its conversation is
+the same bounded, compacted, cache-friendly context as the RLM agent's.
+
+An interrupted conversation (a resumed session) goes on from its store: the model sees its
+earlier turns, and a call left unanswered is answered as interrupted."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+from ralph_tui.agents.agent_run import (
+    AgentRun,
+    AgentVariable,
+    RLMResult,
+    RLMSpec,
+    open_store,
+    salvage,
+    sub_query_runner,
+)
+from ralph_tui.agents.lcm_prompt import build_lcm_system, describe_document
+from ralph_tui.agents.lcm_tools import Tool, call_tool
+from ralph_tui.agents.llm_map import LLM_MAP_DOC, LLM_MAP_FILE, LLMMap
+from ralph_tui.agents.output_tool import (
+    OUTPUT_TOOL_NAME,
+    ArgumentsError,
+    output_tool,
+    parse_json_object,
+)
+from ralph_tui.agents.rlm_prompt import shrink
+from ralph_tui.agents.structured import NUDGE, assistant_turn, tool_feedback
+from ralph_tui.events import Emit, ToolExecuted
+from ralph_tui.lcm.operators import EXPAND_DOC, GREP_DOC, READ_DOC, Operators
+from ralph_tui.lcm.store import MessageStore
+from ralph_tui.llm.prompt_io import render_input
+from ralph_tui.llm.types import ChatMessage, LLMClient, ToolCall
+from ralph_tui.sandbox.calls import HostFunction
+
+T = TypeVar("T", bound=BaseModel)
+
+NO_ISOLATION = "none (lcm: no code runs)"
+RESUMED_NOTE = "(interrupted before it returned: call it again if you still need it)"
+
+
+class _LCMRun(AgentRun[T]):
+    """State of one ``lcm_agent_forward`` call."""
+
+    def __init__(
+        self,
+        client: LLMClient,
+        spec: RLMSpec[T],
+        inputs: dict[str, Any],
+        system: str,
+        tools: dict[str, Tool],
+        emit: Emit,
+        store: MessageStore,
+    ) -> None:
+        super().__init__(client, spec, system, inputs, emit, store)
+        self.tools = tools
+        self.output = output_tool(spec.output_model, "Submit the final output.")
+        self.results: list[tuple[ToolCall, str]] = []
+        """Every call that returned, with what it returned (the salvage reads them)."""
+
+    async def step(self, step: int) -> T | None:
+        definitions = [self.output, *(t.definition for t in self.tools.values())]
+        completion = await self.complete(definitions)
+        self.add(assistant_turn(completion))
+        if not completion.tool_calls:
+            self.add(ChatMessage(role="user", content=NUDGE))
+            self.no_call += 1
+            self.last_problem = "no tool call"
+            self.step_event(step, "nudge")
+            return None
+        submitted: ToolCall | None = None
+        for call in completion.tool_calls:
+            if call.name == OUTPUT_TOOL_NAME and submitted is None:
+                submitted = call
+                continue
+            started = time.perf_counter()
+            text, ok = await call_tool(self.tools, call, self.spec.max_output_chars)
+            self.add(tool_feedback(call, text))
+            self.emit(
+                ToolExecuted(
+                    agent=self.spec.name,
+                    step=step,
+                    tool=call.name,
+                    arguments=call.arguments,
+                    result=text,
+                    ok=ok,
+                    duration_ms=(time.perf_counter() - started) * 1000,
+                )
+            )
+            if ok:
+                self.results.append((call, text))
+        if submitted is None:
+            names = ", ".join(call.name for call in completion.tool_calls)
+            self.step_event(step, "tools", names)
+            return None
+        try:
+            fields = parse_json_object(submitted.arguments)
+        except ArgumentsError as exc:
+            self.refuse(submitted, step, str(exc))
+            return None
+        return self.submit(fields, submitted, step)
+
+    def trajectory_text(self) -> str:
+        """What the tools returned (nothing the app told the model), for a salvage."""
+        return "\n\n".join(
+            f"{call.name}({call.arguments}) returned:\n{text}" for call, text in self.results
+        )
+
+
+def _resumable(store: MessageStore, inputs: dict[str, Any]) -> bool:
+    """Whether the stored conversation is one of these inputs (and can go on)."""
+    return len(store) > 0 and store[0].content == render_input(inputs)
+
+
+def _answer_dangling(run: _LCMRun[Any]) -> None:
+    """Answer the calls of the last assistant turn that never got a result."""
+    messages = run.context.store.messages
+    last = next((m for m in reversed(messages) if m.role == "assistant"), None)
+    if last is None:
+        return
+    answered = {m.tool_call_id for m in messages[last.id + 1 :] if m.role == "tool"}
+    for call in last.tool_calls:
+        if call.id not in answered:
+            run.add(tool_feedback(call, RESUMED_NOTE))
+
+
+def _other_inputs(variables: dict[str, AgentVariable], limit: int) -> dict[str, Any]:
+    """Text variables beside the document (the memory) as inputs, shrunk to ``limit``."""
+    return {
+        name: shrink(var.value, limit)
+        for name, var in variables.items()
+        if name not in ("context", "documents") and isinstance(var.value, str)
+    }
+
+
+async def lcm_agent_forward(
+    client: LLMClient,
+    spec: RLMSpec[T],
+    inputs: dict[str, Any],
+    variables: dict[str, AgentVariable],
+    *,
+    sub_client: LLMClient,
+    emit: Emit,
+    on_notice: Callable[[str], None] | None = None,
+    functions: dict[str, HostFunction] | None = None,
+    function_docs: Sequence[str] = (),
+    store_path: Path | None = None,
+) -> RLMResult[T]:
+    """Run the LCM loop (the same arguments and result as ``rlm_agent_forward``); on step
+    exhaustion salvage an output flagged ``fallback`` from what the tools returned.
+
+    ``functions`` (the run's ``retrieve``) become tools beside the operators, described by
+    ``function_docs``. The conversation is kept at ``store_path``; one left there for the
+    same inputs is taken up where it stopped."""
+    del on_notice  # no sandbox: nothing to warn about
+    document = variables.get("context")
+    text = str(document.value) if document is not None else ""
+    table = variables.get("documents")
+    all_inputs = {**inputs, **_other_inputs(variables, spec.max_output_chars)}
+    store = MessageStore.load(store_path) if store_path is not None else MessageStore()
+    resumed = _resumable(store, all_inputs)
+    if not resumed:
+        store = open_store(store_path)
+    runner = sub_query_runner(spec, sub_client, emit)
+    budget = runner.budget
+    llm_map = LLMMap(runner, store_path.parent / LLM_MAP_FILE if store_path else None, text)
+    docs = [
+        READ_DOC.format(limit=spec.max_output_chars),
+        GREP_DOC,
+        *function_docs,
+        LLM_MAP_DOC,
+        EXPAND_DOC,
+    ]
+    system = build_lcm_system(
+        spec.definition,
+        list(spec.output_model.model_fields),
+        describe_document(text, table.value if table and isinstance(table.value, list) else None),
+        docs,
+        max_steps=spec.max_steps,
+        max_llm_calls=spec.max_llm_calls,
+        max_output_chars=spec.max_output_chars,
+    )
+    run = _LCMRun(client, spec, all_inputs, system, {}, emit, store)
+    operators = Operators(run.context, text, emit, spec.name, read_limit=spec.max_output_chars)
+    run.tools = {
+        "read": Tool.of("read", docs[0], operators.read),
+        "grep": Tool.of("grep", GREP_DOC, operators.grep),
+        **{
+            name: Tool.of(name, _doc_of(name, function_docs), fn)
+            for name, fn in (functions or {}).items()
+        },
+        "llm_map": Tool.of("llm_map", LLM_MAP_DOC, llm_map),
+        "expand": Tool.of("expand", EXPAND_DOC, operators.expand),
+    }
+    if resumed:
+        _answer_dangling(run)
+    for step in range(1, spec.max_steps + 1):
+        output = await run.step(step)
+        if output is not None:
+            return RLMResult(output, False, step, budget.used, NO_ISOLATION)
+        if budget.cost_cap_hit is not None:
+            raise budget.cost_cap_hit
+    what = "tool calls and their results"
+    output = await salvage(run, run.trajectory_text(), len(run.results), what)
+    return RLMResult(output, True, spec.max_steps, budget.used, NO_ISOLATION)
+
+
+def _doc_of(name: str, docs: Sequence[str]) -> str:
+    """The line of ``docs`` that describes the function ``name``."""
+    return next((doc for doc in docs if doc.startswith(f"`{name}(")), name)

@@ -1,0 +1,101 @@
+"""The operators as native tools of the LCM agent: each one's JSON Schema, and the call of
+a tool with the model's arguments, its result as the text the model reads."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ralph_tui.agents.output_tool import ArgumentsError, parse_json_object
+from ralph_tui.agents.rlm_prompt import shrink
+from ralph_tui.llm.types import ToolCall, ToolDefinition
+
+Operator = Callable[..., Awaitable[Any]]
+
+SCHEMAS: dict[str, dict[str, Any]] = {
+    "grep": {
+        "pattern": {"type": "string", "description": "A Python regular expression."},
+        "scope": {"type": "string", "enum": ["document", "messages", "summaries"]},
+        "limit": {"type": "integer", "minimum": 1, "maximum": 100},
+        "offset": {"type": "integer", "minimum": 0},
+    },
+    "read": {
+        "start": {"type": "integer", "minimum": 0},
+        "end": {"type": "integer", "minimum": 1},
+    },
+    "retrieve": {
+        "query": {"type": "string"},
+        "k": {"type": "integer", "minimum": 1, "maximum": 20},
+        "sources": {
+            "type": "array",
+            "items": {"type": "string", "enum": ["doc", "episode", "external"]},
+        },
+    },
+    "llm_map": {
+        "items": {
+            "type": "array",
+            "items": {
+                "anyOf": [
+                    {"type": "string"},
+                    {
+                        "type": "array",
+                        "items": {"type": "integer"},
+                        "minItems": 2,
+                        "maxItems": 2,
+                    },
+                ]
+            },
+            "description": "Strings, or [start, end] spans of the document.",
+        },
+        "instruction": {"type": "string"},
+        "schema": {"type": "object", "description": "A JSON Schema every answer must match."},
+    },
+    "expand": {
+        "summary_id": {"type": "string", "description": "A summary's id, e.g. S0001."},
+        "max_tokens": {"type": "integer", "minimum": 1},
+    },
+}
+REQUIRED = {
+    "grep": ["pattern"],
+    "read": ["start", "end"],
+    "retrieve": ["query"],
+    "llm_map": ["items", "instruction"],
+    "expand": ["summary_id"],
+}
+
+
+@dataclass(frozen=True)
+class Tool:
+    """An operator the model calls as a tool: its definition and what runs it."""
+
+    definition: ToolDefinition
+    run: Operator
+
+    @classmethod
+    def of(cls, name: str, doc: str, run: Operator) -> Tool:
+        """The tool ``name`` (one of ``SCHEMAS``) described by ``doc``."""
+        parameters = {
+            "type": "object",
+            "properties": SCHEMAS[name],
+            "required": REQUIRED[name],
+            "additionalProperties": False,
+        }
+        return cls(ToolDefinition(name=name, description=doc, parameters=parameters), run)
+
+
+async def call_tool(tools: dict[str, Tool], call: ToolCall, limit: int) -> tuple[str, bool]:
+    """What the tool ``call`` names returned, as text within ``limit`` characters, and
+    whether it succeeded (a failure is told to the model so it can fix its call)."""
+    tool = tools.get(call.name)
+    if tool is None:
+        return f"Unknown tool `{call.name}`; the tools are {', '.join(sorted(tools))}.", False
+    try:
+        result = await tool.run(**parse_json_object(call.arguments))
+    except ArgumentsError as exc:
+        return str(exc), False
+    except (TypeError, ValueError, KeyError) as exc:
+        return f"`{call.name}` failed: {exc}", False
+    text = result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)
+    return shrink(text, limit), True

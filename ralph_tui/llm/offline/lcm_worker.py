@@ -1,0 +1,154 @@
+"""The offline baseline as an LCM worker: the tools it calls, and what it reads back.
+
+It never sees the document, only what its tools return. Its first turn greps the document
+for each search term (and retrieves passages for the whole query, when it may); its second
+reads a window around the best places — where the rarest terms meet; its third answers from
+the sentences of what it read, with the same sentence search and the same honest "not found"
+as the RLM baseline (a term no grep found counts as missing)."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from ralph_tui.llm.offline import worker
+from ralph_tui.llm.offline.constraints import Steering
+from ralph_tui.llm.offline.sentences import rank_sentences, sentences_of
+from ralph_tui.llm.types import ChatMessage, ToolDefinition
+
+HITS_PER_TERM = 12
+RETRIEVED = 4
+WINDOW_CHARS = 1400
+WINDOWS = 5
+READ_HEADER = re.compile(r"^\[context (\d+)-(\d+) of ([\d,]+) characters\]\n")
+
+Call = tuple[str, dict[str, Any]]
+
+
+@dataclass
+class Findings:
+    """What the tools returned so far: hits per term, retrieved spans, texts read."""
+
+    hits: dict[str, list[int]] = field(default_factory=dict)
+    retrieved: list[int] = field(default_factory=list)
+    read: list[str] = field(default_factory=list)
+    searched: bool = False
+
+    @classmethod
+    def of(cls, messages: list[ChatMessage]) -> Findings:
+        calls = {c.id: c for m in messages if m.role == "assistant" for c in m.tool_calls}
+        found = cls()
+        for message in messages:
+            call = calls.get(message.tool_call_id or "")
+            if message.role != "tool" or call is None:
+                continue
+            found.searched = True
+            found.take(call.name, _arguments(call.arguments), message.content)
+        return found
+
+    def take(self, tool: str, arguments: dict[str, Any], result: str) -> None:
+        if tool == "read":
+            text = _read_text(result)
+            if text:
+                self.read.append(text)
+            return
+        value = _json(result)
+        if tool == "grep" and isinstance(value, dict):
+            term = str(arguments.get("pattern", ""))
+            self.hits[term] = [hit["span"][0] for hit in value.get("hits", []) if "span" in hit]
+        elif tool == "retrieve" and isinstance(value, list):
+            self.retrieved += [p["span"][0] for p in value if p.get("source") == "doc"]
+
+
+def _arguments(raw: str) -> dict[str, Any]:
+    value = _json(raw)
+    return value if isinstance(value, dict) else {}
+
+
+def _json(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+def _read_text(result: str) -> str:
+    """What ``read`` returned, trimmed to whole lines (a window's cut first and last lines
+    dropped, unless they are the document's own start or end)."""
+    header = READ_HEADER.match(result)
+    if header is None:
+        return ""
+    start, end, size = int(header[1]), int(header[2]), int(header[3].replace(",", ""))
+    text = result[header.end() :].split("\n[cut at ", 1)[0]
+    if start > 0 and "\n" in text:
+        text = text.split("\n", 1)[1]
+    if end < size and "\n" in text:
+        text = text.rsplit("\n", 1)[0]
+    return text
+
+
+def term_pattern(term: str) -> str:
+    return r"(?i)\b" + re.escape(term)
+
+
+def windows(found: Findings, size_hint: int = WINDOW_CHARS) -> list[tuple[int, int]]:
+    """Up to ``WINDOWS`` places to read, best first: each hit's neighbourhood, scored by
+    the rarity of the distinct terms it holds (a retrieved passage counts as one term)."""
+    weight = {term: 1 / len(spans) for term, spans in found.hits.items() if spans}
+    points = [p for spans in found.hits.values() for p in spans] + found.retrieved
+    half = size_hint // 2
+
+    def score(at: int) -> float:
+        near = sum(w for t, w in weight.items() if any(abs(p - at) <= half for p in found.hits[t]))
+        return near + sum(0.5 for p in found.retrieved if abs(p - at) <= half)
+
+    chosen: list[tuple[int, int]] = []
+    for at in sorted(set(points), key=lambda p: (-score(p), p)):
+        if len(chosen) == WINDOWS:
+            break
+        if all(abs(at - (a + b) // 2) > half for a, b in chosen):
+            chosen.append((max(0, at - half), at + half))
+    return chosen
+
+
+def play(
+    messages: list[ChatMessage],
+    tools: frozenset[str],
+    output: ToolDefinition,
+    fields: dict[str, Any],
+    steering: Steering,
+) -> list[Call]:
+    """The calls of the next turn: search, then read, then submit."""
+    query = str(fields.get("query") or fields.get("task") or "")
+    search_for = " ".join([query, *map(str, fields.get("docReaderHints") or [])])
+    terms = [t for t in worker.search_terms(search_for) if t not in steering.leave_out]
+    found = Findings.of(messages)
+    if not found.searched:
+        calls: list[Call] = [
+            ("grep", {"pattern": term_pattern(t), "limit": HITS_PER_TERM}) for t in terms
+        ]
+        calls += [
+            ("grep", {"pattern": term_pattern(f), "limit": HITS_PER_TERM}) for f in steering.focus
+        ]
+        if "retrieve" in tools:
+            calls.append(("retrieve", {"query": search_for, "k": RETRIEVED, "sources": ["doc"]}))
+        return calls
+    places = windows(found)
+    if not found.read and places:
+        return [("read", {"start": a, "end": b}) for a, b in places]
+    present = [t for t in terms + steering.focus if found.hits.get(term_pattern(t))]
+    ranked = rank_sentences(
+        sentences_of("\n\n".join(found.read)),
+        terms,
+        steering.focus,
+        steering.leave_out,
+        worker.needed_terms(query, steering),
+        present,
+    )
+    passages = list(dict.fromkeys(ranked))
+    if "evidence" in output.parameters.get("properties", {}):
+        observation = worker.FOUND_PREFIX + json.dumps(present)
+        return [(output.name, worker.qa_output(passages, query, observation, steering))]
+    return [(output.name, worker.brief_output(passages))]
