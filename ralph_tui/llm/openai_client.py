@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import time
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from ralph_tui.llm.errors import BadRequestError
 from ralph_tui.llm.models import context_window_tokens
@@ -46,6 +47,7 @@ STOP_REASONS = {
     "content_filter": "refusal",
 }
 
+OPENAI_HOST = "api.openai.com"
 _NEWER_FAMILY = re.compile(r"^(o\d|gpt-([5-9]|\d{2,}))")
 
 
@@ -168,6 +170,10 @@ class OpenAIClient(SDKClient):
         self.model = model
         self.embed_model = embed_model
         self.context_window_tokens = context_window or context_window_tokens("openai", model)
+        self.honours_required = base_url is None or urlsplit(base_url).hostname == OPENAI_HOST
+        """Whether the server takes ``tool_choice="required"`` with several tools (OpenAI's
+        does; llama.cpp's rejects it): elsewhere such a turn asks with ``auto``, and the
+        agent reminds a model that answers without a call."""
         try:
             self._client: AsyncOpenAI = openai.AsyncOpenAI(
                 api_key=api_key,
@@ -199,9 +205,10 @@ class OpenAIClient(SDKClient):
         if tools:
             params["tools"] = to_openai_tools(tools)
             if tool_choice is not None:
-                params["tool_choice"] = to_openai_tool_choice(
-                    sendable_tool_choice(tool_choice, tools)
-                )
+                choice = sendable_tool_choice(tool_choice, tools)
+                if choice == "required" and not self.honours_required:
+                    choice = "auto"
+                params["tool_choice"] = to_openai_tool_choice(choice)
         return params
 
     async def _create(self, params: dict[str, Any]) -> Any:

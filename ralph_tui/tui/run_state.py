@@ -177,6 +177,10 @@ def _agent_step(p: RunProgress, e: AgentStep) -> set[Part]:
     return {"status"}
 
 
+LCM_ISOLATION = "none (lcm)"
+"""What the status line says of the sandbox in the LCM mode: no code runs."""
+
+
 def _sandbox_executed(p: RunProgress, e: SandboxExecuted) -> set[Part]:
     p.cells += 1
     if e.isolation and e.isolation != p.isolation:
@@ -187,6 +191,9 @@ def _sandbox_executed(p: RunProgress, e: SandboxExecuted) -> set[Part]:
 
 def _tool_executed(p: RunProgress, e: ToolExecuted) -> set[Part]:
     p.cells += 1
+    if p.isolation != LCM_ISOLATION:
+        p.isolation = LCM_ISOLATION
+        return {"sandbox", "status"}
     return {"sandbox"}
 
 

@@ -162,38 +162,55 @@ async def test_llm_map_takes_spans_of_the_document(
     assert events.of(OperatorCalled)[0].calls == 2
 
 
-async def test_works_over_the_openai_sdk_with_several_tools(events: Recorder) -> None:
+@pytest.mark.parametrize(
+    ("base_url", "choice"),
+    [("https://api.openai.com/v1", "required"), ("http://127.0.0.1:8011/v1", "auto")],
+)
+async def test_works_over_the_openai_sdk_with_several_tools(
+    events: Recorder, base_url: str, choice: str
+) -> None:
+    """OpenAI's API is asked for a tool call; a local server, whose llama.cpp rejects
+    ``required`` with several tools, is asked with ``auto`` (a turn without a call is nudged)."""
     api = FakeAPI()
-    call = {
-        "id": "call_1",
-        "type": "function",
-        "function": {"name": "grep", "arguments": '{"pattern": "4417"}'},
-    }
+    grep = {"name": "grep", "arguments": '{"pattern": "4417"}'}
     api.reply(
-        200, openai_completion({"content": None, "tool_calls": [call]}, finish_reason="tool_calls")
+        200,
+        openai_completion(
+            {
+                "content": None,
+                "tool_calls": [{"id": "call_1", "type": "function", "function": grep}],
+            },
+            finish_reason="tool_calls",
+        ),
     )
-    done = {
-        "id": "call_2",
-        "type": "function",
-        "function": {"name": "submit_output", "arguments": '{"answer": "4417"}'},
-    }
+    api.reply(200, openai_completion({"content": "The code is 4417."}))
+    done = {"name": "submit_output", "arguments": '{"answer": "4417"}'}
     api.reply(
-        200, openai_completion({"content": None, "tool_calls": [done]}, finish_reason="tool_calls")
+        200,
+        openai_completion(
+            {
+                "content": None,
+                "tool_calls": [{"id": "call_2", "type": "function", "function": done}],
+            },
+            finish_reason="tool_calls",
+        ),
     )
     client = OpenAIClient(
-        "gpt-4o-mini",
-        api_key="sk-test",
-        base_url="https://openai.test/v1",
-        http_client=api.http_client(),
+        "gpt-4o-mini", api_key="sk-test", base_url=base_url, http_client=api.http_client()
     )
     result = await run(client, events)
     assert result.output.answer == "4417"
-    first, second = api.bodies
-    assert first["tool_choice"] == "required" and len(first["tools"]) == 5
+    first, second, third = api.bodies
+    assert first["tool_choice"] == choice and len(first["tools"]) == 5
     reply = second["messages"][-1]
     assert (
         reply["role"] == "tool" and reply["tool_call_id"] == "call_1" and "4417" in reply["content"]
     )
+    assert (
+        third["messages"][-1]["role"] == "user"
+        and "did not call" in third["messages"][-1]["content"]
+    )
+    assert [e.action for e in events.of(AgentStep)] == ["tools", "nudge", "output"]
 
 
 async def test_an_interrupted_conversation_goes_on_from_its_store(

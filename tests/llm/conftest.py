@@ -33,11 +33,13 @@ def make_anthropic(api: FakeAPI) -> Callable[..., AnthropicClient]:
 
 @pytest.fixture
 def make_openai(api: FakeAPI) -> Callable[..., OpenAIClient]:
-    def make(model: str = "gpt-4o-mini", **kw: Any) -> OpenAIClient:
+    def make(
+        model: str = "gpt-4o-mini", base_url: str = "https://api.openai.com/v1", **kw: Any
+    ) -> OpenAIClient:
         return OpenAIClient(
             model,
             api_key="sk-test",
-            base_url="https://openai.test/v1",
+            base_url=base_url,
             http_client=api.http_client(),
             **kw,
         )

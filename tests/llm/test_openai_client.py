@@ -106,6 +106,18 @@ async def test_plain_tool_choices_pass_through_with_several_tools(
     assert api.bodies[0]["tool_choice"] == choice
 
 
+async def test_another_server_is_asked_with_auto_instead_of_required_with_several_tools(
+    api: FakeAPI, make_openai: MakeClient
+) -> None:
+    """llama.cpp's server rejects ``required`` with several tools (500)."""
+    api.reply(200, openai_completion({"content": "ok"}))
+    other = VERDICT.model_copy(update={"name": "other"})
+    client = make_openai(base_url="http://127.0.0.1:8011/v1")
+    await client.chat([ChatMessage(role="user", content="x")], tools=[VERDICT, other],
+                      tool_choice="required")  # fmt: skip
+    assert api.bodies[0]["tool_choice"] == "auto"
+
+
 async def test_required_with_one_tool_names_it(api: FakeAPI, make_openai: MakeClient) -> None:
     """llama.cpp's server answers ``required`` with 500; a named tool means the same."""
     api.reply(200, openai_completion({"content": "ok"}))
@@ -182,11 +194,12 @@ async def test_local_server_without_usage_or_price(api: FakeAPI, make_openai: Ma
     body = openai_completion({"content": "hello"}, model="qwen2.5:7b")
     del body["usage"]
     api.reply(200, body)
-    completion = await make_openai("qwen2.5:7b").chat([ChatMessage(role="user", content="hi")])
+    client = make_openai("qwen2.5:7b", base_url="http://127.0.0.1:11434/v1")
+    completion = await client.chat([ChatMessage(role="user", content="hi")])
     assert completion.text == "hello"
     assert completion.usage.input_tokens == completion.usage.output_tokens == 0
     assert completion.cost_usd is None
-    assert str(api.requests[0].url) == "https://openai.test/v1/chat/completions"
+    assert str(api.requests[0].url) == "http://127.0.0.1:11434/v1/chat/completions"
 
 
 async def test_length_stop_is_max_tokens(api: FakeAPI, make_openai: MakeClient) -> None:
