@@ -16,14 +16,15 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from ralph_tui import __version__
+from ralph_tui.cli.evals import add_eval_parser, run_eval_command
 from ralph_tui.cli.evidence_text import evidence_lines
 from ralph_tui.cli.external import add_external_parser, run_external
-from ralph_tui.cli.external_flags import EXTERNAL_DOCS_FLAGS, EXTERNAL_FLAGS
+from ralph_tui.cli.external_flags import EXTERNAL_DOCS_FLAGS
 from ralph_tui.cli.progress import ProgressPrinter
 from ralph_tui.cli.retrieval import add_retrieval_parsers, run_retrieval_command
-from ralph_tui.cli.retrieval_flags import RETRIEVAL_FLAGS
+from ralph_tui.cli.run_flags import add_settings_flags, flag_help, settings_from_args
 from ralph_tui.cli.sessions import add_sessions_parser, run_sessions
-from ralph_tui.config import Settings, SettingsError, load_settings
+from ralph_tui.config import SettingsError, load_settings
 from ralph_tui.documents import InputError
 from ralph_tui.events import SALVAGE_NOTE
 from ralph_tui.llm.errors import LLMError
@@ -43,25 +44,6 @@ STATUS_EXIT = {
     "timed_out": EXIT_FAILED,
     "capped": EXIT_FAILED,
     "cancelled": EXIT_CANCELLED,
-}
-
-RUN_FLAGS: dict[str, tuple[str, ...]] = {
-    "max_iters": ("--maxIters", "--max-iters"),
-    "out_dir": ("--out", "--out-dir"),
-    "progress_heartbeat_ms": ("--progressMs", "--progress-ms"),
-    "mem_file": ("--memFile", "--mem-file"),
-    "provider": ("--provider",),
-    "generate_model": ("--generate-model", "--generateModel"),
-    "validate_model": ("--validate-model", "--validateModel"),
-    "sub_model": ("--sub-model", "--subModel"),
-    "cost_cap_usd": ("--cost-cap", "--costCap"),
-    "token_cap": ("--token-cap",),
-    "run_timeout_s": ("--timeout",),
-    "worker_max_steps": ("--worker-max-steps", "--workerMaxSteps"),
-    "worker_max_llm_calls": ("--worker-max-llm-calls", "--workerMaxLlmCalls"),
-    "inner": ("--inner",),
-    **RETRIEVAL_FLAGS,
-    **EXTERNAL_FLAGS,
 }
 
 
@@ -90,30 +72,15 @@ def add_run_parser(sub: Any) -> None:
         "--constraint", action="append", default=[], help="a constraint for iteration 1"
     )
     run.add_argument("--parent", metavar="SESSION_ID", help="record the run as a re-run of this")
-    for dest, flags in RUN_FLAGS.items():
-        run.add_argument(*flags, dest=dest, default=None, help=_flag_help(dest))
-    run.add_argument(
-        "--price",
-        action="append",
-        dest="price",
-        metavar="MODEL=IN/OUT",
-        help=_flag_help("prices") + "; repeat for several models",
-    )
+    add_settings_flags(run)
     run.add_argument(
         *EXTERNAL_DOCS_FLAGS,
         action="append",
         dest="external_docs",
         metavar="URL",
-        help=_flag_help("external_docs"),
+        help=flag_help("external_docs"),
     )
     run.add_argument("--verbose", "-v", action="store_true", help="print every agent step")
-
-
-def _flag_help(dest: str) -> str:
-    field = Settings.model_fields[dest]
-    extra = field.json_schema_extra
-    doc = extra.get("doc", "") if isinstance(extra, dict) else ""
-    return f"{doc} (default: {field.default})"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -129,17 +96,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_sessions_parser(sub)
     add_retrieval_parsers(sub)
     add_external_parser(sub)
+    add_eval_parser(sub)
     return parser
-
-
-def settings_from_args(args: argparse.Namespace, base: dict[str, Any] | None = None) -> Settings:
-    overrides = dict(base or {})
-    overrides.update({d: getattr(args, d) for d in RUN_FLAGS if getattr(args, d) is not None})
-    if args.price:
-        overrides["prices"] = ",".join(args.price)
-    if getattr(args, "external_docs", None):
-        overrides["external_docs"] = ",".join(args.external_docs)
-    return load_settings(overrides)
 
 
 def build_request(args: argparse.Namespace) -> tuple[RunRequest, str | None]:
@@ -248,5 +206,7 @@ def run_cli(argv: list[str]) -> int:
         return run_retrieval_command(args)
     if args.command == "external":
         return run_external(args)
+    if args.command == "eval":
+        return run_eval_command(args)
     parser.print_help(sys.stderr)
     return EXIT_USAGE

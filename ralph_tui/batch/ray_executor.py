@@ -1,0 +1,86 @@
+"""The Ray executor: the same sessions as tasks on a Ray cluster (``pip install
+ralph-tui[ray]``), at most ``concurrency`` in flight. Each task runs its session in the
+worker and writes its traces to the out dir, which must therefore be a filesystem every
+node shares; only the small result travels back."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from ralph_tui.batch.jobs import JobResult, SessionJob, run_job
+from ralph_tui.batch.local import OnDone
+from ralph_tui.config import Settings
+
+CPUS_PER_SESSION = 0.25
+"""A session mostly waits on providers: four share a CPU."""
+
+
+class RayUnavailableError(ValueError):
+    """Ray is not installed (or not reachable): say how to get it."""
+
+
+def run_job_in_worker(job: SessionJob, settings: Settings) -> JobResult:
+    """The task a Ray worker runs: one session, to its end."""
+    return asyncio.run(run_job(job, settings))
+
+
+class RayExecutor:
+    """Sessions as Ray tasks; ``address`` names a cluster (``None``: a local instance)."""
+
+    name = "ray"
+
+    def __init__(
+        self, address: str | None = None, concurrency: int = 4, init: dict[str, Any] | None = None
+    ) -> None:
+        try:
+            import ray
+        except ImportError:
+            raise RayUnavailableError(
+                "the ray executor needs Ray: pip install 'ralph-tui[ray]'"
+            ) from None
+        if concurrency < 1:
+            raise ValueError("the concurrency is at least 1")
+        self.ray = ray
+        self.address = address
+        self.concurrency = concurrency
+        self.init = init or {}
+
+    async def run(
+        self, jobs: list[SessionJob], settings: Settings, on_done: OnDone
+    ) -> list[JobResult]:
+        ray = self.ray
+        started_here = not ray.is_initialized()
+        if started_here:
+            ray.init(
+                address=self.address,
+                include_dashboard=False,
+                log_to_driver=False,
+                configure_logging=False,
+                **self.init,
+            )
+        task = ray.remote(num_cpus=CPUS_PER_SESSION, max_retries=0)(run_job_in_worker)
+        slots = asyncio.Semaphore(self.concurrency)
+        results: dict[str, JobResult] = {}
+        in_flight: list[Any] = []
+
+        async def one(job: SessionJob) -> None:
+            async with slots:
+                ref = task.remote(job, settings)
+                in_flight.append(ref)
+                result: JobResult = await ref
+            results[job.key] = result
+            on_done(result)
+
+        tasks = [asyncio.create_task(one(job)) for job in jobs]
+        try:
+            await asyncio.gather(*tasks)
+        finally:
+            for pending in tasks:
+                pending.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            for ref in in_flight:
+                ray.cancel(ref, force=True)
+            if started_here:
+                ray.shutdown()
+        return [results[job.key] for job in jobs]

@@ -1,0 +1,173 @@
+"""``ralph-tui eval``: run a suite (a JSONL file, or the built-in ``needle`` and ``sample``)
+as traced sessions, print the score table, and keep the results under ``<out>/evals/<id>/``."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from ralph_tui.batch.local import Executor, LocalExecutor, Progress
+from ralph_tui.cli.run_flags import add_settings_flags, settings_from_args
+from ralph_tui.config import Settings, SettingsError
+from ralph_tui.evals.needle import (
+    DEFAULT_DEPTHS,
+    DEFAULT_SIZES,
+    needle_suite,
+    parse_depth,
+    parse_size,
+)
+from ralph_tui.evals.plot import size_label, text_plot
+from ralph_tui.evals.run import (
+    PLOT_FILE,
+    EvalRun,
+    evals_dir,
+    list_evals,
+    new_eval_id,
+    run_eval,
+)
+from ralph_tui.evals.sample import sample_suite
+from ralph_tui.evals.scoring import ItemScore, SuiteSummary, summarise
+from ralph_tui.evals.suite import EvalItem, SuiteError, load_suite
+
+BUILT_IN = ("needle", "sample")
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
+
+
+def add_eval_parser(sub: Any) -> None:
+    parser = sub.add_parser(
+        "eval",
+        help="measure how well a configuration answers a suite of questions",
+        description="Run a suite as sessions and score them. A suite is a JSONL file of "
+        '{"id", "mode", "query", "doc", "expect": {"facts", "evidence_spans"}}, or '
+        "`needle` (a fact planted in prose of each size, at each depth) or `sample` "
+        "(questions about the bundled handbook).",
+    )
+    parser.add_argument("--suite", help="a JSONL file, `needle` or `sample`")
+    parser.add_argument("--list", action="store_true", help="list the evals run so far")
+    parser.add_argument("--id", dest="eval_id", help="the eval's id (an existing one resumes)")
+    parser.add_argument("--sizes", help="needle: sizes in tokens, e.g. 8k,64k,256k,1m")
+    parser.add_argument("--depths", help="needle: depths from 0 to 1, e.g. 0,0.25,0.5,0.75,1")
+    parser.add_argument("--seed", type=int, default=7, help="needle: the prose's shuffle")
+    parser.add_argument("--concurrency", type=int, default=4, help="sessions at once")
+    parser.add_argument("--executor", choices=["local", "ray"], default="local")
+    parser.add_argument("--ray-address", help="a Ray cluster's address (default: local)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    add_settings_flags(parser)
+
+
+def run_eval_command(args: argparse.Namespace) -> int:
+    try:
+        settings = settings_from_args(args)
+        if args.list:
+            return _list(settings, args.json)
+        if not args.suite:
+            raise SuiteError("--suite is required: a JSONL file, `needle` or `sample`")
+        if args.concurrency < 1:
+            raise SuiteError("--concurrency is at least 1")
+        name, items = _suite(args, settings)
+        eval_id = args.eval_id or new_eval_id(name)
+        executor = _executor(args)
+        run = EvalRun.open(settings.out_dir, eval_id, items)
+    except (SuiteError, SettingsError, ValueError) as exc:
+        print(f"ralph-tui: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    skipped = len(run.finished())
+    if skipped:
+        print(f"eval {eval_id}: {skipped} items finished before, skipped", file=sys.stderr)
+
+    def progress(state: Progress, score: ItemScore) -> None:
+        mark = "found" if score.found else "missed"
+        print(f"  {score.id}: {score.status}, {mark} ({state.line()})", file=sys.stderr)
+
+    try:
+        scores = asyncio.run(run_eval(run, settings, executor, progress))
+    except KeyboardInterrupt:
+        print(f"ralph-tui: cancelled; finished items are kept in {run.folder}", file=sys.stderr)
+        return EXIT_CANCELLED
+    summary = summarise(scores)
+    if args.json:
+        print(json.dumps({"id": eval_id, "folder": str(run.folder),
+                          "summary": summary.model_dump(),
+                          "items": [s.model_dump() for s in scores]}))  # fmt: skip
+    else:
+        print("\n".join(score_table(eval_id, scores, summary)))
+        print(f"\nresults: {run.folder}  plot: {run.folder / PLOT_FILE}")
+    return EXIT_OK if summary.found == 1.0 else EXIT_FAILED
+
+
+def _suite(args: argparse.Namespace, settings: Settings) -> tuple[str, list[EvalItem]]:
+    if args.suite == "sample":
+        return "sample", sample_suite()
+    if args.suite == "needle":
+        sizes = tuple(parse_size(s) for s in args.sizes.split(",")) if args.sizes else DEFAULT_SIZES
+        depths = (
+            tuple(parse_depth(d) for d in args.depths.split(",")) if args.depths else DEFAULT_DEPTHS
+        )
+        folder = evals_dir(settings.out_dir) / "needle-docs" / f"seed{args.seed}"
+        return "needle", needle_suite(folder, sizes, depths, args.seed)
+    if args.sizes or args.depths:
+        raise SuiteError("--sizes and --depths are for the needle suite")
+    path = Path(args.suite)
+    return path.stem, load_suite(path)
+
+
+def _executor(args: argparse.Namespace) -> Executor:
+    if args.executor == "ray":
+        from ralph_tui.batch.ray_executor import RayExecutor
+
+        return RayExecutor(address=args.ray_address, concurrency=args.concurrency)
+    if args.ray_address:
+        raise SuiteError("--ray-address needs --executor ray")
+    return LocalExecutor(args.concurrency)
+
+
+def score_table(eval_id: str, scores: list[ItemScore], summary: SuiteSummary) -> list[str]:
+    """The table of items, the means, and for a needle suite the grid by size and depth."""
+    lines = [f"eval {eval_id}: {summary.items} items", ""]
+    lines.append(f"{'item':<24} {'status':<9} {'facts':>5} {'ev.P':>5} {'ev.R':>5} "
+                 f"{'iters':>5} {'calls':>5} {'tokens':>8} {'wall s':>7}")  # fmt: skip
+    for s in scores:
+        lines.append(
+            f"{s.id[:24]:<24} {s.status:<9} {s.facts_found}/{s.facts_total:<3} "
+            f"{_fraction(s.evidence_precision):>5} {_fraction(s.evidence_recall):>5} "
+            f"{s.iterations:>5} {s.llm_calls:>5} {s.tokens:>8,} {s.wall_s:>7.1f}"
+        )
+    lines += [
+        "",
+        f"passed {summary.passed:.0%}, found {summary.found:.0%}, evidence precision "
+        f"{_fraction(summary.evidence_precision)}, recall {_fraction(summary.evidence_recall)}; "
+        f"mean {summary.mean_iterations:g} iterations, {summary.mean_llm_calls:g} calls, "
+        f"{summary.mean_tokens:,.0f} tokens, {summary.mean_wall_s:.1f} s",
+    ]
+    if summary.by_size_depth:
+        depths = sorted({d for row in summary.by_size_depth.values() for d in row})
+        lines += ["", "found by size (rows) and depth (columns):",
+                  f"{'':>6} " + " ".join(f"{d:>5}" for d in depths)]  # fmt: skip
+        for size, row in sorted(summary.by_size_depth.items(), key=lambda kv: int(kv[0])):
+            cells = " ".join(f"{'yes' if row.get(d) else ('no' if d in row else '-'):>5}"
+                             for d in depths)  # fmt: skip
+            lines.append(f"{size_label(int(size)):>6} {cells}")
+        lines += ["", *text_plot(scores)]
+    return lines
+
+
+def _fraction(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def _list(settings: Settings, as_json: bool) -> int:
+    evals = list_evals(settings.out_dir)
+    if as_json:
+        print(json.dumps([{"id": i, "summary": s.model_dump() if s else None} for i, s in evals]))
+        return EXIT_OK
+    if not evals:
+        print(f"no evals in {evals_dir(settings.out_dir)} yet: run `ralph-tui eval --suite sample`")
+    for eval_id, summary in evals:
+        text = (f"{summary.items} items, passed {summary.passed:.0%}, found {summary.found:.0%}"
+                if summary else "not finished")  # fmt: skip
+        print(f"{eval_id}  {text}")
+    return EXIT_OK

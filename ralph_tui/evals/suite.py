@@ -1,0 +1,99 @@
+"""A suite: one item per JSONL line — ``{id, mode, query, doc, expect: {facts,
+evidence_spans}}`` — each checked, a bad line named with what is wrong."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, ValidationError, field_validator
+
+from ralph_tui.traces.atomic import write_atomic
+
+
+class Expectation(BaseModel):
+    """What a good answer holds: facts (each must appear in it, case and spacing aside)
+    and the spans of the document its evidence should come from."""
+
+    facts: list[str] = Field(default_factory=list)
+    evidence_spans: list[tuple[int, int]] = Field(default_factory=list)
+
+    @field_validator("evidence_spans")
+    @classmethod
+    def _ordered(cls, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        for start, end in spans:
+            if not 0 <= start < end:
+                raise ValueError(
+                    f"a span is [start, end] with 0 <= start < end, not {[start, end]}"
+                )
+        return spans
+
+
+class EvalItem(BaseModel):
+    """One question (or task) over one document, with what its answer should hold."""
+
+    id: str = Field(min_length=1)
+    mode: Literal["qa", "task"] = "qa"
+    query: str = Field(min_length=1)
+    doc: Path
+    expect: Expectation = Field(default_factory=Expectation)
+    meta: dict[str, Any] = Field(default_factory=dict)
+    """Where the item sits in a generated suite (``size_tokens``, ``depth``)."""
+
+
+class SuiteError(ValueError):
+    """A suite that cannot run: the file, the line and what is wrong with it."""
+
+
+def load_suite(path: Path) -> list[EvalItem]:
+    """The items of the JSONL suite at ``path`` (a ``doc`` is relative to the suite's
+    folder); ``SuiteError`` for the first bad line, before anything runs."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise SuiteError(f"cannot read the suite {path}: {exc.strerror or exc}") from None
+    items: list[EvalItem] = []
+    seen: set[str] = set()
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        item = _item(path, number, line)
+        if item.id in seen:
+            raise SuiteError(f"{path}:{number}: the id {item.id!r} is used twice")
+        seen.add(item.id)
+        if not item.doc.is_absolute():
+            item = item.model_copy(update={"doc": (path.parent / item.doc).resolve()})
+        if not item.doc.exists():
+            raise SuiteError(f"{path}:{number}: the document {item.doc} does not exist")
+        items.append(item)
+    if not items:
+        raise SuiteError(f"{path}: the suite has no items (one JSON object a line)")
+    return items
+
+
+def _item(path: Path, number: int, line: str) -> EvalItem:
+    try:
+        data = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise SuiteError(
+            f"{path}:{number}: not valid JSON ({exc.msg}, column {exc.colno})"
+        ) from None
+    if not isinstance(data, dict):
+        raise SuiteError(
+            f"{path}:{number}: a line must be a JSON object, not {type(data).__name__}"
+        )
+    try:
+        return EvalItem.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or 'the item'}: {err['msg']}"
+            for err in exc.errors()
+        )
+        raise SuiteError(f"{path}:{number}: {problems}") from None
+
+
+def write_suite(path: Path, items: list[EvalItem]) -> None:
+    """The items as a JSONL suite (how a generated suite is kept with its results)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, "".join(item.model_dump_json() + "\n" for item in items))
