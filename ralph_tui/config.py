@@ -138,6 +138,27 @@ class Settings(BaseSettings):
         flag="--worker-max-llm-calls",
         doc="`llm_query` sub-calls per iteration (a batch counts each prompt).",
     )
+    temperature: float | None = _setting(
+        None,
+        "TEMPERATURE",
+        flag="--temperature",
+        doc="Sampling temperature of the exploring roles (worker, DocReader), where the model "
+        "takes one (default: the provider's).",
+    )
+    variant: str | None = _setting(
+        None,
+        "VARIANT",
+        flag="--variant",
+        doc="The configuration variant to run with (`ralph-tui optimize` lists them; "
+        "default: the active one, if any; `baseline`: none).",
+    )
+    role_prompts: dict[str, str] = _setting(
+        {},
+        "ROLE_PROMPTS",
+        flag=None,
+        doc="Role definitions that replace the built-in ones, as JSON (`worker`, "
+        "`doc_reader`); a variant sets them.",
+    )
     inner: InnerChoice = _setting(
         "rlm",
         "INNER",

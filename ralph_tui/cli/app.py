@@ -20,6 +20,7 @@ from ralph_tui.cli.evals import add_eval_parser, run_eval_command
 from ralph_tui.cli.evidence_text import evidence_lines
 from ralph_tui.cli.external import add_external_parser, run_external
 from ralph_tui.cli.external_flags import EXTERNAL_DOCS_FLAGS
+from ralph_tui.cli.optimize import add_optimize_parser, run_optimize
 from ralph_tui.cli.progress import ProgressPrinter
 from ralph_tui.cli.retrieval import add_retrieval_parsers, run_retrieval_command
 from ralph_tui.cli.run_flags import add_settings_flags, flag_help, settings_from_args
@@ -81,6 +82,12 @@ def add_run_parser(sub: Any) -> None:
         help=flag_help("external_docs"),
     )
     run.add_argument("--verbose", "-v", action="store_true", help="print every agent step")
+    run.add_argument(
+        "--optimize", action="store_true", help="optimize from the sessions instead of a run"
+    )
+    run.add_argument("--propose", type=int, default=3, help=argparse.SUPPRESS)
+    run.add_argument("--activate", metavar="ID", help=argparse.SUPPRESS)
+    run.add_argument("--no-activate", action="store_true", help=argparse.SUPPRESS)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -97,6 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_retrieval_parsers(sub)
     add_external_parser(sub)
     add_eval_parser(sub)
+    add_optimize_parser(sub)
     return parser
 
 
@@ -198,6 +206,8 @@ def run_cli(argv: list[str]) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:
         return int(exc.code or 0)
+    if args.command == "optimize" or (args.command == "run" and args.optimize):
+        return run_optimize(args)
     if args.command == "run":
         return run_command(args)
     if args.command == "sessions":

@@ -134,6 +134,8 @@ def merge_constraints(*groups: list[str]) -> list[str]:
 def finish_iteration(ctx: RunContext, record: IterationRecord) -> IterationRecord:
     """Write the iteration's trace and report its end."""
     record.finished_at = time.time()
+    if ctx.settings.variant:
+        record.extra["variant"] = ctx.settings.variant
     searches = ctx.retrieval_diagnostics()
     if searches:
         record.extra["retrieval"] = searches

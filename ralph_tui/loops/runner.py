@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import hashlib
 import time
 from collections.abc import Callable, Coroutine
@@ -40,6 +41,7 @@ from ralph_tui.loops.qa import run_qa_loop
 from ralph_tui.loops.task import TaskSetup, run_task_loop
 from ralph_tui.traces.models import IterationTrace, SessionRecord
 from ralph_tui.traces.store import SessionHandle, TraceStore
+from ralph_tui.variants.store import UnknownVariantError, resolve_variant
 
 T = TypeVar("T")
 
@@ -136,6 +138,7 @@ async def execute_run(
     resume_of: str | None = None,
 ) -> RunOutcome:
     """Run ``request`` to its end (passed, failed, cancelled, error) and record it."""
+    request = with_variant(request)
     forward = _Forwarder(on_event)
     corpus = check_request(request, forward)
     external_urls = check_external(request.settings)
@@ -159,6 +162,16 @@ async def execute_run(
         return await _run_session(request, corpus, clients, handle, forward, cancel, external_urls)
     finally:
         await clients.aclose()
+
+
+def with_variant(request: RunRequest) -> RunRequest:
+    """The request with the variant it names, or the active one, applied to its settings;
+    ``InputError`` for a variant the store does not hold."""
+    try:
+        settings = resolve_variant(request.settings)
+    except UnknownVariantError as exc:
+        raise InputError(str(exc)) from None
+    return dataclasses.replace(request, settings=settings)
 
 
 def _open_session(
@@ -188,6 +201,8 @@ STORED_SETTINGS = {
     "workerMaxSteps": "worker_max_steps",
     "workerMaxLlmCalls": "worker_max_llm_calls",
     "inner": "inner",
+    "variant": "variant",
+    "temperature": "temperature",
     "memFile": "mem_file",
     "costCapUsd": "cost_cap_usd",
     "tokenCap": "token_cap",

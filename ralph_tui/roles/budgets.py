@@ -29,7 +29,8 @@ by a grammar would otherwise generate for minutes before an oversized answer is 
 def rlm_spec(name: str, definition: str, output_model: type[T], settings: Settings) -> RLMSpec[T]:
     return RLMSpec(
         name=name,
-        definition=definition,
+        definition=settings.role_prompts.get(name, definition),
+        temperature=settings.temperature,
         output_model=output_model,
         max_steps=settings.worker_max_steps,
         max_llm_calls=settings.worker_max_llm_calls,

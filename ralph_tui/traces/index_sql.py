@@ -16,7 +16,8 @@ from __future__ import annotations
 from ralph_tui.traces.models import IterationTrace, SessionRecord
 from ralph_tui.traces.search_text import output_text
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""2: ``sessions.variant``, the configuration variant a session ran under."""
 
 CREATE_ALL = (
     """CREATE TABLE sessions (
@@ -35,8 +36,10 @@ CREATE_ALL = (
         input_tokens INTEGER NOT NULL,
         output_tokens INTEGER NOT NULL,
         cost_usd REAL,
+        variant TEXT,
         record TEXT NOT NULL
     )""",
+    "CREATE INDEX sessions_variant ON sessions(variant)",
     # The default listing (top-level sessions, newest first) and sub-task lookups
     # both walk this index in order, without sorting.
     "CREATE INDEX sessions_listing ON sessions(subtask_of, created_at, session_id)",
@@ -85,7 +88,8 @@ REBUILD_SEARCH = "INSERT INTO search (search) VALUES ('rebuild')"
 
 _SESSION_COLUMNS = (
     "session_id, mode, status, query, parent_session_id, subtask_of, created_at, updated_at,"
-    " finished_at, iterations, duration_ms, input_tokens, output_tokens, cost_usd, record"
+    " finished_at, iterations, duration_ms, input_tokens, output_tokens, cost_usd, variant,"
+    " record"
 )
 _SESSION_UPDATES = ", ".join(
     f"{column} = excluded.{column}" for column in _SESSION_COLUMNS.replace(" ", "").split(",")[1:]
@@ -93,7 +97,7 @@ _SESSION_UPDATES = ", ".join(
 
 # The updated_at guard keeps a late, older write from undoing a newer one.
 UPSERT_SESSION = f"""
-    INSERT INTO sessions ({_SESSION_COLUMNS}) VALUES ({", ".join("?" * 15)})
+    INSERT INTO sessions ({_SESSION_COLUMNS}) VALUES ({", ".join("?" * 16)})
     ON CONFLICT (session_id) DO UPDATE SET {_SESSION_UPDATES}
     WHERE excluded.updated_at >= sessions.updated_at
 """
@@ -142,6 +146,7 @@ def session_params(record: SessionRecord) -> tuple[object, ...]:
         record.input_tokens,
         record.output_tokens,
         record.cost_usd,
+        record.settings.get("variant"),
         record.model_dump_json(),
     )
 

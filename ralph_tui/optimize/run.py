@@ -1,0 +1,57 @@
+"""``optimize``: evaluate the sessions, propose variants from the best measured one, keep
+the Pareto front, and make its best the active variant for the next runs — which record
+it, so the next ``optimize`` measures what was projected."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ralph_tui.config import Settings
+from ralph_tui.optimize.evaluator import evaluate
+from ralph_tui.optimize.pareto import Candidate, best, candidates, pareto_front
+from ralph_tui.optimize.propose import propose
+from ralph_tui.traces.store import TraceStore
+from ralph_tui.variants.store import Variant, VariantStore
+
+NO_SESSIONS = (
+    "no finished sessions in {out} to optimize from: run some first, e.g. `ralph-tui run "
+    "--query ... --doc ... --out {out}` or `ralph-tui eval --suite sample --out {out}`, then "
+    "optimize again"
+)
+
+
+class NoSessionsError(ValueError):
+    """Nothing to measure yet: the message says what to run first."""
+
+
+@dataclass
+class OptimizeReport:
+    candidates: list[Candidate]
+    front: list[Candidate]
+    active: str | None
+    proposed: list[Variant]
+    variants: dict[str, Variant]
+
+    def on_front(self, name: str) -> bool:
+        return any(c.variant == name for c in self.front)
+
+
+def optimize(settings: Settings, proposals: int = 3, activate: bool = True) -> OptimizeReport:
+    """One turn of the loop (``NoSessionsError`` when there is nothing to measure)."""
+    figures = evaluate(TraceStore(settings.out_dir))
+    if not figures:
+        raise NoSessionsError(NO_SESSIONS.format(out=settings.out_dir))
+    store = VariantStore(settings.out_dir)
+    known = {v.id: v for v in store.all()}
+    measured = max(figures.values(), key=lambda f: (f.pass_rate, -f.mean_latency_s))
+    parent = known.get(measured.variant)
+    proposed = propose(parent, measured, settings, set(known), proposals) if proposals else []
+    for variant in proposed:
+        store.save(variant)
+        known[variant.id] = variant
+    found = candidates(list(known.values()), figures)
+    front = pareto_front(found)
+    chosen = best(front)
+    if activate and chosen is not None:
+        store.activate(chosen.variant)
+    return OptimizeReport(found, front, store.active_id(), proposed, known)
