@@ -8,8 +8,11 @@ import json
 import sys
 from typing import Any
 
-from ralph_tui.cli.run_flags import settings_from_args
+from ralph_tui.cli.run_flags import add_settings_flags, settings_from_args
 from ralph_tui.config import Settings, SettingsError
+from ralph_tui.evals.run import evals_dir
+from ralph_tui.evals.sample import sample_suite
+from ralph_tui.evals.suite import EvalItem, SuiteError, load_suite
 from ralph_tui.optimize.pareto import Candidate
 from ralph_tui.optimize.run import NoSessionsError, OptimizeReport, optimize
 from ralph_tui.variants.store import UnknownVariantError, VariantStore
@@ -28,16 +31,28 @@ def add_optimize_parser(sub: Any) -> None:
 
 
 def add_optimize_flags(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--out", dest="out_dir", default=None, help="the out dir (default: out)")
     parser.add_argument("--propose", type=int, default=3, help="new variants at most")
     parser.add_argument("--activate", metavar="ID", help="make this variant active, and stop")
     parser.add_argument("--no-activate", action="store_true", help="leave the active one")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument(
+        "--evolve", action="store_true", help="evolve role prompts with GEPA over --suite"
+    )
+    parser.add_argument("--suite", help="--evolve: a JSONL suite, or `sample`")
+    parser.add_argument("--budget", type=int, default=40, help="--evolve: sessions at most")
+    parser.add_argument("--max-usd", type=float, default=None, help="--evolve: dollars at most")
+    parser.add_argument(
+        "--components", default="worker", help="--evolve: the role prompts to evolve"
+    )
+    parser.add_argument("--concurrency", type=int, default=4, help="--evolve: sessions at once")
+    add_settings_flags(parser)
 
 
 def run_optimize(args: argparse.Namespace) -> int:
     try:
-        settings = _settings(args)
+        settings = settings_from_args(args)
+        if getattr(args, "evolve", False):
+            return run_evolve(args, settings)
         if args.activate:
             VariantStore(settings.out_dir).activate(args.activate)
             print(f"active variant: {args.activate}")
@@ -45,7 +60,7 @@ def run_optimize(args: argparse.Namespace) -> int:
         if args.propose < 0:
             raise ValueError("--propose is 0 or more")
         report = optimize(settings, args.propose, activate=not args.no_activate)
-    except (NoSessionsError, UnknownVariantError, SettingsError, ValueError) as exc:
+    except (NoSessionsError, UnknownVariantError, SettingsError, SuiteError, ValueError) as exc:
         print(f"ralph-tui: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     if args.json:
@@ -53,14 +68,6 @@ def run_optimize(args: argparse.Namespace) -> int:
     else:
         print("\n".join(report_lines(report)))
     return EXIT_OK
-
-
-def _settings(args: argparse.Namespace) -> Settings:
-    if hasattr(args, "max_iters"):  # run --optimize: every run flag is there
-        return settings_from_args(args)
-    from ralph_tui.config import load_settings
-
-    return load_settings({"out_dir": args.out_dir} if args.out_dir else {})
 
 
 def candidate_json(c: Candidate, report: OptimizeReport) -> dict[str, Any]:
@@ -129,3 +136,50 @@ def report_lines(report: OptimizeReport) -> list[str]:
 
 def _usd(value: float | None) -> str:
     return "-" if value is None else f"${value:.4f}"
+
+
+def run_evolve(args: argparse.Namespace, settings: Settings) -> int:
+    """``optimize --evolve``: GEPA over the suite's items; the best prompt becomes a variant
+    (active unless ``--no-activate``)."""
+    from pathlib import Path
+
+    from ralph_tui.batch.local import LocalExecutor
+    from ralph_tui.optimize.evolve import EvolveError, evolve
+
+    if not args.suite:
+        raise SuiteError("--evolve needs --suite: a JSONL file or `sample`")
+    if args.budget < 1 or args.concurrency < 1:
+        raise SuiteError("--budget and --concurrency are at least 1")
+    items: list[EvalItem] = sample_suite() if args.suite == "sample" else load_suite(
+        Path(args.suite))  # fmt: skip
+    name = "sample" if args.suite == "sample" else Path(args.suite).stem
+    components = tuple(c.strip() for c in args.components.split(",") if c.strip())
+    try:
+        result = evolve(
+            settings, items, LocalExecutor(args.concurrency), components=components,
+            max_metric_calls=args.budget, max_usd=args.max_usd,
+            run_dir=evals_dir(settings.out_dir).parent / "optimize" / f"gepa-{name}",
+        )  # fmt: skip
+    except EvolveError as exc:
+        print(f"ralph-tui: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    store = VariantStore(settings.out_dir)
+    if not args.no_activate:
+        store.activate(result.best.id)
+    spent = f"${result.spend.usd:.4f}" + (
+        f" (+{result.spend.unknown} calls of unknown price)" if result.spend.unknown else ""
+    )
+    if args.json:
+        print(json.dumps({
+            "best": result.best.id, "seed": result.seed.id, "spentUsd": result.spend.usd,
+            "candidates": [{"variant": v.id, "score": score} for v, score in result.scores],
+            "active": store.active_id(),
+        }))  # fmt: skip
+        return EXIT_OK
+    print(f"evolved {', '.join(components)} over {len(items)} items; spent {spent}")
+    for variant, score in result.scores:
+        mark = ">" if variant.id == store.active_id() else " "
+        seed = "  (seed)" if variant.id == result.seed.id else ""
+        print(f"{mark} {variant.id}  validation score {score:.2f}{seed}")
+    print(f"best: {result.best.id}; active variant: {store.active_id() or 'none'}")
+    return EXIT_OK
