@@ -4,7 +4,6 @@ and kept under ``<out>/evals/<id>/`` (``suite.jsonl``, ``results.jsonl``, ``summ
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -16,20 +15,17 @@ from ralph_tui.config import Settings
 from ralph_tui.documents import Limits, read_corpus
 from ralph_tui.evals.plot import write_plot
 from ralph_tui.evals.scoring import ItemScore, SuiteSummary, score_item, summarise
+from ralph_tui.evals.store import (
+    PLOT_FILE,
+    RESULTS_FILE,
+    SUITE_FILE,
+    SUMMARY_FILE,
+    evals_dir,
+    read_scores,
+)
 from ralph_tui.evals.suite import EvalItem, SuiteError, load_suite, write_suite
 from ralph_tui.loops.runner import extraction_cache
 from ralph_tui.traces.atomic import append_line, write_atomic
-
-SUITE_FILE, RESULTS_FILE, SUMMARY_FILE, PLOT_FILE = (
-    "suite.jsonl",
-    "results.jsonl",
-    "summary.json",
-    "plot.html",
-)
-
-
-def evals_dir(out_dir: Path) -> Path:
-    return out_dir / "evals"
 
 
 def new_eval_id(suite_name: str) -> str:
@@ -59,17 +55,8 @@ class EvalRun:
         return cls(eval_id, folder, items)
 
     def finished(self) -> dict[str, ItemScore]:
-        """Scores already kept (a torn last line, from a crash, is dropped)."""
-        path = self.folder / RESULTS_FILE
-        scores: dict[str, ItemScore] = {}
-        if path.is_file():
-            for line in path.read_text(encoding="utf-8").splitlines():
-                try:
-                    score = ItemScore.model_validate_json(line)
-                except ValueError:
-                    continue
-                scores[score.id] = score
-        return scores
+        """Scores already kept."""
+        return read_scores(self.folder)
 
     def keep(self, score: ItemScore) -> None:
         append_line(self.folder / RESULTS_FILE, score.model_dump_json())
@@ -122,18 +109,3 @@ def document_text(item: EvalItem, settings: Settings) -> str:
     """The item's document as the run read it (from the extraction cache)."""
     corpus = read_corpus([item.doc], Limits.of(settings), None, extraction_cache(settings))
     return corpus.text
-
-
-def list_evals(out_dir: Path) -> list[tuple[str, SuiteSummary | None]]:
-    """Every eval under the out dir, newest first, with its summary when written."""
-    folder = evals_dir(out_dir)
-    found = []
-    for path in sorted(folder.iterdir(), reverse=True) if folder.is_dir() else []:
-        summary = path / SUMMARY_FILE
-        try:
-            data = SuiteSummary.model_validate(json.loads(summary.read_text(encoding="utf-8")))
-        except (OSError, ValueError):
-            data = None
-        if (path / SUITE_FILE).is_file():
-            found.append((path.name, data))
-    return found

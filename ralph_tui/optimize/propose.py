@@ -78,8 +78,8 @@ def propose(
                 knobs=changed,
                 prompts=prompts,
                 projection={
-                    "pass_rate": round(min(max(figures.pass_rate + gain, 0.0), 1.0), 4),
-                    "latency_s": round(figures.mean_latency_s * move.latency_factor, 3),
+                    "pass_rate": min(max(figures.pass_rate + gain, 0.0), 1.0),
+                    "latency_s": figures.mean_latency_s * move.latency_factor,
                     **({"cost_usd": cost * move.latency_factor} if cost is not None else {}),
                 },
             )

@@ -36,6 +36,16 @@ class OptimizeReport:
         return any(c.variant == name for c in self.front)
 
 
+def survey(settings: Settings) -> OptimizeReport:
+    """The variants as they stand — measured, projected, the front, the active one — with
+    nothing proposed or changed (what the app shows)."""
+    figures = evaluate(TraceStore(settings.out_dir))
+    store = VariantStore(settings.out_dir)
+    known = {v.id: v for v in store.all()}
+    found = candidates(list(known.values()), figures)
+    return OptimizeReport(found, pareto_front(found), store.active_id(), [], known)
+
+
 def optimize(settings: Settings, proposals: int = 3, activate: bool = True) -> OptimizeReport:
     """One turn of the loop (``NoSessionsError`` when there is nothing to measure)."""
     figures = evaluate(TraceStore(settings.out_dir))

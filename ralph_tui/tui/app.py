@@ -26,7 +26,9 @@ from ralph_tui.tui.keys_check import missing_keys
 from ralph_tui.tui.requests import rerun_request
 from ralph_tui.tui.run_control import Runner, real_runner
 from ralph_tui.tui.screens.browser_screen import SessionBrowser
+from ralph_tui.tui.screens.evals_screen import EvalsScreen
 from ralph_tui.tui.screens.help_screen import HelpScreen
+from ralph_tui.tui.screens.optimizer_screen import OptimizerScreen
 from ralph_tui.tui.screens.run_screen import RunScreen
 from ralph_tui.tui.screens.session_screen import RerunRequested
 from ralph_tui.tui.themes import BUILTIN_THEMES_DIR, load_catalog, pick_theme
@@ -41,10 +43,16 @@ def sample_document() -> Path:
 
 
 class RalphApp(App[int]):
-    """Run screen (F2) and session browser (F3), each a mode with its own screen stack."""
+    """Run screen (F2), session browser (F3), evals (F4) and optimizer (F5), each a mode with
+    its own screen stack."""
 
     TITLE = "ralph-tui"
-    MODES: ClassVar[dict[str, Any]] = {"run": RunScreen, "sessions": SessionBrowser}
+    MODES: ClassVar[dict[str, Any]] = {
+        "run": RunScreen,
+        "sessions": SessionBrowser,
+        "evals": EvalsScreen,
+        "optimizer": OptimizerScreen,
+    }
     COMMANDS = App.COMMANDS | {RalphCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
@@ -57,6 +65,20 @@ class RalphApp(App[int]):
             "Sessions",
             id="app.sessions",
             tooltip="Go to the session browser",
+        ),
+        Binding(
+            "f4",
+            "switch_mode('evals')",
+            "Evals",
+            id="app.evals",
+            tooltip="Go to the eval runs and their scores",
+        ),
+        Binding(
+            "f5",
+            "switch_mode('optimizer')",
+            "Optimizer",
+            id="app.optimizer",
+            tooltip="Go to the variants, the Pareto front and the active variant",
         ),
         Binding(
             "ctrl+t", "change_theme", "Theme", id="app.theme", tooltip="Pick a theme (remembered)"

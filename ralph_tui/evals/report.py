@@ -1,0 +1,41 @@
+"""An eval's results as text: the items' table, the means, and for a needle suite the
+grid of found by size and depth with a bar per size (the CLI prints it, the app shows it)."""
+
+from __future__ import annotations
+
+from ralph_tui.evals.plot import size_label, text_plot
+from ralph_tui.evals.scoring import ItemScore, SuiteSummary
+
+
+def score_table(eval_id: str, scores: list[ItemScore], summary: SuiteSummary) -> list[str]:
+    """The table of items, the means, and for a needle suite the grid by size and depth."""
+    lines = [f"eval {eval_id}: {summary.items} items", ""]
+    lines.append(f"{'item':<24} {'status':<9} {'facts':>5} {'ev.P':>5} {'ev.R':>5} "
+                 f"{'iters':>5} {'calls':>5} {'tokens':>8} {'wall s':>7}")  # fmt: skip
+    for s in scores:
+        lines.append(
+            f"{s.id[:24]:<24} {s.status:<9} {s.facts_found}/{s.facts_total:<3} "
+            f"{_fraction(s.evidence_precision):>5} {_fraction(s.evidence_recall):>5} "
+            f"{s.iterations:>5} {s.llm_calls:>5} {s.tokens:>8,} {s.wall_s:>7.1f}"
+        )
+    lines += [
+        "",
+        f"passed {summary.passed:.0%}, found {summary.found:.0%}, evidence precision "
+        f"{_fraction(summary.evidence_precision)}, recall {_fraction(summary.evidence_recall)}; "
+        f"mean {summary.mean_iterations:g} iterations, {summary.mean_llm_calls:g} calls, "
+        f"{summary.mean_tokens:,.0f} tokens, {summary.mean_wall_s:.1f} s",
+    ]
+    if summary.by_size_depth:
+        depths = sorted({d for row in summary.by_size_depth.values() for d in row})
+        lines += ["", "found by size (rows) and depth (columns):",
+                  f"{'':>6} " + " ".join(f"{d:>5}" for d in depths)]  # fmt: skip
+        for size, row in sorted(summary.by_size_depth.items(), key=lambda kv: int(kv[0])):
+            cells = " ".join(f"{'yes' if row.get(d) else ('no' if d in row else '-'):>5}"
+                             for d in depths)  # fmt: skip
+            lines.append(f"{size_label(int(size)):>6} {cells}")
+        lines += ["", *text_plot(scores)]
+    return lines
+
+
+def _fraction(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
