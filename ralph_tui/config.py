@@ -156,8 +156,8 @@ class Settings(BaseSettings):
         {},
         "ROLE_PROMPTS",
         flag=None,
-        doc="Role definitions that replace the built-in ones, as JSON (`worker`, "
-        "`doc_reader`); a variant sets them.",
+        doc="Role prompts that replace the built-in ones, as JSON by role (worker, doc_reader, "
+        "judge, task_judge, reasoner, compactor, decomposer, aggregator); a variant sets them.",
     )
     inner: InnerChoice = _setting(
         "rlm",

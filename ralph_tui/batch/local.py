@@ -47,11 +47,13 @@ class Progress:
         elapsed = time.monotonic() - self.started
         return elapsed / self.done * (self.total - self.done)
 
-    def line(self) -> str:
-        """``12/32 done, 3 not passed, 0:41 left``."""
+    def line(self, width: int = 20) -> str:
+        """``[██████░░░░░░░░] 12/32 done, 3 not passed, 0:41 left``."""
         eta = self.eta_s
         left = f", {int(eta // 60)}:{int(eta % 60):02d} left" if eta is not None else ""
-        return f"{self.done}/{self.total} done, {self.failed} not passed{left}"
+        filled = round(width * self.done / self.total) if self.total else width
+        bar = "█" * filled + "░" * (width - filled)
+        return f"[{bar}] {self.done}/{self.total} done, {self.failed} not passed{left}"
 
 
 class LocalExecutor:

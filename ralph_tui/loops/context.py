@@ -15,6 +15,7 @@ from pydantic import BaseModel
 from ralph_tui.agents.agent_run import AgentVariable, RLMResult, RLMSpec
 from ralph_tui.agents.lcm_agent import lcm_agent_forward
 from ralph_tui.agents.rlm import rlm_agent_forward
+from ralph_tui.agents.structured import AgentSpec
 from ralph_tui.config import Settings
 from ralph_tui.documents import Corpus
 from ralph_tui.events import (
@@ -29,6 +30,7 @@ from ralph_tui.events import (
 from ralph_tui.external.run import ExternalDocs
 from ralph_tui.llm.factory import LLMClients
 from ralph_tui.retrieval.run import SANDBOX_RETRIEVE_DOC, RunRetrieval
+from ralph_tui.roles.budgets import prompted
 from ralph_tui.traces.models import IterationTrace
 from ralph_tui.validate.evidence import EvidenceMinimum, check_quote_anywhere
 from ralph_tui.validate.qa import Bounds
@@ -132,6 +134,10 @@ class RunContext:
             **self.sandbox_functions(iteration),
             store_path=self.context_store(iteration, spec.name),
         )
+
+    def role(self, spec: AgentSpec[T]) -> AgentSpec[T]:
+        """A structured role as this run's settings (its variant) word it."""
+        return prompted(spec, self.settings)
 
     def sandbox_functions(self, iteration: int) -> dict[str, Any]:
         """The agent's ``retrieve()`` (a sandbox function, or a tool in the LCM mode). The

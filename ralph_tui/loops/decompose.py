@@ -40,7 +40,7 @@ async def run_decomposed(
     try:
         async with ctx.phase(0, "decompose"):
             plan = await agent_forward(
-                ctx.clients.generate, DECOMPOSER, {"task": ctx.query}, ctx.emit
+                ctx.clients.generate, ctx.role(DECOMPOSER), {"task": ctx.query}, ctx.emit
             )
     except PHASE_ERRORS as exc:
         if not survivable(exc):
@@ -119,7 +119,7 @@ async def aggregate(
         async with ctx.phase(1, "aggregate") as timing:
             merged = await agent_forward(
                 ctx.clients.generate,
-                AGGREGATOR,
+                ctx.role(AGGREGATOR),
                 {"task": ctx.query, "subtask_results": results},
                 ctx.emit,
             )

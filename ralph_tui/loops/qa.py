@@ -109,7 +109,7 @@ async def judge_answer(
     async with ctx.phase(iteration, "judge") as timing:
         verdict = await agent_forward(
             ctx.clients.validate,
-            JUDGE,
+            ctx.role(JUDGE),
             {
                 "query": ctx.query,
                 "answer": answer,

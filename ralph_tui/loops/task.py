@@ -164,7 +164,9 @@ async def reason(
     if previous:
         inputs["previous_output"] = previous
     async with ctx.phase(record.iteration, "reasoner") as timing:
-        produced = await agent_forward(ctx.clients.generate, TASK_REASONER, inputs, ctx.emit)
+        produced = await agent_forward(
+            ctx.clients.generate, ctx.role(TASK_REASONER), inputs, ctx.emit
+        )
     record.timings["reasonerMs"] = timing["ms"]
     record.output = produced.model_dump()
     record.extra["outputLen"] = len(produced.output)
@@ -199,7 +201,9 @@ async def remember(
 
         async def summarize(prompt: str) -> str:
             inputs = {"episodes": prompt, "budget_chars": budget}
-            return (await agent_forward(ctx.clients.generate, COMPACTOR, inputs, ctx.emit)).summary
+            return (
+                await agent_forward(ctx.clients.generate, ctx.role(COMPACTOR), inputs, ctx.emit)
+            ).summary
 
         compacted = await maybe_compact(
             episodes,
@@ -226,7 +230,7 @@ async def judge_task(
 ) -> list[JudgeIssue]:
     inputs = {"task": ctx.query, "output": output, "brief": brief, "memory": memory}
     async with ctx.phase(record.iteration, "judge") as timing:
-        verdict = await agent_forward(ctx.clients.validate, TASK_JUDGE, inputs, ctx.emit)
+        verdict = await agent_forward(ctx.clients.validate, ctx.role(TASK_JUDGE), inputs, ctx.emit)
     record.timings["judgeMs"] = timing["ms"]
     issues = [JudgeIssue(message=i.message, category=i.category) for i in verdict.issues]
     record.judge_ok = verdict.ok == "yes" and not issues

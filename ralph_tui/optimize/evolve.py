@@ -20,22 +20,38 @@ from typing import Any, TypeVar
 from gepa import EvaluationBatch, GEPAAdapter, GEPAResult
 from gepa.core.adapter import ProposalFn
 
+from ralph_tui.agents.rlm_prompt import shrink
 from ralph_tui.batch.jobs import JobResult, SessionJob
 from ralph_tui.batch.local import Executor
 from ralph_tui.config import Settings
 from ralph_tui.evals.run import document_text
 from ralph_tui.evals.scoring import ItemScore, answer_text, score_item
 from ralph_tui.evals.suite import EvalItem
+from ralph_tui.events import SandboxExecuted, ToolExecuted
 from ralph_tui.llm.factory import build_clients
 from ralph_tui.llm.types import ChatMessage
+from ralph_tui.roles.aggregator import AGGREGATOR
+from ralph_tui.roles.compactor import COMPACTOR
+from ralph_tui.roles.decomposer import DECOMPOSER
 from ralph_tui.roles.doc_reader import DEFINITION as DOC_READER_DEFINITION
+from ralph_tui.roles.judge import JUDGE
+from ralph_tui.roles.task_judge import TASK_JUDGE
+from ralph_tui.roles.task_reasoner import TASK_REASONER
 from ralph_tui.roles.worker import DEFINITION as WORKER_DEFINITION
 from ralph_tui.traces.store import TraceStore
 from ralph_tui.variants.store import Variant, VariantStore, variant_id
 
 T = TypeVar("T")
 
-BUILT_IN_PROMPTS = {"worker": WORKER_DEFINITION, "doc_reader": DOC_READER_DEFINITION}
+BUILT_IN_PROMPTS = {
+    "worker": WORKER_DEFINITION,
+    "doc_reader": DOC_READER_DEFINITION,
+    **{
+        spec.name: spec.system
+        for spec in (JUDGE, TASK_JUDGE, TASK_REASONER, COMPACTOR, DECOMPOSER, AGGREGATOR)
+    },
+}
+"""Every role prompt a variant can set, as built in."""
 EVOLVED = "evolved prompts (GEPA)"
 
 
@@ -177,10 +193,12 @@ class SessionAdapter:
     def trajectory(self, item: EvalItem, result: JobResult, score: ItemScore) -> Trajectory:
         """The run's output and everything it was told was wrong, from its traces."""
         problems: list[str] = []
+        exploration = ""
         if result.outcome.get("error"):
             problems.append(f"the run failed: {result.outcome['error']}")
         session_id = str(result.outcome.get("session_id") or "")
         if session_id:
+            exploration = last_exploration(TraceStore(self.settings.out_dir), session_id)
             for trace in TraceStore(self.settings.out_dir).iterations(session_id):
                 rules = trace.hard_validation.rules
                 problems += [f"check {r.name}: {r.message}" for r in rules if not r.ok]
@@ -192,8 +210,10 @@ class SessionAdapter:
             problems.append("the answer lacks the expected facts: " + "; ".join(missing))
         verdict = "passed validation" if score.passed else f"ended {score.status}"
         feedback = f"The run {verdict}." + "".join(f"\n- {p}" for p in dict.fromkeys(problems))
-        return Trajectory(item.query, answer_text(result.outcome.get("output")), feedback,
-                          item_score(score))  # fmt: skip
+        output = answer_text(result.outcome.get("output"))
+        if exploration:
+            output = f"How it explored the document (its last step):\n{exploration}\n\n{output}"
+        return Trajectory(item.query, output, feedback, item_score(score))
 
     def make_reflective_dataset(
         self,
@@ -210,6 +230,22 @@ class SessionAdapter:
             for t in eval_batch.trajectories or []
         ]
         return {component: records for component in components_to_update}
+
+
+EXPLORATION_CHARS = 2000
+
+
+def last_exploration(store: TraceStore, session_id: str) -> str:
+    """The last code cell the session's agent ran (or tool it called) and what came back,
+    shortened: what reflection reads of how the role worked."""
+    events, _offset = store.tail_events(session_id)
+    for event in reversed(events):
+        if isinstance(event, SandboxExecuted):
+            return shrink(f"{event.code}\n--- printed:\n{event.output}", EXPLORATION_CHARS)
+        if isinstance(event, ToolExecuted):
+            return shrink(f"{event.tool}({event.arguments})\n--- returned:\n{event.result}",
+                          EXPLORATION_CHARS)  # fmt: skip
+    return ""
 
 
 @dataclass

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TypeVar
 
 from pydantic import BaseModel
 
 from ralph_tui.agents.agent_run import RLMSpec
+from ralph_tui.agents.structured import AgentSpec
 from ralph_tui.config import Settings
 
 T = TypeVar("T", bound=BaseModel)
@@ -24,6 +26,13 @@ OUTPUT_TOKENS = {
 """``max_tokens`` of each role's calls: what its output needs (a verdict, a plan, a cell of
 code, a written result) and no more. A bound, not a target: a slow local model constrained
 by a grammar would otherwise generate for minutes before an oversized answer is cut."""
+
+
+def prompted(spec: AgentSpec[T], settings: Settings) -> AgentSpec[T]:
+    """A structured role with its system prompt replaced by the settings' (a variant's
+    ``role_prompts``), when they give one for it."""
+    prompt = settings.role_prompts.get(spec.name)
+    return dataclasses.replace(spec, system=prompt) if prompt else spec
 
 
 def rlm_spec(name: str, definition: str, output_model: type[T], settings: Settings) -> RLMSpec[T]:

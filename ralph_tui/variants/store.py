@@ -2,9 +2,10 @@
 parent and the change that made it, and ``<out>/variants/active`` naming the active one.
 
 A variant sets knobs (``temperature``, ``worker_max_steps``, ``worker_max_llm_calls``,
-``max_iters``, ``top_k``) and role prompts (``worker``, ``doc_reader``: the role's
-definition). Applied to a run's settings it fills only what neither the command line nor
-the environment set, and names itself in ``variant`` so every session records it."""
+``max_iters``, ``top_k``) and role prompts (by role name: the exploring roles' definitions,
+the structured roles' system prompts). Applied to a run's settings it fills only what
+neither the command line nor the environment set, and names itself in ``variant`` so every
+session records it."""
 
 from __future__ import annotations
 
@@ -20,7 +21,6 @@ from ralph_tui.config import Settings
 from ralph_tui.traces.atomic import write_atomic
 
 KNOBS = ("temperature", "worker_max_steps", "worker_max_llm_calls", "max_iters", "top_k")
-PROMPT_ROLES = ("worker", "doc_reader")
 ACTIVE_FILE = "active"
 BASELINE = "baseline"
 """What sessions run without a variant are counted under."""

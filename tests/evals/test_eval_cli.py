@@ -68,3 +68,24 @@ def test_bad_input_is_one_line_and_nothing_runs(
     err = capsys.readouterr().err
     assert problem in err and len(err.strip().splitlines()) == 1
     assert not out.exists()
+
+
+def test_the_ray_executor_from_the_command_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("ray")
+    out = tmp_path / "out"
+    code = run_cli(["eval", "--suite", "needle", "--sizes", "8k", "--depths", "0,1",
+                    "--executor", "ray", "--concurrency", "2", "--provider", "offline",
+                    "--out", str(out), "--json"])  # fmt: skip
+    result = json.loads(capsys.readouterr().out)
+    assert code == 0 and result["summary"]["found"] == 1.0
+    assert all((out / "sessions" / i["session_id"]).is_dir() for i in result["items"])
+
+
+def test_a_ray_address_needs_the_ray_executor(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = run_cli(["eval", "--suite", "sample", "--ray-address", "ray://head:10001",
+                    "--provider", "offline", "--out", str(tmp_path / "out")])  # fmt: skip
+    assert code == 2 and "--ray-address needs --executor ray" in capsys.readouterr().err

@@ -28,7 +28,8 @@ BAD = {"answer": "- It is done weekly.", "evidence": ["Filters are cleaned every
 
 class ScriptedModel(BaselineServer):
     """The worker passes (the offline baseline) only with ``INSTRUCTION`` in its system
-    prompt; otherwise it submits at once an answer the document does not hold. Reflection
+    prompt; otherwise, after the baseline's search, it submits an answer the document does
+    not hold. Reflection
     (a request without tools asking for new instructions) adds ``INSTRUCTION`` when the
     feedback says quotes were not in the document."""
 
@@ -47,7 +48,9 @@ class ScriptedModel(BaselineServer):
                 200, json=openai_completion({"content": f"```\n{current}{fix}\n```"})
             )
         tools = body.get("tools") or []
-        if tools and role_of(_tool(tools[0])) == "worker" and INSTRUCTION not in prompt:
+        explored = any(m["role"] == "tool" for m in body["messages"])
+        worker = tools and role_of(_tool(tools[0])) == "worker"
+        if worker and explored and INSTRUCTION not in prompt:
             call = {
                 "id": "c1",
                 "type": "function",
@@ -103,6 +106,7 @@ def test_gepa_finds_the_prompt_that_passes_within_its_budget(
     assert INSTRUCTION in best.prompts["worker"] and best.change == "evolved prompts (GEPA)"
     assert result["active"] == best.id
     assert model.reflections and "not in the document" in model.reflections[0]
+    assert "How it explored the document" in model.reflections[0]  # the code, from the traces
     # Every evaluation ran as sessions under its variant: the evaluator measures both.
     figures = evaluate(TraceStore(out))
     assert figures[result["seed"]].pass_rate == 0.0

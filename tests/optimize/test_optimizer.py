@@ -16,6 +16,7 @@ from ralph_tui.traces.models import IterationTrace, SessionRecord
 from ralph_tui.traces.store import TraceStore
 from ralph_tui.variants.store import Variant, VariantStore, apply_variant, resolve_variant
 from tests.llm.llm_wire import make_settings
+from tests.loops.baseline_server import LOCAL_MODELS, BaselineServer, use_server
 
 SAMPLE = Path(__file__).parents[2] / "ralph_tui" / "data" / "sample_document.md"
 
@@ -146,3 +147,20 @@ def test_the_closed_loop_replaces_projections_with_measured_figures(
     now = {row["variant"]: row for row in second["variants"]}  # type: ignore[attr-defined]
     assert now[active]["measured"] and now[active]["sessions"] == 1
     assert now[active]["provisional"]  # one session: measured, but still provisional
+
+
+def test_a_variant_words_the_roles_it_names(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server = BaselineServer()
+    use_server(monkeypatch, server)
+    prompts = {"worker": "WORKER-X: answer from the handbook.", "judge": "JUDGE-X: be strict."}
+    VariantStore(tmp_path).save(Variant(id="vwords", prompts=prompts))
+    code = run_cli(["run", "--mode", "qa", "--query", "How often are the filters backwashed?",
+                    "--doc", str(SAMPLE), "--out", str(tmp_path), "--variant", "vwords",
+                    "--maxIters", "1", "--embedder", "offline", *LOCAL_MODELS])  # fmt: skip
+    assert code == 0, capsys.readouterr().err
+    worker_system = server.bodies["worker"][0]["messages"][0]["content"]
+    judge_system = server.bodies["judge"][0]["messages"][0]["content"]
+    assert worker_system.startswith("WORKER-X: answer from the handbook.")
+    assert judge_system == "JUDGE-X: be strict."
