@@ -123,3 +123,22 @@ def test_evolve_refuses_the_offline_baseline_and_a_missing_suite(
     assert run_cli(["optimize", "--evolve", "--suite", "sample", "--provider", "offline",
                     "--out", out]) == 2  # fmt: skip
     assert "needs a real model for reflection" in capsys.readouterr().err
+
+
+def test_an_interrupted_evolution_resumes_from_its_run_dir(
+    model: ScriptedModel, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out"
+    args = ["optimize", "--evolve", "--suite", "sample", "--generate-model", "openai:local",
+            "--validate-model", "openai:local", "--maxIters", "1", "--embedder", "offline",
+            "--out", str(out), "--json"]  # fmt: skip
+    assert run_cli([*args, "--budget", "3"]) == 0  # the seed's validation, then out of budget
+    first = json.loads(capsys.readouterr().out)
+    assert first["best"] == first["seed"] and not model.reflections
+    sessions = len(TraceStore(out).index.list_sessions(limit=None))
+    assert run_cli([*args, "--budget", "24"]) == 0
+    second = json.loads(capsys.readouterr().out)
+    assert second["best"] != second["seed"] and model.reflections
+    log = (out / "optimize" / "gepa-sample" / "run_log.txt").read_text(encoding="utf-8")
+    assert "Loading gepa state from run dir" in log  # it went on from where it stopped
+    assert len(TraceStore(out).index.list_sessions(limit=None)) > sessions
