@@ -139,8 +139,11 @@ class Retriever:
         self.embedder = embedder
         self.options = options or SearchOptions()
         self._notice = on_notice or (lambda _m: None)
-        self._told: set[str] = set()
         self.index_figures = index_figures or {}
+        self._told: set[str] = set()
+        if self.index_figures.get("denseSkipped"):
+            # Building the index already said why the dense leg is missing.
+            self._told.add("dense-none")
 
     def replace_source(self, source: PassageSource) -> None:
         """Swap in ``source`` for the one of its kind (episodes grow between iterations)."""

@@ -35,9 +35,10 @@ def test_the_doc_reader_receives_labelled_passages_and_the_trace_says_how(
     result = json.loads(captured.out)
     assert code in (0, 1), captured.err
 
-    # The server has no embeddings endpoint: the lexical leg ran alone, and said so.
+    # The server has no embeddings endpoint: the lexical leg ran alone, and said so once.
     assert server.requests[0] == "embeddings"
     assert "the lexical leg runs alone" in captured.err
+    assert captured.err.count("retrieval: ") == 1, captured.err
 
     # The inputs reach the model as a JSON block inside the first user message.
     first_request = "\n".join(str(m["content"]) for m in server.bodies["doc_reader"][0]["messages"])
