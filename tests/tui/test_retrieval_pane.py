@@ -5,12 +5,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets import Label, OptionList, Select, TabbedContent, TextArea
+import pytest
+from textual.widgets import Label, OptionList, Select, Static, TabbedContent, TextArea
 
 from ralph_tui.events import IndexProgress, RetrievalDone, RetrievedPassage
+from ralph_tui.traces.store import TraceStore
 from ralph_tui.tui.run_state import RunProgress
 from ralph_tui.tui.screens.passage_modal import PassageModal, passage_place
 from ralph_tui.tui.screens.run_screen import RunScreen
+from ralph_tui.tui.screens.session_screen import SessionScreen
 from ralph_tui.tui.widgets.retrieval_pane import RetrievalPane, index_line
 from ralph_tui.tui.widgets.status_line import status_content
 from tests.tui.conftest import MakeApp, wait_for
@@ -109,3 +112,43 @@ def test_a_passage_is_placed_only_where_the_document_still_holds_it() -> None:
     assert passage_place(passage(), None, None) is None
     episode = passage(source="episode", span=None, label="[source=episode 2]")
     assert passage_place(episode, "hello world", None) is None
+
+
+@pytest.fixture
+def task_session(out_dir: Path) -> str:
+    """A finished offline task run of two iterations (each searched before the reader)."""
+    from ralph_tui.cli import run_cli
+
+    run_cli(["run", "--provider", "offline", "--mode", "task", "--query", TASK, "--doc",
+             DOC_NAME, "--out", str(out_dir), "--maxIters", "2",
+             "--constraint", "focus on the shift handover"])  # fmt: skip
+    [record] = TraceStore(out_dir).index.list_sessions(limit=None)
+    return record.session_id
+
+
+async def test_a_past_session_shows_each_iterations_searches(
+    make_app: MakeApp, out_dir: Path, task_session: str
+) -> None:
+    document = (Path.cwd() / DOC_NAME).read_text(encoding="utf-8")
+    app = make_app()
+    async with app.run_test(size=(140, 48)) as pilot:
+        app.push_screen(SessionScreen(task_session, TraceStore(out_dir)))
+        await wait_for(pilot, lambda: isinstance(app.screen, SessionScreen))
+        screen = app.screen
+        assert isinstance(screen, SessionScreen)
+        await wait_for(pilot, lambda: screen.data is not None and screen.selected is not None)
+        await pilot.press("s")
+        assert screen.query_one(TabbedContent).active == "tab-retrieval"
+        pane = screen.query_one(RetrievalPane)
+        heading = pane.query_one("#retrieval-heading", Static)
+        await wait_for(pilot, lambda: f"Iteration {screen.selected}:" in str(heading.render()))
+        options = pane.query_one(OptionList)
+        await wait_for(pilot, lambda: options.option_count > 1)
+        assert TASK[:30] in str(options.get_option_at_index(0).prompt)
+        options.focus()
+        options.highlighted = 1
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, PassageModal))
+        modal = app.screen
+        assert isinstance(modal, PassageModal) and modal.place is not None
+        assert modal.place.quote in document

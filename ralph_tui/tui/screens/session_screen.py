@@ -32,8 +32,10 @@ from ralph_tui.tui import formatting as fmt
 from ralph_tui.tui.context import evidence_minimum
 from ralph_tui.tui.run_state import RunProgress
 from ralph_tui.tui.screens.constraints_editor import ConstraintsEditor
+from ralph_tui.tui.screens.passage_modal import PassageModal
 from ralph_tui.tui.session_detail import diff_content, iteration_content, timeline_label
 from ralph_tui.tui.transcripts import TranscriptBook
+from ralph_tui.tui.widgets.retrieval_pane import RetrievalPane
 from ralph_tui.tui.widgets.run_monitor import read_document_text
 from ralph_tui.tui.widgets.sandbox_pane import SandboxPane
 from ralph_tui.tui.widgets.status_line import RunStatusLine
@@ -129,6 +131,13 @@ class SessionScreen(Screen[None]):
             tooltip="Show the iteration's sandbox transcript",
         ),
         Binding(
+            "s",
+            "show_tab('tab-retrieval')",
+            "Searches",
+            id="session.retrieval",
+            tooltip="Show the iteration's retrieval searches and the passages they found",
+        ),
+        Binding(
             "i",
             "show_tab('tab-iteration')",
             "Iteration",
@@ -168,6 +177,8 @@ class SessionScreen(Screen[None]):
                         empty_text="No sandbox cells in this iteration.",
                         follow=False,
                     )
+                with TabPane("Retrieval", id="tab-retrieval"):
+                    yield RetrievalPane(id="retrieval")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -226,6 +237,7 @@ class SessionScreen(Screen[None]):
             self.progress.apply(event)
         self._settle_status()
         self.query_one(RunStatusLine).show(self.progress)
+        self.query_one(RetrievalPane).show(self.progress, self.selected)
         added = self.book.add(events)
         if self.selected in added:
             self.query_one(SandboxPane).add(added[self.selected])
@@ -340,6 +352,7 @@ class SessionScreen(Screen[None]):
             transcript = self.query_one(SandboxPane)
             transcript.reset()
             transcript.add(self.book.entries(iteration) if iteration is not None else [])
+            self.query_one(RetrievalPane).show(self.progress, iteration)
 
     # -- actions ------------------------------------------------------------------------------
 
@@ -379,6 +392,10 @@ class SessionScreen(Screen[None]):
 
         title = f"Re-run {record.session_id} with iteration {trace.iteration}'s constraints"
         self.app.push_screen(ConstraintsEditor(title, trace.constraints), rerun)
+
+    def on_retrieval_pane_passage_chosen(self, message: RetrievalPane.PassageChosen) -> None:
+        document = self.data.document if self.data else None
+        self.app.push_screen(PassageModal(message.passage, document))
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         forward_worker_error(self.app, event)

@@ -143,12 +143,15 @@ class RetrievalPane(Vertical):
         yield Static(NO_SEARCH, id="retrieval-heading", markup=False)
         yield OptionList(id="retrieval-results")
 
-    def show(self, progress: RunProgress) -> None:
+    def show(self, progress: RunProgress, iteration: int | None = None) -> None:
+        """The index, the crawls, and the searches of ``iteration`` (by default the current
+        one if it searched, else the latest that did)."""
         self.query_one("#retrieval-index", Static).update(index_line(progress.index))
         external = self.query_one("#retrieval-external", Static)
         external.update(external_line(progress.external.values()))
         external.display = bool(progress.external)
-        iteration = shown_iteration(progress)
+        if iteration is None:
+            iteration = shown_iteration(progress)
         searches = progress.searches.get(iteration, []) if iteration is not None else []
         heading = (
             f"Iteration {iteration}: {len(searches)} search(es)  (enter: show in place)"
