@@ -159,6 +159,13 @@ class Settings(BaseSettings):
         doc="Role prompts that replace the built-in ones, as JSON by role (worker, doc_reader, "
         "judge, task_judge, reasoner, compactor, decomposer, aggregator); a variant sets them.",
     )
+    context_window: PositiveInt | None = _setting(
+        None,
+        "CONTEXT_WINDOW",
+        flag="--context-window",
+        doc="The context window, in tokens, of the run's models (default: each model's known "
+        "window, else 32,768); set it for a local server (llama.cpp's --n_ctx).",
+    )
     inner: InnerChoice = _setting(
         "rlm",
         "INNER",

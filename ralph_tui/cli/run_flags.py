@@ -25,6 +25,7 @@ RUN_FLAGS: dict[str, tuple[str, ...]] = {
     "worker_max_steps": ("--worker-max-steps", "--workerMaxSteps"),
     "worker_max_llm_calls": ("--worker-max-llm-calls", "--workerMaxLlmCalls"),
     "inner": ("--inner",),
+    "context_window": ("--context-window", "--contextWindow"),
     "temperature": ("--temperature",),
     "variant": ("--variant",),
     **RETRIEVAL_FLAGS,

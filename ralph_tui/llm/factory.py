@@ -198,6 +198,7 @@ def _provider_client(
             base_url=base_url_of(settings, provider),
             timeout_s=call_timeout_s(settings, base_url_of(settings, provider)),
             http_client=http_client,
+            context_window=settings.context_window,
         )
     from ralph_tui.llm.openai_client import OpenAIClient
 
@@ -208,6 +209,7 @@ def _provider_client(
         timeout_s=call_timeout_s(settings, base_url_of(settings, provider)),
         http_client=http_client,
         embed_model=settings.embed_model,
+        context_window=settings.context_window,
     )
 
 

@@ -69,6 +69,18 @@ def test_provider_model_specs_and_local_server() -> None:
     ]
 
 
+def test_a_set_context_window_replaces_the_default_and_the_known_ones() -> None:
+    base = {"anthropic_api_key": "sk-ant-test", "openai_base_url": "http://localhost:8011/v1"}
+    models = {"generate_model": "openai:smollm2", "validate_model": "claude-sonnet-4-6"}
+    plain = build_clients(make_settings(**base, **models))
+    assert inner(plain.generate).context_window_tokens == 32_768
+    assert inner(plain.validate).context_window_tokens == 200_000
+    set_ = build_clients(make_settings(**base, **models, context_window=8192))
+    assert inner(set_.generate).context_window_tokens == 8192
+    assert set_.generate.context_window_tokens == 8192  # the metered wrapper says the same
+    assert inner(set_.validate).context_window_tokens == 8192
+
+
 def test_deprecated_model_notice() -> None:
     name, end_of_life = a_deprecated_anthropic_model()
     notices: list[str] = []
