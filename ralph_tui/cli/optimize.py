@@ -96,7 +96,8 @@ def run_evolve(args: argparse.Namespace, settings: Settings) -> int:
         print(f"ralph-tui: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     store = VariantStore(settings.out_dir)
-    if not args.no_activate:
+    improved = result.best.id != result.seed.id
+    if improved and not args.no_activate:
         store.activate(result.best.id)
     spent = f"${result.spend.usd:.4f}" + (
         f" (+{result.spend.unknown} calls of unknown price)" if result.spend.unknown else ""
@@ -113,5 +114,6 @@ def run_evolve(args: argparse.Namespace, settings: Settings) -> int:
         mark = ">" if variant.id == store.active_id() else " "
         seed = "  (seed)" if variant.id == result.seed.id else ""
         print(f"{mark} {variant.id}  validation score {score:.2f}{seed}")
-    print(f"best: {result.best.id}; active variant: {store.active_id() or 'none'}")
+    verdict = f"best: {result.best.id}" if improved else "no prompt beat the seed's"
+    print(f"{verdict}; active variant: {store.active_id() or 'none'}")
     return EXIT_OK

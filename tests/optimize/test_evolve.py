@@ -135,6 +135,7 @@ def test_an_interrupted_evolution_resumes_from_its_run_dir(
     assert run_cli([*args, "--budget", "3"]) == 0  # the seed's validation, then out of budget
     first = json.loads(capsys.readouterr().out)
     assert first["best"] == first["seed"] and not model.reflections
+    assert first["active"] is None, "a seed nothing beat is not made active"
     sessions = len(TraceStore(out).index.list_sessions(limit=None))
     assert run_cli([*args, "--budget", "24"]) == 0
     second = json.loads(capsys.readouterr().out)
