@@ -35,6 +35,19 @@ def read_scores(folder: Path) -> dict[str, ItemScore]:
     return scores
 
 
+def ordered_scores(folder: Path) -> list[ItemScore]:
+    """The kept scores in the suite's order (as the CLI prints them), whatever order the
+    items finished in."""
+    scores = read_scores(folder)
+    order: dict[str, int] = {}
+    try:
+        for number, line in enumerate((folder / SUITE_FILE).read_text("utf-8").splitlines()):
+            order.setdefault(str(json.loads(line).get("id")), number)
+    except (OSError, ValueError, AttributeError):
+        pass
+    return sorted(scores.values(), key=lambda s: order.get(s.id, len(order)))
+
+
 def list_evals(out_dir: Path) -> list[tuple[str, SuiteSummary | None]]:
     """Every eval under the out dir, newest first, with its summary when written."""
     folder = evals_dir(out_dir)

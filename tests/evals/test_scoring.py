@@ -62,3 +62,15 @@ def test_the_summary_has_means_and_the_needle_grid() -> None:
     assert (summary.passed, summary.found, summary.mean_wall_s) == (0.5, 0.5, 2.0)
     assert summary.total_cost_usd is None  # one cost unknown: the total is unknown
     assert summary.by_size_depth == {"8000": {"0.00": 1.0, "1.00": 0.0}}
+
+
+def test_kept_scores_read_back_in_the_suites_order(tmp_path: Path) -> None:
+    from ralph_tui.evals.store import ordered_scores
+    from ralph_tui.evals.suite import write_suite
+
+    items = [item().model_copy(update={"id": name}) for name in ("a", "b", "c")]
+    write_suite(tmp_path / "suite.jsonl", items)
+    finished = [score_item(i, {"status": "passed"}, DOC, 0.1) for i in reversed(items)]
+    lines = "".join(s.model_dump_json() + "\n" for s in finished) + '{"id": "torn'
+    (tmp_path / "results.jsonl").write_text(lines, encoding="utf-8")
+    assert [s.id for s in ordered_scores(tmp_path)] == ["a", "b", "c"]

@@ -17,7 +17,7 @@ from textual.worker import Worker
 from ralph_tui.evals.plot import text_plot
 from ralph_tui.evals.report import score_table
 from ralph_tui.evals.scoring import ItemScore, SuiteSummary, summarise
-from ralph_tui.evals.store import evals_dir, list_evals, read_scores
+from ralph_tui.evals.store import evals_dir, list_evals, ordered_scores
 from ralph_tui.tui.context import app_context
 from ralph_tui.tui.worker_errors import forward_worker_error
 
@@ -94,7 +94,7 @@ class EvalsScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="eval-report", exit_on_error=False)
     def _load_report(self, eval_id: str) -> None:
         folder = evals_dir(app_context(self.app).settings.out_dir) / eval_id
-        scores = list(read_scores(folder).values())
+        scores = ordered_scores(folder)
         text = eval_report(eval_id, scores) if scores else f"{eval_id}: no item finished yet."
         self.app.call_from_thread(self.query_one("#eval-report", Static).update, text)
 
