@@ -11,7 +11,7 @@ from typing import Any
 from ralph_tui.cli.run_flags import add_settings_flags, settings_from_args
 from ralph_tui.config import Settings, SettingsError
 from ralph_tui.evals.sample import sample_suite
-from ralph_tui.evals.store import evals_dir
+from ralph_tui.evals.store import evals_dir, list_evals, read_scores
 from ralph_tui.evals.suite import EvalItem, SuiteError, load_suite
 from ralph_tui.optimize.report import report_json, report_lines
 from ralph_tui.optimize.run import NoSessionsError, optimize
@@ -36,6 +36,14 @@ def add_optimize_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-activate", action="store_true", help="leave the active one")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument(
+        "--eval",
+        dest="evals",
+        action="append",
+        metavar="ID",
+        help="measure only the sessions of this eval (repeat: one per variant, to compare "
+        "them on the same suite)",
+    )
+    parser.add_argument(
         "--evolve", action="store_true", help="evolve role prompts with GEPA over --suite"
     )
     parser.add_argument("--suite", help="--evolve: a JSONL suite, or `sample`")
@@ -59,7 +67,8 @@ def run_optimize(args: argparse.Namespace) -> int:
             return EXIT_OK
         if args.propose < 0:
             raise ValueError("--propose is 0 or more")
-        report = optimize(settings, args.propose, activate=not args.no_activate)
+        only = eval_sessions(settings, args.evals) if getattr(args, "evals", None) else None
+        report = optimize(settings, args.propose, activate=not args.no_activate, only=only)
     except (NoSessionsError, UnknownVariantError, SettingsError, SuiteError, ValueError) as exc:
         print(f"ralph-tui: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -68,6 +77,18 @@ def run_optimize(args: argparse.Namespace) -> int:
     else:
         print("\n".join(report_lines(report)))
     return EXIT_OK
+
+
+def eval_sessions(settings: Settings, eval_ids: list[str]) -> set[str]:
+    """The sessions of the named evals; ``SuiteError`` for an eval the out dir lacks."""
+    sessions: set[str] = set()
+    for eval_id in eval_ids:
+        folder = evals_dir(settings.out_dir) / eval_id
+        if not folder.is_dir():
+            known = ", ".join(i for i, _ in list_evals(settings.out_dir)) or "none yet"
+            raise SuiteError(f"no eval {eval_id!r}; the evals: {known}")
+        sessions |= {s.session_id for s in read_scores(folder).values() if s.session_id}
+    return sessions
 
 
 def run_evolve(args: argparse.Namespace, settings: Settings) -> int:

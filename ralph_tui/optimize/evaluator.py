@@ -91,11 +91,14 @@ def figures_of(variant: str, sessions: list[SessionFigures], ids: list[str]) -> 
     )
 
 
-def evaluate(store: TraceStore) -> dict[str, VariantFigures]:
+def evaluate(store: TraceStore, only: set[str] | None = None) -> dict[str, VariantFigures]:
     """The figures of every variant that has finished sessions (sub-tasks are counted in
-    their parent session)."""
+    their parent session); with ``only``, of those sessions alone (say, the evals of one
+    suite under each variant, so the variants are compared on the same work)."""
     grouped: dict[str, tuple[list[SessionFigures], list[str]]] = {}
     for record in store.index.list_sessions(status=FINISHED, limit=None):
+        if only is not None and record.session_id not in only:
+            continue
         figures = session_figures(store, record)
         bucket = grouped.setdefault(figures.variant, ([], []))
         bucket[0].append(figures)

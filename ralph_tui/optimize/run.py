@@ -36,19 +36,25 @@ class OptimizeReport:
         return any(c.variant == name for c in self.front)
 
 
-def survey(settings: Settings) -> OptimizeReport:
+def survey(settings: Settings, only: set[str] | None = None) -> OptimizeReport:
     """The variants as they stand — measured, projected, the front, the active one — with
     nothing proposed or changed (what the app shows)."""
-    figures = evaluate(TraceStore(settings.out_dir))
+    figures = evaluate(TraceStore(settings.out_dir), only)
     store = VariantStore(settings.out_dir)
     known = {v.id: v for v in store.all()}
     found = candidates(list(known.values()), figures)
     return OptimizeReport(found, pareto_front(found), store.active_id(), [], known)
 
 
-def optimize(settings: Settings, proposals: int = 3, activate: bool = True) -> OptimizeReport:
-    """One turn of the loop (``NoSessionsError`` when there is nothing to measure)."""
-    figures = evaluate(TraceStore(settings.out_dir))
+def optimize(
+    settings: Settings,
+    proposals: int = 3,
+    activate: bool = True,
+    only: set[str] | None = None,
+) -> OptimizeReport:
+    """One turn of the loop (``NoSessionsError`` when there is nothing to measure); with
+    ``only``, measured over those sessions alone."""
+    figures = evaluate(TraceStore(settings.out_dir), only)
     if not figures:
         raise NoSessionsError(NO_SESSIONS.format(out=settings.out_dir))
     store = VariantStore(settings.out_dir)

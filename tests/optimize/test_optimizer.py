@@ -164,3 +164,23 @@ def test_a_variant_words_the_roles_it_names(
     judge_system = server.bodies["judge"][0]["messages"][0]["content"]
     assert worker_system.startswith("WORKER-X: answer from the handbook.")
     assert judge_system == "JUDGE-X: be strict."
+
+
+def test_variants_are_compared_on_the_sessions_of_the_evals_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = str(tmp_path)
+    VariantStore(tmp_path).save(Variant(id="vone", change="one iteration",
+                                        knobs={"max_iters": 1}))  # fmt: skip
+    run_qa(tmp_path, capsys)  # a session outside the evals: not counted below
+    for eval_id, variant in (("base", "baseline"), ("one", "vone")):
+        run_cli(["eval", "--suite", "sample", "--provider", "offline", "--out", out,
+                 "--id", eval_id, "--variant", variant])  # fmt: skip
+    capsys.readouterr()
+    assert run_cli(["optimize", "--out", out, "--eval", "base", "--eval", "one",
+                    "--propose", "0", "--json"]) == 0  # fmt: skip
+    rows = {r["variant"]: r for r in json.loads(capsys.readouterr().out)["variants"]}
+    assert rows["baseline"]["sessions"] == 6 and rows["vone"]["sessions"] == 6
+    assert rows["vone"]["retries"] == 0.0  # one iteration each: the knob applied
+    assert run_cli(["optimize", "--out", out, "--eval", "nope"]) == 2
+    assert "no eval 'nope'; the evals: one, base" in capsys.readouterr().err
