@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -69,20 +69,34 @@ class LocalExecutor:
     async def run(
         self, jobs: list[SessionJob], settings: Settings, on_done: OnDone
     ) -> list[JobResult]:
-        slots = asyncio.Semaphore(self.concurrency)
-        results: dict[str, JobResult] = {}
+        return await run_bounded(
+            jobs, self.concurrency, lambda job: run_job(job, settings), on_done
+        )
 
-        async def one(job: SessionJob) -> None:
-            async with slots:
-                result = await run_job(job, settings)
-            results[job.key] = result
-            on_done(result)
 
-        tasks = [asyncio.create_task(one(job)) for job in jobs]
-        try:
-            await asyncio.gather(*tasks)
-        finally:
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-        return [results[job.key] for job in jobs]
+async def run_bounded(
+    jobs: list[SessionJob],
+    concurrency: int,
+    start: Callable[[SessionJob], Awaitable[JobResult]],
+    on_done: OnDone,
+) -> list[JobResult]:
+    """``start`` each job, at most ``concurrency`` at once, ``on_done`` as each finishes;
+    the results in the jobs' order. Cancelled (Ctrl+C), the jobs not finished are cancelled
+    too, and report nothing."""
+    slots = asyncio.Semaphore(concurrency)
+    results: dict[str, JobResult] = {}
+
+    async def one(job: SessionJob) -> None:
+        async with slots:
+            result = await start(job)
+        results[job.key] = result
+        on_done(result)
+
+    tasks = [asyncio.create_task(one(job)) for job in jobs]
+    try:
+        await asyncio.gather(*tasks)
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    return [results[job.key] for job in jobs]

@@ -9,7 +9,7 @@ import asyncio
 from typing import Any
 
 from ralph_tui.batch.jobs import JobResult, SessionJob, run_job
-from ralph_tui.batch.local import OnDone
+from ralph_tui.batch.local import OnDone, run_bounded
 from ralph_tui.config import Settings
 
 CPUS_PER_SESSION = 0.25
@@ -60,27 +60,18 @@ class RayExecutor:
                 **self.init,
             )
         task = ray.remote(num_cpus=CPUS_PER_SESSION, max_retries=0)(run_job_in_worker)
-        slots = asyncio.Semaphore(self.concurrency)
-        results: dict[str, JobResult] = {}
         in_flight: list[Any] = []
 
-        async def one(job: SessionJob) -> None:
-            async with slots:
-                ref = task.remote(job, settings)
-                in_flight.append(ref)
-                result: JobResult = await ref
-            results[job.key] = result
-            on_done(result)
+        async def start(job: SessionJob) -> JobResult:
+            ref = task.remote(job, settings)
+            in_flight.append(ref)
+            result: JobResult = await ref
+            return result
 
-        tasks = [asyncio.create_task(one(job)) for job in jobs]
         try:
-            await asyncio.gather(*tasks)
+            return await run_bounded(jobs, self.concurrency, start, on_done)
         finally:
-            for pending in tasks:
-                pending.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
             for ref in in_flight:
                 ray.cancel(ref, force=True)
             if started_here:
                 ray.shutdown()
-        return [results[job.key] for job in jobs]
