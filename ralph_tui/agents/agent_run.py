@@ -12,6 +12,7 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from ralph_tui.agents.llm_map import LLM_MAP_FILE, LLMMap
 from ralph_tui.agents.output_tool import describe_validation_error
 from ralph_tui.agents.rlm_prompt import VariableInfo, shrink
 from ralph_tui.agents.structured import AgentSpec, MaxStepsError, agent_forward, tool_feedback
@@ -202,12 +203,23 @@ class AgentRun(Generic[T]):
         )
 
 
-def sub_query_runner(spec: RLMSpec[Any], sub_client: LLMClient, emit: Emit) -> SubQueryRunner:
-    """The sub-calls of one agent run (``llm_query``, ``llm_map``), under the role's budget."""
+def document_of(variables: dict[str, AgentVariable]) -> str:
+    """The text the agent explores (the ``context`` variable; empty without one)."""
+    document = variables.get("context")
+    return str(document.value) if document is not None else ""
+
+
+def sub_calls(
+    spec: RLMSpec[Any], sub_client: LLMClient, emit: Emit, store_path: Path | None, document: str
+) -> tuple[SubQueryRunner, LLMMap]:
+    """The sub-calls of one agent run under the role's budget (``llm_query``), and
+    ``llm_map`` over them, recording finished items beside the conversation's store."""
     budget = SubQueryBudget(limit=spec.max_llm_calls)
-    return SubQueryRunner(
+    runner = SubQueryRunner(
         sub_client, budget, emit, agent=spec.name, concurrency=spec.sub_query_concurrency
     )
+    path = store_path.parent / LLM_MAP_FILE if store_path else None
+    return runner, LLMMap(runner, path, document)
 
 
 def summary_node(summary: Summary) -> SummaryNode:

@@ -20,13 +20,14 @@ from ralph_tui.agents.agent_run import (
     AgentVariable,
     RLMResult,
     RLMSpec,
+    document_of,
     open_store,
     salvage,
-    sub_query_runner,
+    sub_calls,
 )
 from ralph_tui.agents.lcm_prompt import build_lcm_system, describe_document
 from ralph_tui.agents.lcm_tools import Tool, call_tool
-from ralph_tui.agents.llm_map import LLM_MAP_DOC, LLM_MAP_FILE, LLMMap
+from ralph_tui.agents.llm_map import LLM_MAP_DOC
 from ralph_tui.agents.output_tool import (
     OUTPUT_TOOL_NAME,
     ArgumentsError,
@@ -162,17 +163,15 @@ async def lcm_agent_forward(
     ``function_docs``. The conversation is kept at ``store_path``; one left there for the
     same inputs is taken up where it stopped."""
     del on_notice  # no sandbox: nothing to warn about
-    document = variables.get("context")
-    text = str(document.value) if document is not None else ""
+    text = document_of(variables)
     table = variables.get("documents")
     all_inputs = {**inputs, **_other_inputs(variables, spec.max_output_chars)}
     store = MessageStore.load(store_path) if store_path is not None else MessageStore()
     resumed = _resumable(store, all_inputs)
     if not resumed:
         store = open_store(store_path)
-    runner = sub_query_runner(spec, sub_client, emit)
+    runner, llm_map = sub_calls(spec, sub_client, emit, store_path, text)
     budget = runner.budget
-    llm_map = LLMMap(runner, store_path.parent / LLM_MAP_FILE if store_path else None, text)
     docs = [
         READ_DOC.format(limit=spec.max_output_chars),
         GREP_DOC,

@@ -13,11 +13,12 @@ from ralph_tui.agents.agent_run import (
     AgentVariable,
     RLMResult,
     RLMSpec,
+    document_of,
     open_store,
     salvage,
-    sub_query_runner,
+    sub_calls,
 )
-from ralph_tui.agents.llm_map import LLM_MAP_DOC, LLM_MAP_FILE, LLMMap
+from ralph_tui.agents.llm_map import LLM_MAP_DOC
 from ralph_tui.agents.output_tool import (
     ArgumentsError,
     parse_json_object,
@@ -175,14 +176,12 @@ async def rlm_agent_forward(
     ``functions`` are host functions the sandbox gets beside ``llm_query``; the prompt lists
     ``function_docs`` (one line each) under the sandbox's functions. With ``store_path``
     every message of the conversation is also appended there (JSON lines)."""
-    runner = sub_query_runner(spec, sub_client, emit)
+    text = document_of(variables)
+    runner, llm_map = sub_calls(spec, sub_client, emit, store_path, text)
     budget = runner.budget
     docs = [*function_docs, EXPAND_DOC, GREP_DOC, LLM_MAP_DOC]
     run = _RLMRun(client, spec, inputs, variables, emit, runner, docs, open_store(store_path))
-    document = variables.get("context")
-    text = str(document.value) if document is not None else ""
     operators = Operators(run.context, text, emit, spec.name)
-    llm_map = LLMMap(runner, store_path.parent / LLM_MAP_FILE if store_path else None, text)
     limits = SandboxLimits(
         timeout_s=spec.cell_timeout_s,
         start_timeout_s=spec.start_timeout_s,
