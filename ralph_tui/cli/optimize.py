@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 from ralph_tui.cli.run_flags import add_settings_flags, settings_from_args
@@ -94,8 +95,6 @@ def eval_sessions(settings: Settings, eval_ids: list[str]) -> set[str]:
 def run_evolve(args: argparse.Namespace, settings: Settings) -> int:
     """``optimize --evolve``: GEPA over the suite's items; the best prompt becomes a variant
     (active unless ``--no-activate``)."""
-    from pathlib import Path
-
     from ralph_tui.batch.local import LocalExecutor
     from ralph_tui.optimize.evolve import EvolveError, evolve
 

@@ -44,10 +44,6 @@ def add_settings_flags(parser: argparse.ArgumentParser) -> None:
     """Every flag of ``RUN_FLAGS`` and ``--price``."""
     for dest, flags in RUN_FLAGS.items():
         parser.add_argument(*flags, dest=dest, default=None, help=flag_help(dest))
-    add_price_flag(parser)
-
-
-def add_price_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--price",
         action="append",

@@ -198,8 +198,9 @@ class SessionAdapter:
             problems.append(f"the run failed: {result.outcome['error']}")
         session_id = str(result.outcome.get("session_id") or "")
         if session_id:
-            exploration = last_exploration(TraceStore(self.settings.out_dir), session_id)
-            for trace in TraceStore(self.settings.out_dir).iterations(session_id):
+            store = TraceStore(self.settings.out_dir)
+            exploration = last_exploration(store, session_id)
+            for trace in store.iterations(session_id):
                 rules = trace.hard_validation.rules
                 problems += [f"check {r.name}: {r.message}" for r in rules if not r.ok]
                 if trace.judge is not None:

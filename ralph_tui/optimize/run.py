@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ralph_tui.config import Settings
-from ralph_tui.optimize.evaluator import evaluate
+from ralph_tui.optimize.evaluator import VariantFigures, evaluate
 from ralph_tui.optimize.pareto import Candidate, best, candidates, pareto_front
 from ralph_tui.optimize.propose import propose
 from ralph_tui.traces.store import TraceStore
@@ -39,11 +39,19 @@ class OptimizeReport:
 def survey(settings: Settings, only: set[str] | None = None) -> OptimizeReport:
     """The variants as they stand — measured, projected, the front, the active one — with
     nothing proposed or changed (what the app shows)."""
-    figures = evaluate(TraceStore(settings.out_dir), only)
     store = VariantStore(settings.out_dir)
-    known = {v.id: v for v in store.all()}
+    figures = evaluate(TraceStore(settings.out_dir), only)
+    return _report(figures, store, {v.id: v for v in store.all()})
+
+
+def _report(
+    figures: dict[str, VariantFigures],
+    store: VariantStore,
+    known: dict[str, Variant],
+    proposed: list[Variant] | None = None,
+) -> OptimizeReport:
     found = candidates(list(known.values()), figures)
-    return OptimizeReport(found, pareto_front(found), store.active_id(), [], known)
+    return OptimizeReport(found, pareto_front(found), store.active_id(), proposed or [], known)
 
 
 def optimize(
@@ -65,9 +73,9 @@ def optimize(
     for variant in proposed:
         store.save(variant)
         known[variant.id] = variant
-    found = candidates(list(known.values()), figures)
-    front = pareto_front(found)
-    chosen = best(front)
+    report = _report(figures, store, known, proposed)
+    chosen = best(report.front)
     if activate and chosen is not None:
         store.activate(chosen.variant)
-    return OptimizeReport(found, front, store.active_id(), proposed, known)
+        report.active = store.active_id()
+    return report
