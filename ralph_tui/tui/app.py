@@ -17,6 +17,7 @@ from textual import work
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.highlight import highlight
+from textual.screen import Screen
 from textual.theme import Theme
 
 from ralph_tui.config import Settings, SettingsError, load_settings
@@ -26,9 +27,7 @@ from ralph_tui.tui.keys_check import missing_keys
 from ralph_tui.tui.requests import rerun_request
 from ralph_tui.tui.run_control import Runner, real_runner
 from ralph_tui.tui.screens.browser_screen import SessionBrowser
-from ralph_tui.tui.screens.evals_screen import EvalsScreen
 from ralph_tui.tui.screens.help_screen import HelpScreen
-from ralph_tui.tui.screens.optimizer_screen import OptimizerScreen
 from ralph_tui.tui.screens.run_screen import RunScreen
 from ralph_tui.tui.screens.session_screen import RerunRequested
 from ralph_tui.tui.themes import BUILTIN_THEMES_DIR, load_catalog, pick_theme
@@ -42,6 +41,20 @@ def sample_document() -> Path:
     return Path(str(resources.files("ralph_tui") / "data" / "sample_document.md"))
 
 
+def evals_screen() -> Screen[None]:
+    """The Evals screen, imported when first shown (its modules stay out of start-up)."""
+    from ralph_tui.tui.screens.evals_screen import EvalsScreen
+
+    return EvalsScreen()
+
+
+def optimizer_screen() -> Screen[None]:
+    """The Optimizer screen, imported when first shown."""
+    from ralph_tui.tui.screens.optimizer_screen import OptimizerScreen
+
+    return OptimizerScreen()
+
+
 class RalphApp(App[int]):
     """Run screen (F2), session browser (F3), evals (F4) and optimizer (F5), each a mode with
     its own screen stack."""
@@ -50,8 +63,8 @@ class RalphApp(App[int]):
     MODES: ClassVar[dict[str, Any]] = {
         "run": RunScreen,
         "sessions": SessionBrowser,
-        "evals": EvalsScreen,
-        "optimizer": OptimizerScreen,
+        "evals": evals_screen,
+        "optimizer": optimizer_screen,
     }
     COMMANDS = App.COMMANDS | {RalphCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
