@@ -14,13 +14,14 @@ from ralph_tui.batch.local import Executor, Progress
 from ralph_tui.config import Settings
 from ralph_tui.documents import Limits, read_corpus
 from ralph_tui.evals.plot import write_plot
-from ralph_tui.evals.scoring import ItemScore, SuiteSummary, score_item, summarise
+from ralph_tui.evals.scoring import ItemScore, score_item, summarise
 from ralph_tui.evals.store import (
     PLOT_FILE,
     RESULTS_FILE,
     SUITE_FILE,
     SUMMARY_FILE,
     evals_dir,
+    ordered_scores,
     read_scores,
 )
 from ralph_tui.evals.suite import EvalItem, SuiteError, load_suite, write_suite
@@ -61,16 +62,13 @@ class EvalRun:
     def keep(self, score: ItemScore) -> None:
         append_line(self.folder / RESULTS_FILE, score.model_dump_json())
 
-    def scores(self) -> list[ItemScore]:
-        """The finished items' scores, in the suite's order."""
-        done = self.finished()
-        return [done[item.id] for item in self.items if item.id in done]
-
-    def write_summary(self) -> SuiteSummary:
-        summary = summarise(self.scores())
-        write_atomic(self.folder / SUMMARY_FILE, summary.model_dump_json(indent=2))
-        write_plot(self.folder / PLOT_FILE, self.id, self.scores())
-        return summary
+    def write_summary(self) -> list[ItemScore]:
+        """Write the summary and the plot of the finished items; their scores, in the
+        suite's order."""
+        scores = ordered_scores(self.folder)
+        write_atomic(self.folder / SUMMARY_FILE, summarise(scores).model_dump_json(indent=2))
+        write_plot(self.folder / PLOT_FILE, self.id, scores)
+        return scores
 
 
 def job_of(item: EvalItem) -> SessionJob:
@@ -101,8 +99,8 @@ async def run_eval(
     try:
         await executor.run([job_of(item) for item in todo], settings, finished)
     finally:
-        run.write_summary()
-    return run.scores()
+        scores = run.write_summary()
+    return scores
 
 
 def document_text(item: EvalItem, settings: Settings) -> str:
