@@ -29,6 +29,8 @@ from pydantic import (
 )
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from ralph_tui.errors import UsageError
+
 ProviderChoice = Literal["auto", "offline"]
 EmbedderChoice = Literal["auto", "openai", "offline", "none"]
 RerankChoice = Literal["auto", "on", "off"]
@@ -452,8 +454,10 @@ class Settings(BaseSettings):
         return parse_prices(self.prices) if self.prices else {}
 
 
-class SettingsError(ValueError):
+class SettingsError(UsageError):
     """A setting has a bad value. The message is one line fit for a user."""
+
+    title = "Invalid settings"
 
 
 def setting_fields() -> dict[str, dict[str, Any]]:

@@ -14,6 +14,8 @@ from typing import Annotated, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from ralph_tui.errors import ExitCode
+
 Phase = Literal[
     "worker", "doc_reader", "reasoner", "judge", "memory", "decompose", "aggregate", "compact"
 ]
@@ -24,6 +26,19 @@ RunStatus = Literal[
 RUN_STATUSES: tuple[RunStatus, ...] = get_args(RunStatus)
 """Every status, in the order lists and filters show them. ``timed_out`` (``--timeout``) and
 ``capped`` (a cost or token cap) end a run early with its best candidate, like ``failed``."""
+
+EXIT_CODE_OF_STATUS: dict[RunStatus, ExitCode] = {
+    "passed": ExitCode.OK,
+    "failed": ExitCode.FAILED,
+    "timed_out": ExitCode.FAILED,
+    "capped": ExitCode.FAILED,
+    "cancelled": ExitCode.CANCELLED,
+    "error": ExitCode.PROVIDER,
+    "crashed": ExitCode.INTERNAL,
+    "running": ExitCode.INTERNAL,
+}
+"""What the command line exits with after a run that ended with each status (a run still
+``running`` at its end is a bug)."""
 
 
 class BaseEvent(BaseModel):

@@ -12,6 +12,7 @@ from typing import Protocol
 
 from ralph_tui.batch.jobs import JobResult, SessionJob, run_job
 from ralph_tui.config import Settings
+from ralph_tui.errors import UsageError
 
 OnDone = Callable[[JobResult], None]
 
@@ -63,7 +64,7 @@ class LocalExecutor:
 
     def __init__(self, concurrency: int = 4) -> None:
         if concurrency < 1:
-            raise ValueError("the concurrency is at least 1")
+            raise UsageError("the concurrency is at least 1")
         self.concurrency = concurrency
 
     async def run(

@@ -11,13 +11,16 @@ from typing import Any
 from ralph_tui.batch.jobs import JobResult, SessionJob, run_job
 from ralph_tui.batch.local import OnDone, run_bounded
 from ralph_tui.config import Settings
+from ralph_tui.errors import UsageError
 
 CPUS_PER_SESSION = 0.25
 """A session mostly waits on providers: four share a CPU."""
 
 
-class RayUnavailableError(ValueError):
+class RayUnavailableError(UsageError):
     """Ray is not installed (or not reachable): say how to get it."""
+
+    title = "Ray is not available"
 
 
 def run_job_in_worker(job: SessionJob, settings: Settings) -> JobResult:
@@ -40,7 +43,7 @@ class RayExecutor:
                 "the ray executor needs Ray: pip install 'ralph-tui[ray]'"
             ) from None
         if concurrency < 1:
-            raise ValueError("the concurrency is at least 1")
+            raise UsageError("the concurrency is at least 1")
         self.ray = ray
         self.address = address
         self.concurrency = concurrency

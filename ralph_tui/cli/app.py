@@ -1,9 +1,9 @@
 """Command-line interface: argument parsing, the headless runner and subcommands.
 
-Exit codes: 0 validated result; 1 ran but no iteration passed, timed out or was capped (best
-candidate reported); 2 bad usage or input; 3 provider/auth/network failure that stopped the run;
-4 an unexpected internal error (one line, never a traceback; the session is recorded as
-crashed); 130 cancelled.
+Exit codes are ``ralph_tui.errors.ExitCode``: a run's from its status
+(``EXIT_CODE_OF_STATUS``), an error's from its kind. Every error that ends a command is
+rendered here, once: one line on stderr (never a traceback) and, with ``--json``, one JSON
+object on stdout.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import argparse
 import asyncio
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -25,10 +26,10 @@ from ralph_tui.cli.progress import ProgressPrinter
 from ralph_tui.cli.retrieval import add_retrieval_parsers, run_retrieval_command
 from ralph_tui.cli.run_flags import add_settings_flags, flag_help, settings_from_args
 from ralph_tui.cli.sessions import add_sessions_parser, run_sessions
-from ralph_tui.config import SettingsError, load_settings
+from ralph_tui.config import load_settings
 from ralph_tui.documents import InputError
-from ralph_tui.events import SALVAGE_NOTE
-from ralph_tui.llm.errors import LLMError
+from ralph_tui.errors import ExitCode, RalphError, as_ralph_error
+from ralph_tui.events import EXIT_CODE_OF_STATUS, SALVAGE_NOTE, BaseEvent
 from ralph_tui.loops.runner import (
     RunOutcome,
     RunRequest,
@@ -38,21 +39,12 @@ from ralph_tui.loops.runner import (
 )
 from ralph_tui.traces.store import TraceStore
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_PROVIDER, EXIT_INTERNAL, EXIT_CANCELLED = 0, 1, 2, 3, 4, 130
-STATUS_EXIT = {
-    "passed": EXIT_OK,
-    "failed": EXIT_FAILED,
-    "timed_out": EXIT_FAILED,
-    "capped": EXIT_FAILED,
-    "cancelled": EXIT_CANCELLED,
-}
-
 
 class OneLineParser(argparse.ArgumentParser):
     """argparse whose usage errors are one line on stderr and exit code 2."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+        self.exit(ExitCode.USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
 def add_run_parser(sub: Any) -> None:
@@ -135,50 +127,37 @@ def build_request(args: argparse.Namespace) -> tuple[RunRequest, str | None]:
     return request, None
 
 
+class SessionSeen:
+    """Passes events on to the progress printer and remembers the session they belong to,
+    so a run stopped by Ctrl-C can still be reported with its session id."""
+
+    def __init__(self, printer: ProgressPrinter) -> None:
+        self.printer = printer
+        self.session_id: str | None = None
+
+    def __call__(self, event: BaseEvent) -> None:
+        self.session_id = self.session_id or event.session_id
+        self.printer(event)
+
+
 def run_command(args: argparse.Namespace) -> int:
+    request, resume_of = build_request(args)
+    seen = SessionSeen(ProgressPrinter(sys.stderr, verbose=args.verbose))
     try:
-        request, resume_of = build_request(args)
-    except (InputError, SettingsError) as exc:
-        return _fail(str(exc), EXIT_USAGE)
-    printer = ProgressPrinter(sys.stderr, verbose=args.verbose)
-    try:
-        outcome = asyncio.run(execute_run(request, on_event=printer, resume_of=resume_of))
-    except InputError as exc:
-        return _fail(str(exc), EXIT_USAGE)
-    except LLMError as exc:
-        return _fail(str(exc), EXIT_PROVIDER)
-    except KeyboardInterrupt:
-        return _fail("cancelled", EXIT_CANCELLED)
-    except Exception as exc:  # the one place nothing may escape from: no traceback for users
-        detail = " ".join(str(exc).split()) or "no detail"
-        return _fail(
-            f"unexpected {type(exc).__name__}: {detail} (the session is recorded as crashed; "
-            "please report this with its events.jsonl)",
-            EXIT_INTERNAL,
-        )
+        outcome = asyncio.run(execute_run(request, on_event=seen, resume_of=resume_of))
+    except KeyboardInterrupt as stop:
+        return report_error(as_ralph_error(stop), as_json=args.json, session_id=seen.session_id)
     print_outcome(outcome, as_json=args.json)
-    if outcome.status == "error":
-        return EXIT_PROVIDER
-    return STATUS_EXIT.get(outcome.status, EXIT_FAILED)
+    if outcome.status in ("error", "crashed"):
+        print(f"ralph-tui: error: {outcome.error or outcome.status}", file=sys.stderr)
+    return EXIT_CODE_OF_STATUS[outcome.status]
 
 
 def print_outcome(outcome: RunOutcome, *, as_json: bool) -> None:
     if as_json:
-        print(
-            json.dumps(
-                {
-                    "status": outcome.status,
-                    "sessionId": outcome.session_id,
-                    "iterations": outcome.iterations,
-                    "output": outcome.output,
-                    "usage": outcome.usage,
-                    "error": outcome.error,
-                    "salvaged": outcome.salvaged,
-                    "evidenceSources": outcome.evidence_sources,
-                },
-                ensure_ascii=False,
-            )
-        )
+        result = outcome.to_json()
+        result["exitCode"] = int(EXIT_CODE_OF_STATUS[outcome.status])
+        print(json.dumps(result, ensure_ascii=False))
         return
     print(f"status: {outcome.status}   session: {outcome.session_id}")
     if outcome.error:
@@ -195,9 +174,23 @@ def print_outcome(outcome: RunOutcome, *, as_json: bool) -> None:
             print(str(value))
 
 
-def _fail(message: str, code: int) -> int:
-    print(f"ralph-tui: error: {message}", file=sys.stderr)
-    return code
+def report_error(error: RalphError, *, as_json: bool, session_id: str | None = None) -> int:
+    """Render ``error`` the one way the command line does, and return its exit code."""
+    print(f"ralph-tui: error: {error.one_line()}", file=sys.stderr)
+    if as_json:
+        print(json.dumps({**error.to_json(), "sessionId": session_id}, ensure_ascii=False))
+    return int(error.exit_code)
+
+
+COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "run": run_command,
+    "sessions": run_sessions,
+    "index": run_retrieval_command,
+    "search": run_retrieval_command,
+    "external": run_external,
+    "eval": run_eval_command,
+    "optimize": run_optimize,
+}
 
 
 def run_cli(argv: list[str]) -> int:
@@ -206,17 +199,12 @@ def run_cli(argv: list[str]) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:
         return int(exc.code or 0)
-    if args.command == "optimize" or (args.command == "run" and args.optimize):
-        return run_optimize(args)
-    if args.command == "run":
-        return run_command(args)
-    if args.command == "sessions":
-        return run_sessions(args)
-    if args.command in ("index", "search"):
-        return run_retrieval_command(args)
-    if args.command == "external":
-        return run_external(args)
-    if args.command == "eval":
-        return run_eval_command(args)
-    parser.print_help(sys.stderr)
-    return EXIT_USAGE
+    command = "optimize" if args.command == "run" and args.optimize else args.command
+    handler = COMMANDS.get(command)
+    if handler is None:
+        parser.print_help(sys.stderr)
+        return ExitCode.USAGE
+    try:
+        return handler(args)
+    except (Exception, KeyboardInterrupt) as exc:  # the one place errors become exits
+        return report_error(as_ralph_error(exc), as_json=getattr(args, "json", False))

@@ -12,7 +12,8 @@ from typing import Any
 
 from ralph_tui.batch.local import Executor, LocalExecutor, Progress
 from ralph_tui.cli.run_flags import add_settings_flags, settings_from_args
-from ralph_tui.config import Settings, SettingsError
+from ralph_tui.config import Settings
+from ralph_tui.errors import Cancelled, ExitCode
 from ralph_tui.evals.needle import (
     DEFAULT_DEPTHS,
     DEFAULT_SIZES,
@@ -28,7 +29,6 @@ from ralph_tui.evals.store import PLOT_FILE, evals_dir, list_evals
 from ralph_tui.evals.suite import EvalItem, SuiteError, load_suite
 
 BUILT_IN = ("needle", "sample")
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
 
 
 def add_eval_parser(sub: Any) -> None:
@@ -54,21 +54,17 @@ def add_eval_parser(sub: Any) -> None:
 
 
 def run_eval_command(args: argparse.Namespace) -> int:
-    try:
-        settings = settings_from_args(args)
-        if args.list:
-            return _list(settings, args.json)
-        if not args.suite:
-            raise SuiteError("--suite is required: a JSONL file, `needle` or `sample`")
-        if args.concurrency < 1:
-            raise SuiteError("--concurrency is at least 1")
-        name, items = _suite(args, settings)
-        eval_id = args.eval_id or new_eval_id(name)
-        executor = _executor(args)
-        run = EvalRun.open(settings.out_dir, eval_id, items)
-    except (SuiteError, SettingsError, ValueError) as exc:
-        print(f"ralph-tui: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+    settings = settings_from_args(args)
+    if args.list:
+        return _list(settings, args.json)
+    if not args.suite:
+        raise SuiteError("--suite is required: a JSONL file, `needle` or `sample`")
+    if args.concurrency < 1:
+        raise SuiteError("--concurrency is at least 1")
+    name, items = _suite(args, settings)
+    eval_id = args.eval_id or new_eval_id(name)
+    executor = _executor(args)
+    run = EvalRun.open(settings.out_dir, eval_id, items)
     skipped = len(run.finished())
     if skipped:
         print(f"eval {eval_id}: {skipped} items finished before, skipped", file=sys.stderr)
@@ -80,8 +76,7 @@ def run_eval_command(args: argparse.Namespace) -> int:
     try:
         scores = asyncio.run(run_eval(run, settings, executor, progress))
     except KeyboardInterrupt:
-        print(f"ralph-tui: cancelled; finished items are kept in {run.folder}", file=sys.stderr)
-        return EXIT_CANCELLED
+        raise Cancelled(f"cancelled; finished items are kept in {run.folder}") from None
     summary = summarise(scores)
     if args.json:
         print(json.dumps({"id": eval_id, "folder": str(run.folder),
@@ -90,7 +85,7 @@ def run_eval_command(args: argparse.Namespace) -> int:
     else:
         print("\n".join(score_table(eval_id, scores, summary)))
         print(f"\nresults: {run.folder}  plot: {run.folder / PLOT_FILE}")
-    return EXIT_OK if summary.found == 1.0 else EXIT_FAILED
+    return ExitCode.OK if summary.found == 1.0 else ExitCode.FAILED
 
 
 def _suite(args: argparse.Namespace, settings: Settings) -> tuple[str, list[EvalItem]]:
@@ -123,11 +118,11 @@ def _list(settings: Settings, as_json: bool) -> int:
     evals = list_evals(settings.out_dir)
     if as_json:
         print(json.dumps([{"id": i, "summary": s.model_dump() if s else None} for i, s in evals]))
-        return EXIT_OK
+        return ExitCode.OK
     if not evals:
         print(f"no evals in {evals_dir(settings.out_dir)} yet: run `ralph-tui eval --suite sample`")
     for eval_id, summary in evals:
         text = (f"{summary.items} items, passed {summary.passed:.0%}, found {summary.found:.0%}"
                 if summary else "not finished")  # fmt: skip
         print(f"{eval_id}  {text}")
-    return EXIT_OK
+    return ExitCode.OK

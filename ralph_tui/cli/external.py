@@ -11,14 +11,11 @@ from pathlib import Path
 from typing import Any
 
 from ralph_tui.cli.external_flags import EXTERNAL_DOCS_FLAGS, EXTERNAL_FLAGS
-from ralph_tui.config import Settings, SettingsError, load_settings
-from ralph_tui.documents import InputError
+from ralph_tui.config import Settings, load_settings
 from ralph_tui.events import BaseEvent, ExternalProgress
 from ralph_tui.external.cache import CachedPage, PageCache
 from ralph_tui.external.run import gather_external
 from ralph_tui.external.urls import external_urls, parse_url
-
-EXIT_USAGE = 2
 
 
 def add_external_parser(sub: Any) -> None:
@@ -49,17 +46,13 @@ def add_external_parser(sub: Any) -> None:
 
 
 def run_external(args: argparse.Namespace) -> int:
-    try:
-        settings = _settings(args)
-        cache = PageCache(settings.external_cache)
-        if args.action == "list":
-            return _list(cache, as_json=args.json)
-        if args.action == "clear":
-            return _clear(cache, [parse_url(url, "URL") for url in args.urls])
-        return asyncio.run(_refresh(settings, cache, args.urls))
-    except (InputError, SettingsError) as exc:
-        print(f"ralph-tui: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+    settings = _settings(args)
+    cache = PageCache(settings.external_cache)
+    if args.action == "list":
+        return _list(cache, as_json=args.json)
+    if args.action == "clear":
+        return _clear(cache, [parse_url(url, "URL") for url in args.urls])
+    return asyncio.run(_refresh(settings, cache, args.urls))
 
 
 def _settings(args: argparse.Namespace) -> Settings:

@@ -5,20 +5,18 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 from ralph_tui.cli.run_flags import add_settings_flags, settings_from_args
-from ralph_tui.config import Settings, SettingsError
+from ralph_tui.config import Settings
+from ralph_tui.errors import ExitCode, UsageError
 from ralph_tui.evals.sample import sample_suite
 from ralph_tui.evals.store import evals_dir, list_evals, read_scores
 from ralph_tui.evals.suite import EvalItem, SuiteError, load_suite
 from ralph_tui.optimize.report import report_json, report_lines
-from ralph_tui.optimize.run import NoSessionsError, optimize
-from ralph_tui.variants.store import UnknownVariantError, VariantStore
-
-EXIT_OK, EXIT_USAGE = 0, 2
+from ralph_tui.optimize.run import optimize
+from ralph_tui.variants.store import VariantStore
 
 
 def add_optimize_parser(sub: Any) -> None:
@@ -58,26 +56,22 @@ def add_optimize_flags(parser: argparse.ArgumentParser) -> None:
 
 
 def run_optimize(args: argparse.Namespace) -> int:
-    try:
-        settings = settings_from_args(args)
-        if getattr(args, "evolve", False):
-            return run_evolve(args, settings)
-        if args.activate:
-            VariantStore(settings.out_dir).activate(args.activate)
-            print(f"active variant: {args.activate}")
-            return EXIT_OK
-        if args.propose < 0:
-            raise ValueError("--propose is 0 or more")
-        only = eval_sessions(settings, args.evals) if getattr(args, "evals", None) else None
-        report = optimize(settings, args.propose, activate=not args.no_activate, only=only)
-    except (NoSessionsError, UnknownVariantError, SettingsError, SuiteError, ValueError) as exc:
-        print(f"ralph-tui: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+    settings = settings_from_args(args)
+    if getattr(args, "evolve", False):
+        return run_evolve(args, settings)
+    if args.activate:
+        VariantStore(settings.out_dir).activate(args.activate)
+        print(f"active variant: {args.activate}")
+        return ExitCode.OK
+    if args.propose < 0:
+        raise UsageError("--propose is 0 or more")
+    only = eval_sessions(settings, args.evals) if getattr(args, "evals", None) else None
+    report = optimize(settings, args.propose, activate=not args.no_activate, only=only)
     if args.json:
         print(json.dumps(report_json(report)))
     else:
         print("\n".join(report_lines(report)))
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def eval_sessions(settings: Settings, eval_ids: list[str]) -> set[str]:
@@ -96,7 +90,7 @@ def run_evolve(args: argparse.Namespace, settings: Settings) -> int:
     """``optimize --evolve``: GEPA over the suite's items; the best prompt becomes a variant
     (active unless ``--no-activate``)."""
     from ralph_tui.batch.local import LocalExecutor
-    from ralph_tui.optimize.evolve import EvolveError, evolve
+    from ralph_tui.optimize.evolve import evolve
 
     if not args.suite:
         raise SuiteError("--evolve needs --suite: a JSONL file or `sample`")
@@ -106,15 +100,11 @@ def run_evolve(args: argparse.Namespace, settings: Settings) -> int:
         Path(args.suite))  # fmt: skip
     name = "sample" if args.suite == "sample" else Path(args.suite).stem
     components = tuple(c.strip() for c in args.components.split(",") if c.strip())
-    try:
-        result = evolve(
-            settings, items, LocalExecutor(args.concurrency), components=components,
-            max_metric_calls=args.budget, max_usd=args.max_usd,
-            run_dir=evals_dir(settings.out_dir).parent / "optimize" / f"gepa-{name}",
-        )  # fmt: skip
-    except EvolveError as exc:
-        print(f"ralph-tui: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+    result = evolve(
+        settings, items, LocalExecutor(args.concurrency), components=components,
+        max_metric_calls=args.budget, max_usd=args.max_usd,
+        run_dir=evals_dir(settings.out_dir).parent / "optimize" / f"gepa-{name}",
+    )  # fmt: skip
     store = VariantStore(settings.out_dir)
     improved = result.best.id != result.seed.id
     if improved and not args.no_activate:
@@ -128,7 +118,7 @@ def run_evolve(args: argparse.Namespace, settings: Settings) -> int:
             "candidates": [{"variant": v.id, "score": score} for v, score in result.scores],
             "active": store.active_id(),
         }))  # fmt: skip
-        return EXIT_OK
+        return ExitCode.OK
     print(f"evolved {', '.join(components)} over {len(items)} items; spent {spent}")
     for variant, score in result.scores:
         mark = ">" if variant.id == store.active_id() else " "
@@ -136,4 +126,4 @@ def run_evolve(args: argparse.Namespace, settings: Settings) -> int:
         print(f"{mark} {variant.id}  validation score {score:.2f}{seed}")
     verdict = f"best: {result.best.id}" if improved else "no prompt beat the seed's"
     print(f"{verdict}; active variant: {store.active_id() or 'none'}")
-    return EXIT_OK
+    return ExitCode.OK

@@ -12,16 +12,15 @@ from typing import Any
 
 from ralph_tui.cli.progress import IndexProgressLines
 from ralph_tui.cli.retrieval_flags import RETRIEVAL_FLAGS
-from ralph_tui.config import Settings, SettingsError, load_settings
+from ralph_tui.config import Settings, load_settings
 from ralph_tui.documents import Corpus, InputError, Limits, read_corpus
 from ralph_tui.documents.cache import ExtractionCache
 from ralph_tui.events import BaseEvent, Emit, IndexProgress
-from ralph_tui.llm.errors import LLMError
 from ralph_tui.llm.factory import embeddings_client
 from ralph_tui.llm.usage import UsageLedger
 from ralph_tui.retrieval.cache import IndexCache
 from ralph_tui.retrieval.index import DocumentIndex
-from ralph_tui.retrieval.retriever import RetrievalError, RetrievalResult, Retriever
+from ralph_tui.retrieval.retriever import RetrievalResult, Retriever
 from ralph_tui.retrieval.run import (
     cache_root,
     chunking_of,
@@ -31,7 +30,6 @@ from ralph_tui.retrieval.run import (
 )
 from ralph_tui.retrieval.sources import DocumentSource
 
-EXIT_USAGE, EXIT_PROVIDER = 2, 3
 PREVIEW_CHARS = 300
 
 
@@ -65,20 +63,15 @@ def _flag_help(dest: str) -> str:
 
 def run_retrieval_command(args: argparse.Namespace) -> int:
     """``index`` or ``search``: bad input is one line and exit 2, with nothing written."""
-    try:
-        settings = _settings(args)
-        if args.command == "search" and not args.query.strip():
-            raise InputError("the query is empty: say what to look for")
-        corpus = _read(args.doc, settings)
-        index = asyncio.run(_open(corpus, settings, args))
-        if args.command == "index":
-            _print_index(index, corpus, as_json=args.json)
-            return 0
-        result = asyncio.run(_search(index, corpus, settings, args.query))
-    except (InputError, SettingsError, RetrievalError) as exc:
-        return _fail(str(exc), EXIT_USAGE)
-    except LLMError as exc:
-        return _fail(str(exc), EXIT_PROVIDER)
+    settings = _settings(args)
+    if args.command == "search" and not args.query.strip():
+        raise InputError("the query is empty: say what to look for")
+    corpus = _read(args.doc, settings)
+    index = asyncio.run(_open(corpus, settings, args))
+    if args.command == "index":
+        _print_index(index, corpus, as_json=args.json)
+        return 0
+    result = asyncio.run(_search(index, corpus, settings, args.query))
     _print_search(result, as_json=args.json)
     return 0
 
@@ -200,8 +193,3 @@ def _scores(ranks: dict[str, int], scores: dict[str, float]) -> str:
     if "maxsim" in scores:
         parts.append(f"maxsim {scores['maxsim']:.3f}")
     return "  ".join(parts)
-
-
-def _fail(message: str, code: int) -> int:
-    print(f"ralph-tui: error: {message}", file=sys.stderr)
-    return code

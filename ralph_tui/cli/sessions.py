@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ralph_tui.cli.evidence_text import evidence_lines
-from ralph_tui.config import SettingsError, load_settings
+from ralph_tui.config import load_settings
 from ralph_tui.events import RUN_STATUSES, SALVAGE_NOTE
 from ralph_tui.traces.liveness import effective_status
 from ralph_tui.traces.models import SessionRecord
@@ -36,11 +36,7 @@ def add_sessions_parser(sub: Any) -> None:
 
 
 def run_sessions(args: argparse.Namespace) -> int:
-    try:
-        out = args.out or load_settings().out_dir
-    except SettingsError as exc:
-        print(f"ralph-tui: error: {exc}", file=sys.stderr)
-        return 2
+    out = args.out or load_settings().out_dir
     store = TraceStore(out)
     try:
         if args.verb == "list":

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from ralph_tui.errors import UsageError
 
-class InputError(ValueError):
+
+class InputError(UsageError):
     """Bad usage or input: nothing was run and nothing was written."""
+
+    title = "Bad input"

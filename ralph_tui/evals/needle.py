@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ralph_tui.evals.suite import EvalItem, Expectation
+from ralph_tui.evals.suite import EvalItem, Expectation, SuiteError
 from ralph_tui.lcm.store import CHARS_PER_TOKEN
 from ralph_tui.traces.atomic import write_atomic
 
@@ -64,13 +64,13 @@ NEEDLES = (
 
 
 def parse_size(text: str) -> int:
-    """``8k``, ``64K``, ``1m`` or ``8000`` as tokens; ``ValueError`` says what is wrong."""
+    """``8k``, ``64K``, ``1m`` or ``8000`` as tokens; ``SuiteError`` says what is wrong."""
     match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kKmM]?)\s*", text)
     if match is None:
-        raise ValueError(f"{text!r} is not a size in tokens (e.g. 8k, 64k, 1m)")
+        raise SuiteError(f"{text!r} is not a size in tokens (e.g. 8k, 64k, 1m)")
     tokens = int(float(match[1]) * {"": 1, "k": 1_000, "m": 1_000_000}[match[2].lower()])
     if not MIN_TOKENS <= tokens <= MAX_TOKENS:
-        raise ValueError(f"{text!r}: a size is between 1k and 2m tokens")
+        raise SuiteError(f"{text!r}: a size is between 1k and 2m tokens")
     return tokens
 
 
@@ -78,9 +78,9 @@ def parse_depth(text: str) -> float:
     try:
         depth = float(text)
     except ValueError:
-        raise ValueError(f"{text!r} is not a depth (a fraction from 0 to 1)") from None
+        raise SuiteError(f"{text!r} is not a depth (a fraction from 0 to 1)") from None
     if not 0.0 <= depth <= 1.0:
-        raise ValueError(f"{text!r}: a depth is a fraction from 0 (start) to 1 (end)")
+        raise SuiteError(f"{text!r}: a depth is a fraction from 0 (start) to 1 (end)")
     return depth
 
 

@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
+from ralph_tui.errors import UsageError
 from ralph_tui.traces.atomic import write_atomic
 
 
@@ -42,8 +43,10 @@ class EvalItem(BaseModel):
     """Where the item sits in a generated suite (``size_tokens``, ``depth``)."""
 
 
-class SuiteError(ValueError):
+class SuiteError(UsageError):
     """A suite that cannot run: the file, the line and what is wrong with it."""
+
+    title = "Bad eval suite"
 
 
 def load_suite(path: Path) -> list[EvalItem]:

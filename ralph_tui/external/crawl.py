@@ -15,6 +15,7 @@ import httpx2
 from protego import Protego
 
 from ralph_tui.config import Settings
+from ralph_tui.errors import UsageError
 from ralph_tui.external.cache import CachedPage, PageCache, content_hash
 from ralph_tui.external.convert import NotADocument, convert_page
 from ralph_tui.external.fetch import USER_AGENT, Fetcher, FetchFailed, HostPacer
@@ -27,9 +28,11 @@ class NotAllowed(FetchFailed):
     """robots.txt disallows the page: it is skipped, not failed."""
 
 
-class ExternalError(Exception):
+class ExternalError(UsageError):
     """External docs cannot be used as asked (a URL not cached with ``--externalRefresh
     never``); the message says what to do."""
+
+    title = "External docs cannot be used"
 
 
 @dataclass(frozen=True)

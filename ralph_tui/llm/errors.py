@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from ralph_tui.errors import ProviderError
 
-class LLMError(Exception):
+
+class LLMError(ProviderError):
     """Base of every failure of an LLM call. ``provider`` and ``model`` say whose call."""
 
     retryable = False
@@ -22,6 +24,8 @@ class LLMError(Exception):
 
 class AuthenticationError(LLMError):
     """The key is missing, wrong, or lacks permission. Retrying will not help."""
+
+    title = "The provider refused the key"
 
     stops_run = True
 
@@ -51,6 +55,8 @@ class LLMTimeoutError(LLMError):
 
 class LLMConnectionError(LLMError):
     """The provider could not be reached (network, DNS, refused connection)."""
+
+    title = "The provider cannot be reached"
 
     retryable = True
     stops_run = True

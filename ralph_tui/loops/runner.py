@@ -31,11 +31,11 @@ from ralph_tui.events import (
     stamped,
 )
 from ralph_tui.external.run import ExternalDocs, check_external, gather_external
-from ralph_tui.llm.errors import CostCapReached, LLMError
 from ralph_tui.llm.factory import LLMClients, build_clients
 from ralph_tui.llm.usage import ModelUsage, UsageSnapshot
 from ralph_tui.loops.context import LoopResult, LoopState, RunCancelled, RunContext
 from ralph_tui.loops.decompose import run_decomposed
+from ralph_tui.loops.endings import KEEPS_BEST, RunTimedOut, propagates, status_of, stop_message
 from ralph_tui.loops.iteration import ended_with_best, merge_constraints
 from ralph_tui.loops.qa import run_qa_loop
 from ralph_tui.loops.task import TaskSetup, run_task_loop
@@ -71,15 +71,37 @@ class RunRequest:
 
 @dataclass
 class RunOutcome:
-    status: str
+    """How a run ended, as the CLI, the app and the API report it."""
+
+    status: RunStatus
     session_id: str
     iterations: int
     output: dict[str, Any] | None
-    usage: dict[str, Any]
+    usage: UsageSnapshot
     error: str | None = None
     salvaged: bool = False
     evidence_sources: list[dict[str, Any] | None] = field(default_factory=list)
     """For each evidence quote of ``output``: its document and page (``label``)."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The outcome as ``--json`` prints it."""
+        usage = self.usage.to_event()
+        return {
+            "status": self.status,
+            "sessionId": self.session_id,
+            "iterations": self.iterations,
+            "output": self.output,
+            "usage": {
+                "inputTokens": usage.input_tokens,
+                "outputTokens": usage.output_tokens,
+                "calls": usage.calls,
+                "costUsd": usage.cost_usd,
+                "unknownCostCalls": usage.unknown_cost_calls,
+            },
+            "error": self.error,
+            "salvaged": self.salvaged,
+            "evidenceSources": self.evidence_sources,
+        }
 
 
 def check_request(request: RunRequest, forward: _Forwarder | None = None) -> Corpus:
@@ -275,41 +297,47 @@ async def _run_session(
         )
     )
     started = time.perf_counter()
-    deadline = asyncio.timeout(settings.run_timeout_s)
+    stop: BaseException | None = None
+    try:
+        result = await _run_to_end(ctx, request, handle, external_urls)
+    except BaseException as exc:
+        stop = exc
+        result = _ended_by(exc, handle)
+    outcome = _close_session(handle, clients, result, started, emit)
+    if stop is not None and propagates(stop):
+        raise stop
+    evidence = (outcome.output or {}).get("evidence")
+    if isinstance(evidence, list):
+        outcome.evidence_sources = ctx.quote_sources([str(quote) for quote in evidence])
+    return outcome
+
+
+async def _run_to_end(
+    ctx: RunContext, request: RunRequest, handle: SessionHandle, external_urls: list[str] | None
+) -> LoopResult:
+    """Crawl the external docs, then run the loop, within the run's ``--timeout``."""
+    timeout_s = ctx.settings.run_timeout_s
+    deadline = asyncio.timeout(timeout_s)
     try:
         async with deadline:
             if external_urls:
                 ctx.external = await _until_cancelled(
                     _crawl_external(ctx, handle, external_urls), ctx.cancel
                 )
-            result = await _until_cancelled(_dispatch(ctx, request, handle), ctx.cancel)
+            return await _until_cancelled(_dispatch(ctx, request, handle), ctx.cancel)
     except TimeoutError:
-        if not deadline.expired():
-            raise
-        result = best_recorded(
-            handle, "timed_out", f"the run passed its --timeout of {settings.run_timeout_s:g} s"
-        )
-    except RunCancelled as exc:
-        result = LoopResult("cancelled", handle.record.iterations, None, str(exc))
-    except CostCapReached as exc:
-        result = best_recorded(handle, "capped", str(exc))
-    except LLMError as exc:
-        result = LoopResult("error", handle.record.iterations, None, str(exc))
-    except asyncio.CancelledError:
-        cancelled = LoopResult("cancelled", handle.record.iterations, None, "cancelled")
-        _close_session(handle, clients, cancelled, started, emit)
+        if deadline.expired():
+            raise RunTimedOut(f"the run passed its --timeout of {timeout_s:g} s") from None
         raise
-    except Exception as exc:
-        result = LoopResult(
-            "crashed", handle.record.iterations, None, f"{type(exc).__name__}: {exc}"
-        )
-        _close_session(handle, clients, result, started, emit)
-        raise
-    outcome = _close_session(handle, clients, result, started, emit)
-    evidence = (outcome.output or {}).get("evidence")
-    if isinstance(evidence, list):
-        outcome.evidence_sources = ctx.quote_sources([str(quote) for quote in evidence])
-    return outcome
+
+
+def _ended_by(stop: BaseException, handle: SessionHandle) -> LoopResult:
+    """How the run ends when ``stop`` stopped it: its status from the one table, with the
+    best candidate recorded so far where that status keeps one."""
+    status = status_of(stop)
+    if status in KEEPS_BEST:
+        return best_recorded(handle, status, stop_message(stop))
+    return LoopResult(status, handle.record.iterations, None, stop_message(stop))
 
 
 async def _crawl_external(ctx: RunContext, handle: SessionHandle, urls: list[str]) -> ExternalDocs:
@@ -425,7 +453,6 @@ def _close_session(
     emit: Emit,
 ) -> RunOutcome:
     usage = clients.ledger.snapshot()
-    event = usage.to_event()
     handle.finish(
         result.status,
         iterations=result.iterations,
@@ -447,13 +474,7 @@ def _close_session(
         session_id=handle.session_id,
         iterations=result.iterations,
         output=result.output,
-        usage={
-            "inputTokens": usage.input_tokens,
-            "outputTokens": usage.output_tokens,
-            "calls": usage.calls,
-            "costUsd": event.cost_usd,
-            "unknownCostCalls": usage.unknown_cost_calls,
-        },
+        usage=usage,
         error=result.error,
         salvaged=result.salvaged,
     )

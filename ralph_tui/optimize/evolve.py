@@ -24,6 +24,7 @@ from ralph_tui.agents.rlm_prompt import shrink
 from ralph_tui.batch.jobs import JobResult, SessionJob
 from ralph_tui.batch.local import Executor
 from ralph_tui.config import Settings
+from ralph_tui.errors import UsageError
 from ralph_tui.evals.run import document_text
 from ralph_tui.evals.scoring import ItemScore, answer_text, score_item
 from ralph_tui.evals.suite import EvalItem
@@ -55,8 +56,10 @@ BUILT_IN_PROMPTS = {
 EVOLVED = "evolved prompts (GEPA)"
 
 
-class EvolveError(ValueError):
+class EvolveError(UsageError):
     """``--evolve`` cannot run as asked: the message says why."""
+
+    title = "Cannot evolve prompts"
 
 
 class LoopThread:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ralph_tui.config import Settings
+from ralph_tui.errors import UsageError
 from ralph_tui.optimize.evaluator import VariantFigures, evaluate
 from ralph_tui.optimize.pareto import Candidate, best, candidates, pareto_front
 from ralph_tui.optimize.propose import propose
@@ -20,8 +21,10 @@ NO_SESSIONS = (
 )
 
 
-class NoSessionsError(ValueError):
+class NoSessionsError(UsageError):
     """Nothing to measure yet: the message says what to run first."""
+
+    title = "Nothing to optimize yet"
 
 
 @dataclass

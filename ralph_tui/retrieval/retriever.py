@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from ralph_tui.errors import UsageError
 from ralph_tui.llm.errors import LLMError
 from ralph_tui.retrieval.embedders import Embedder
 from ralph_tui.retrieval.fusion import exact_phrases, holds_phrase, rrf
@@ -22,8 +23,10 @@ RerankMode = Literal["auto", "on", "off"]
 DEFAULT_WEIGHTS: dict[SourceKind, float] = {"doc": 1.0, "episode": 0.5, "external": 0.3}
 
 
-class RetrievalError(ValueError):
+class RetrievalError(UsageError):
     """A search that cannot be run as asked (empty query, ``k`` out of range)."""
+
+    title = "Cannot search"
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationError
 
 from ralph_tui.config import Settings
+from ralph_tui.errors import UsageError
 from ralph_tui.traces.atomic import write_atomic
 
 KNOBS = ("temperature", "worker_max_steps", "worker_max_llm_calls", "max_iters", "top_k")
@@ -39,8 +40,10 @@ class Variant(BaseModel):
     ``cost_usd``): provisional until sessions run under it."""
 
 
-class UnknownVariantError(ValueError):
+class UnknownVariantError(UsageError):
     """A variant id the store does not hold; the message lists those it does."""
+
+    title = "Unknown variant"
 
 
 def variant_id(knobs: dict[str, Any], prompts: dict[str, str]) -> str:

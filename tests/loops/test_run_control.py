@@ -93,6 +93,6 @@ async def test_cost_cap_stops_the_run_cleanly(tmp_path: Path) -> None:
     )
     assert len(requests) == 2  # $0.315 each at $3/$15 per million tokens: the third is refused
     assert outcome.status == "capped" and "cost cap" in (outcome.error or "")
-    assert outcome.usage["costUsd"] == 0.63
+    assert outcome.usage.cost_usd == 0.63
     record = TraceStore(tmp_path / "out").load_session(outcome.session_id)
     assert record.status == "capped" and record.cost_usd == 0.63
