@@ -1,13 +1,14 @@
 """Settings precedence (CLI > env > .env > defaults), aliases, and one-line errors."""
 
+import json
 from pathlib import Path
 
 import pytest
 
 from ralph_tui.cli import run_cli
-from ralph_tui.config import SettingsError, load_settings, misspelled_settings, setting_fields
+from ralph_tui.config import SettingsError, load_settings, misspelled_settings, setting_specs
 
-SEED_ENV = [f for info in setting_fields().values() for f in [info["env"], *info["aliases"]]]
+SEED_ENV = [name for spec in setting_specs().values() for name in spec.env_names]
 
 
 @pytest.fixture(autouse=True)
@@ -101,3 +102,63 @@ def test_the_run_warns_about_a_misspelled_setting(
     run_cli([*args, "--doc", str(doc), "--out", str(tmp_path / "out"), "--maxIters", "1"])
     err = capsys.readouterr().err
     assert "warning: unknown setting RALPH_MAX_ITER in .env is ignored: did you mean" in err
+
+
+def test_every_bad_value_is_reported_at_once_with_its_source(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    (tmp_path / ".env").write_text("# models\nRALPH_TOP_N=lots\n")
+    monkeypatch.setenv("MAX_ITERS", "zero")
+    with pytest.raises(SettingsError) as info:
+        load_settings({"chunk_size": -1})
+    problems = info.value.problems
+    assert len(problems) == 3 and str(info.value).startswith("3 invalid settings: ")
+    assert any("chunk_size" in p and "flag --chunkSize" in p for p in problems)
+    assert any("max_iters" in p and "environment variable MAX_ITERS" in p for p in problems)
+    assert any("top_n" in p and ".env line 2 (RALPH_TOP_N)" in p for p in problems)
+
+
+def test_an_unknown_flag_gets_the_closest_one(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_cli(["run", "--maxIterz", "2"]) == 2
+    err = capsys.readouterr().err
+    assert "unrecognized arguments: --maxIterz" in err and "did you mean --maxIters?" in err
+
+
+def test_config_shows_each_setting_with_its_source(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / ".env").write_text("RALPH_TOP_K=4\nOPENAI_API_KEY=sk-hidden\n")
+    monkeypatch.setenv("RALPH_INNER", "lcm")
+    assert run_cli(["config", "--json", "--maxIters", "3"]) == 0
+    out = capsys.readouterr().out
+    rows = {row["name"]: row for row in json.loads(out)["settings"]}
+    assert set(rows) == set(setting_specs())
+    assert (rows["max_iters"]["value"], rows["max_iters"]["source"]) == (3, "flag --maxIters")
+    assert rows["inner"]["source"] == "environment variable RALPH_INNER"
+    assert rows["top_k"]["source"] == ".env line 1 (RALPH_TOP_K)"
+    assert rows["worker_max_steps"] == {
+        "name": "worker_max_steps", "group": "budgets", "value": 80,
+        "env": "RALPH_WORKER_MAX_STEPS", "flag": "--worker-max-steps", "source": "default",
+    }  # fmt: skip
+    assert rows["openai_api_key"]["value"] == "set" and "sk-hidden" not in out
+    assert rows["anthropic_api_key"]["value"] == "unset"
+    assert run_cli(["config"]) == 0
+    text = capsys.readouterr().out
+    assert "budgets:" in text and "flag" not in text.split("budgets:")[0].split("\n")[0]
+
+
+def test_config_names_the_active_variant_as_the_source_of_its_knobs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from ralph_tui.variants.store import Variant, VariantStore, variant_id
+
+    store = VariantStore(tmp_path / "out")
+    knobs = {"worker_max_steps": 12}
+    variant = Variant(id=variant_id(knobs, {}), knobs=knobs)
+    store.save(variant)
+    store.activate(variant.id)
+    assert run_cli(["config", "--json", "--out", str(tmp_path / "out")]) == 0
+    rows = {row["name"]: row for row in json.loads(capsys.readouterr().out)["settings"]}
+    assert rows["worker_max_steps"] == {
+        **rows["worker_max_steps"], "value": 12, "source": f"variant {variant.id}"
+    }  # fmt: skip

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ralph_tui.batch.local import Executor, LocalExecutor, Progress
-from ralph_tui.cli.run_flags import add_settings_flags, settings_from_args
+from ralph_tui.cli.settings_flags import add_settings_flags, settings_from_args
 from ralph_tui.config import Settings
 from ralph_tui.errors import Cancelled, ExitCode
 from ralph_tui.evals.needle import (

@@ -7,11 +7,10 @@ import asyncio
 import json
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
-from ralph_tui.cli.external_flags import EXTERNAL_DOCS_FLAGS, EXTERNAL_FLAGS
-from ralph_tui.config import Settings, load_settings
+from ralph_tui.cli.settings_flags import add_settings_flags, settings_from_args
+from ralph_tui.config import Settings
 from ralph_tui.events import BaseEvent, ExternalProgress
 from ralph_tui.external.cache import CachedPage, PageCache
 from ralph_tui.external.run import gather_external
@@ -31,39 +30,26 @@ def add_external_parser(sub: Any) -> None:
         "refresh", help="crawl URLs anew (conditional GETs), or every cached page"
     )
     refresh.add_argument("urls", nargs="*", metavar="URL", help="sources to crawl again")
-    for dest, flags in EXTERNAL_FLAGS.items():
-        if dest not in ("external_refresh", "external_top_n", "external_top_k"):
-            refresh.add_argument(*flags, dest=dest, default=None)
-    refresh.add_argument(*EXTERNAL_DOCS_FLAGS, action="append", dest="external_docs")
+    add_settings_flags(
+        refresh,
+        ("external docs",),
+        also=("out_dir",),
+        without=("external_refresh", "external_top_n", "external_top_k"),
+    )
     clear = actions.add_parser("clear", help="remove cached pages (all, or the URLs given)")
     clear.add_argument("urls", nargs="*", metavar="URL", help="pages to remove")
-    for parser in (listing, refresh, clear):
-        parser.add_argument("--out", type=Path, default=None, help="the out dir (default: out)")
-        if parser is not refresh:
-            parser.add_argument(
-                "--externalCacheDir", "--external-cache-dir", dest="external_cache_dir"
-            )
+    for parser in (listing, clear):
+        add_settings_flags(parser, (), also=("out_dir", "external_cache_dir"))
 
 
 def run_external(args: argparse.Namespace) -> int:
-    settings = _settings(args)
+    settings = settings_from_args(args)
     cache = PageCache(settings.external_cache)
     if args.action == "list":
         return _list(cache, as_json=args.json)
     if args.action == "clear":
         return _clear(cache, [parse_url(url, "URL") for url in args.urls])
     return asyncio.run(_refresh(settings, cache, args.urls))
-
-
-def _settings(args: argparse.Namespace) -> Settings:
-    overrides: dict[str, Any] = {
-        dest: getattr(args, dest, None) for dest in EXTERNAL_FLAGS if hasattr(args, dest)
-    }
-    if args.out is not None:
-        overrides["out_dir"] = args.out
-    if getattr(args, "external_docs", None):
-        overrides["external_docs"] = ",".join(args.external_docs)
-    return load_settings(overrides)
 
 
 def _list(cache: PageCache, *, as_json: bool) -> int:

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ralph_tui.cli.run_flags import add_settings_flags, settings_from_args
+from ralph_tui.cli.settings_flags import add_settings_flags, settings_from_args
 from ralph_tui.config import Settings
 from ralph_tui.errors import ExitCode, UsageError
 from ralph_tui.evals.sample import sample_suite

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from ralph_tui.cli.progress import IndexProgressLines
-from ralph_tui.cli.retrieval_flags import RETRIEVAL_FLAGS
-from ralph_tui.config import Settings, load_settings
+from ralph_tui.cli.settings_flags import add_settings_flags, settings_from_args
+from ralph_tui.config import Settings
 from ralph_tui.documents import Corpus, InputError, Limits, read_corpus
 from ralph_tui.documents.cache import ExtractionCache
 from ralph_tui.events import BaseEvent, Emit, IndexProgress
@@ -50,20 +50,13 @@ def add_retrieval_parsers(sub: Any) -> None:
         parser.add_argument("doc", type=Path, help="a document, a folder of them, or a glob")
         if parser is search:
             parser.add_argument("query", help="what to look for")
-        parser.add_argument("--out", type=Path, default=None, help="the out dir (default: out)")
         parser.add_argument("--json", action="store_true", help="print one JSON object")
-        for dest, flags in RETRIEVAL_FLAGS.items():
-            parser.add_argument(*flags, dest=dest, default=None, help=_flag_help(dest))
-
-
-def _flag_help(dest: str) -> str:
-    extra = Settings.model_fields[dest].json_schema_extra
-    return str(extra.get("doc", "")) if isinstance(extra, dict) else ""
+        add_settings_flags(parser, ("retrieval",), also=("out_dir",))
 
 
 def run_retrieval_command(args: argparse.Namespace) -> int:
     """``index`` or ``search``: bad input is one line and exit 2, with nothing written."""
-    settings = _settings(args)
+    settings = settings_from_args(args)
     if args.command == "search" and not args.query.strip():
         raise InputError("the query is empty: say what to look for")
     corpus = _read(args.doc, settings)
@@ -74,13 +67,6 @@ def run_retrieval_command(args: argparse.Namespace) -> int:
     result = asyncio.run(_search(index, corpus, settings, args.query))
     _print_search(result, as_json=args.json)
     return 0
-
-
-def _settings(args: argparse.Namespace) -> Settings:
-    overrides = {dest: getattr(args, dest) for dest in RETRIEVAL_FLAGS}
-    if args.out is not None:
-        overrides["out_dir"] = args.out
-    return load_settings(overrides)
 
 
 def _read(doc: Path, settings: Settings) -> Corpus:

@@ -7,11 +7,10 @@ import json
 import sys
 import time
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 from ralph_tui.cli.evidence_text import evidence_lines
-from ralph_tui.config import load_settings
+from ralph_tui.cli.settings_flags import add_settings_flags, settings_from_args
 from ralph_tui.events import RUN_STATUSES, SALVAGE_NOTE
 from ralph_tui.traces.liveness import effective_status
 from ralph_tui.traces.models import SessionRecord
@@ -31,13 +30,12 @@ def add_sessions_parser(sub: Any) -> None:
     show.add_argument("session_id")
     verbs.add_parser("reindex", help="rebuild index.sqlite from the session folders")
     for parser in (listing, show, verbs.choices["reindex"]):
-        parser.add_argument("--out", type=Path, default=None, help="the out dir (default: out)")
+        add_settings_flags(parser, (), also=("out_dir",))
         parser.add_argument("--json", action="store_true", help="print JSON")
 
 
 def run_sessions(args: argparse.Namespace) -> int:
-    out = args.out or load_settings().out_dir
-    store = TraceStore(out)
+    store = TraceStore(settings_from_args(args).out_dir)
     try:
         if args.verb == "list":
             return list_sessions(store, args)

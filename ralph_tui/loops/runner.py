@@ -13,8 +13,7 @@ import hashlib
 import time
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ralph_tui.config import Settings, misspelled_settings
 from ralph_tui.documents import Corpus, InputError, Limits, read_corpus
@@ -36,10 +35,11 @@ from ralph_tui.llm.usage import ModelUsage, UsageSnapshot
 from ralph_tui.loops.context import LoopResult, LoopState, RunCancelled, RunContext
 from ralph_tui.loops.decompose import run_decomposed
 from ralph_tui.loops.endings import KEEPS_BEST, RunTimedOut, propagates, status_of, stop_message
-from ralph_tui.loops.iteration import ended_with_best, merge_constraints
+from ralph_tui.loops.iteration import ended_with_best
 from ralph_tui.loops.qa import run_qa_loop
+from ralph_tui.loops.requests import RunRequest, session_settings
 from ralph_tui.loops.task import TaskSetup, run_task_loop
-from ralph_tui.traces.models import IterationTrace, SessionRecord
+from ralph_tui.traces.models import SessionRecord
 from ralph_tui.traces.store import SessionHandle, TraceStore
 from ralph_tui.variants.store import UnknownVariantError, resolve_variant
 
@@ -47,26 +47,6 @@ T = TypeVar("T")
 
 if TYPE_CHECKING:
     import httpx2
-
-Mode = Literal["qa", "task"]
-
-
-@dataclass
-class RunRequest:
-    mode: Mode
-    query: str
-    doc_path: Path
-    settings: Settings
-    decompose: bool = False
-    constraints: list[str] = field(default_factory=list)
-    parent_session_id: str | None = None
-    start_iteration: int = 1
-    previous_output: dict[str, Any] | None = None
-    more_docs: list[Path] = field(default_factory=list)
-    """Further ``--doc`` values (files, folders, globs) read along with ``doc_path``."""
-
-    def doc_specs(self) -> list[Path]:
-        return [self.doc_path, *self.more_docs]
 
 
 @dataclass
@@ -212,55 +192,6 @@ def _open_session(
         documents=[document.record() for document in corpus.documents],
     )
     return store.create_session(record)
-
-
-STORED_SETTINGS = {
-    "maxIters": "max_iters",
-    "provider": "provider",
-    "generateModel": "generate_model",
-    "validateModel": "validate_model",
-    "subModel": "sub_model",
-    "workerMaxSteps": "worker_max_steps",
-    "workerMaxLlmCalls": "worker_max_llm_calls",
-    "inner": "inner",
-    "variant": "variant",
-    "temperature": "temperature",
-    "memFile": "mem_file",
-    "costCapUsd": "cost_cap_usd",
-    "tokenCap": "token_cap",
-    "prices": "prices",
-}
-"""How ``session.json`` names the settings a run recorded (never keys or endpoints)."""
-
-
-def session_settings(request: RunRequest) -> dict[str, Any]:
-    """What a resume or re-run needs to repeat this run."""
-    recorded: dict[str, Any] = {
-        key: getattr(request.settings, field) for key, field in STORED_SETTINGS.items()
-    }
-    if recorded["memFile"] is not None:
-        recorded["memFile"] = str(recorded["memFile"])
-    return {
-        **recorded,
-        "decompose": request.decompose,
-        "constraints": request.constraints,
-        "docs": [str(spec.resolve()) for spec in request.doc_specs()],
-    }
-
-
-def stored_more_docs(stored: dict[str, Any]) -> list[Path]:
-    """The ``--doc`` values a session recorded after its first (``doc_path``)."""
-    return [Path(spec) for spec in (stored.get("docs") or [])[1:]]
-
-
-def stored_overrides(stored: dict[str, Any]) -> dict[str, Any]:
-    """The settings a session recorded, as overrides to run it again with."""
-    overrides = {
-        field: stored[key] for key, field in STORED_SETTINGS.items() if stored.get(key) is not None
-    }
-    if "mem_file" in overrides:
-        overrides["mem_file"] = Path(overrides["mem_file"])
-    return overrides
 
 
 async def _run_session(
@@ -506,31 +437,3 @@ class _Forwarder:
             self._pending.append(event)
         else:
             self._target(event)
-
-
-def resume_request(
-    store: TraceStore, session_id: str, settings_for: Callable[[dict[str, Any]], Settings]
-) -> RunRequest:
-    """The request that continues ``session_id`` after its last completed iteration."""
-    record = store.load_session(session_id)
-    if record.subtask_of:
-        raise InputError(f"{session_id} is a sub-task; resume its parent session instead")
-    if record.status == "passed":
-        raise InputError(f"session {session_id} already passed; nothing to resume")
-    if record.settings.get("decompose"):
-        raise InputError("a decomposed session cannot be resumed; re-run it instead")
-    traces = store.iterations(session_id)
-    last: IterationTrace | None = traces[-1] if traces else None
-    settings = settings_for(record.settings)
-    base = list(record.settings.get("constraints") or [])
-    return RunRequest(
-        mode="qa" if record.mode == "qa" else "task",
-        query=record.query,
-        doc_path=Path(record.doc_path),
-        more_docs=stored_more_docs(record.settings),
-        settings=settings,
-        constraints=merge_constraints(base, last.feedback if last else []),
-        parent_session_id=record.parent_session_id,
-        start_iteration=(last.iteration + 1) if last else 1,
-        previous_output=(last.output or None) if last else None,
-    )

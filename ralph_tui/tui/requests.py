@@ -6,10 +6,9 @@ app paints without them.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ralph_tui.config import Settings
+from ralph_tui.config import Settings, with_values
 from ralph_tui.tui.widgets.run_form import RunFormValues
 
 if TYPE_CHECKING:
@@ -21,8 +20,9 @@ def form_request(values: RunFormValues, settings: Settings) -> RunRequest:
     """The request the run form describes, on top of the app's settings."""
     from ralph_tui.loops.runner import RunRequest
 
-    run_settings = settings.model_copy(
-        update={
+    run_settings = with_values(
+        settings,
+        {
             "provider": values.provider,
             "max_iters": values.max_iters,
             "generate_model": values.generate_model,
@@ -30,7 +30,8 @@ def form_request(values: RunFormValues, settings: Settings) -> RunRequest:
             "external_docs": ",".join(values.external_docs) or None,
             "external_provider": values.external_provider,
             "inner": values.inner,
-        }
+        },
+        "the run form",
     )
     return RunRequest(
         mode="task" if values.mode == "task" else "qa",
@@ -44,18 +45,12 @@ def form_request(values: RunFormValues, settings: Settings) -> RunRequest:
 def rerun_request(record: SessionRecord, constraints: list[str], settings: Settings) -> RunRequest:
     """A new session of ``record``'s question and document with ``constraints`` from iteration 1.
 
-    It records ``record`` as its parent, and runs with the settings ``record`` ran with
-    (keys and endpoints come from the app's settings, never from a trace).
+    It records ``record`` as its parent, and runs with the settings ``record`` ran with,
+    validated on top of the app's (keys and endpoints come from the app's settings, never
+    from a trace).
     """
-    from ralph_tui.loops.runner import RunRequest, stored_more_docs, stored_overrides
+    from ralph_tui.loops.requests import rerun_request as recorded_rerun
 
-    return RunRequest(
-        mode="task" if record.mode == "task" else "qa",
-        query=record.query,
-        doc_path=Path(record.doc_path),
-        more_docs=stored_more_docs(record.settings),
-        settings=settings.model_copy(update=stored_overrides(record.settings)),
-        decompose=bool(record.settings.get("decompose")),
-        constraints=list(constraints),
-        parent_session_id=record.session_id,
+    return recorded_rerun(
+        record, constraints, lambda recorded, source: with_values(settings, recorded, source)
     )

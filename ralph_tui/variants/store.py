@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
-from ralph_tui.config import Settings
+from ralph_tui.config import Settings, with_values
 from ralph_tui.errors import UsageError
 from ralph_tui.traces.atomic import write_atomic
 
@@ -94,25 +94,38 @@ class VariantStore:
         return variant
 
 
-def apply_variant(settings: Settings, variant: Variant) -> Settings:
-    """``settings`` with the variant's knobs and prompts where neither the command line nor
-    the environment set them, and ``variant`` naming it."""
-    update: dict[str, Any] = {
+def variant_values(settings: Settings, variant: Variant) -> dict[str, Any]:
+    """What ``variant`` sets in ``settings``: its knobs and prompts where neither the
+    command line nor the environment set them, and ``variant`` naming it."""
+    values: dict[str, Any] = {
         knob: value
         for knob, value in variant.knobs.items()
         if knob in KNOBS and knob not in settings.model_fields_set
     }
     if variant.prompts and "role_prompts" not in settings.model_fields_set:
-        update["role_prompts"] = dict(variant.prompts)
-    update["variant"] = variant.id
-    return settings.model_copy(update=update)
+        values["role_prompts"] = dict(variant.prompts)
+    values["variant"] = variant.id
+    return values
 
 
-def resolve_variant(settings: Settings) -> Settings:
-    """The settings a run uses: with the variant it names (``UnknownVariantError`` if the
-    store lacks it), else with the active one, else as they are."""
+def apply_variant(settings: Settings, variant: Variant) -> Settings:
+    """``settings`` with ``variant_values``, validated like any other settings."""
+    return with_values(settings, variant_values(settings, variant), f"variant {variant.id}")
+
+
+def chosen_variant(settings: Settings) -> Variant | None:
+    """The variant a run with ``settings`` uses: the one it names (``UnknownVariantError``
+    if the store lacks it), else the active one; ``None`` for none or ``baseline``."""
     store = VariantStore(settings.out_dir)
     chosen = settings.variant or store.active_id()
     if chosen is None or chosen == BASELINE:
+        return None
+    return store.get(chosen)
+
+
+def resolve_variant(settings: Settings) -> Settings:
+    """The settings a run uses: with its chosen variant applied, if any."""
+    variant = chosen_variant(settings)
+    if variant is None:
         return settings.model_copy(update={"variant": None})
-    return apply_variant(settings, store.get(chosen))
+    return apply_variant(settings, variant)

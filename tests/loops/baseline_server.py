@@ -89,10 +89,10 @@ LOCAL_MODELS = ["--generate-model", "openai:local", "--validate-model", "openai:
 
 def use_server(monkeypatch: pytest.MonkeyPatch, server: BaselineServer) -> None:
     """Send the CLI's provider requests to ``server``, through the real openai SDK."""
-    from ralph_tui.cli import app as cli_app
+    from ralph_tui.cli import run as cli_run
     from ralph_tui.loops import runner
 
     client = httpx2.AsyncClient(transport=httpx2.MockTransport(server.handle))
-    monkeypatch.setattr(cli_app, "execute_run", partial(runner.execute_run, http_client=client))
+    monkeypatch.setattr(cli_run, "execute_run", partial(runner.execute_run, http_client=client))
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     monkeypatch.setenv("OPENAI_BASE_URL", "https://local.test/v1")

@@ -17,7 +17,7 @@ from typing import Any
 import httpx2
 import pytest
 
-from ralph_tui.cli import app as cli_app
+from ralph_tui.cli import run as cli_run
 from ralph_tui.cli import run_cli
 from ralph_tui.loops import runner
 from ralph_tui.traces.store import TraceStore
@@ -116,7 +116,7 @@ def test_each_role_asks_for_no_more_tokens_than_it_needs(
     local = LOCAL_MODELS
     for mode, query in (("qa", QA_QUERY), ("task", TASK_QUERY)):
         client = httpx2.AsyncClient(transport=httpx2.MockTransport(server.handle))
-        monkeypatch.setattr(cli_app, "execute_run", partial(runner.execute_run, http_client=client))
+        monkeypatch.setattr(cli_run, "execute_run", partial(runner.execute_run, http_client=client))
         args = ["run", "--mode", mode, "--query", query, "--doc", str(SAMPLE), "--maxIters", "1"]
         run_cli([*args, "--out", str(tmp_path / mode), *local])
     capsys.readouterr()

@@ -15,7 +15,7 @@ from typing import Any
 import httpx2
 import pytest
 
-from ralph_tui.cli import app as cli_app
+from ralph_tui.cli import run as cli_run
 from ralph_tui.cli import run_cli
 from ralph_tui.config import Settings
 from ralph_tui.events import BaseEvent, IterationStarted
@@ -66,7 +66,7 @@ def claude_settings(tmp_path: Path, **values: Any) -> Settings:
 
 def cli_against(monkeypatch: pytest.MonkeyPatch, server: SlowServer) -> None:
     client = httpx2.AsyncClient(transport=httpx2.MockTransport(server.handle))
-    monkeypatch.setattr(cli_app, "execute_run", partial(runner.execute_run, http_client=client))
+    monkeypatch.setattr(cli_run, "execute_run", partial(runner.execute_run, http_client=client))
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
     monkeypatch.setenv("ANTHROPIC_BASE_URL", "https://anthropic.test")
 

@@ -10,7 +10,7 @@ from typing import Any
 import httpx2
 import pytest
 
-from ralph_tui.cli import app as cli_app
+from ralph_tui.cli import run as cli_run
 from ralph_tui.cli import run_cli
 from ralph_tui.events import SALVAGE_NOTE
 from ralph_tui.loops import runner
@@ -43,7 +43,7 @@ def run_salvaged(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, *extra: str) -
         {"ok": "yes", "issues": []},
     )
     client = httpx2.AsyncClient(transport=httpx2.MockTransport(lambda _r: script.pop(0)))
-    monkeypatch.setattr(cli_app, "execute_run", partial(runner.execute_run, http_client=client))
+    monkeypatch.setattr(cli_run, "execute_run", partial(runner.execute_run, http_client=client))
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
     monkeypatch.setenv("ANTHROPIC_BASE_URL", "https://anthropic.test")
     doc = tmp_path / "doc.txt"

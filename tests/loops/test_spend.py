@@ -16,7 +16,7 @@ from typing import Any
 import httpx2
 import pytest
 
-from ralph_tui.cli import app as cli_app
+from ralph_tui.cli import run as cli_run
 from ralph_tui.cli import run_cli
 from ralph_tui.config import Settings
 from ralph_tui.loops import runner
@@ -38,14 +38,19 @@ def run(
     """One QA run of ``UNANSWERABLE`` (each iteration fails, in two requests) via the CLI."""
     server = BaselineServer()
     client = httpx2.AsyncClient(transport=httpx2.MockTransport(server.handle))
-    monkeypatch.setattr(cli_app, "execute_run", partial(runner.execute_run, http_client=client))
+    monkeypatch.setattr(cli_run, "execute_run", partial(runner.execute_run, http_client=client))
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     monkeypatch.setenv("OPENAI_BASE_URL", "https://local.test/v1")
+    # A resume takes the session's own mode, question and document.
+    what = (
+        []
+        if "--resume" in args
+        else ["--mode", "qa", "--query", UNANSWERABLE, "--doc", str(SAMPLE)]
+    )
     code = run_cli(
         [
-            "run", "--json", "--mode", "qa", "--query", UNANSWERABLE, "--doc", str(SAMPLE),
-            "--out", str(out), "--generate-model", LOCAL, "--validate-model", LOCAL,
-            "--sub-model", LOCAL, *args,
+            "run", "--json", *what, "--out", str(out), "--generate-model", LOCAL,
+            "--validate-model", LOCAL, "--sub-model", LOCAL, *args,
         ]
     )  # fmt: skip
     captured = capsys.readouterr()

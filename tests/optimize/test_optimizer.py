@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ralph_tui.cli import run_cli
-from ralph_tui.loops.runner import STORED_SETTINGS
+from ralph_tui.config import setting_specs
 from ralph_tui.optimize.evaluator import evaluate
 from ralph_tui.optimize.pareto import Candidate, pareto_front
 from ralph_tui.traces.models import IterationTrace, SessionRecord
@@ -136,7 +136,7 @@ def test_the_closed_loop_replaces_projections_with_measured_figures(
     assert record.settings["variant"] == active  # the run used and recorded the active one
     traces = TraceStore(tmp_path).iterations(record.session_id)
     assert traces and all(trace.model_dump()["variant"] == active for trace in traces)
-    recorded = {field: key for key, field in STORED_SETTINGS.items()}
+    recorded = {s.name: s.record_key for s in setting_specs().values() if s.recorded}
     knobs = rows[active]["knobs"]
     assert knobs and any(knob in recorded for knob in knobs)
     for knob, value in knobs.items():

@@ -1,0 +1,153 @@
+"""``ralph-tui run``: one session headless, a resume of one, or a re-run of one."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from ralph_tui.cli.evidence_text import evidence_lines
+from ralph_tui.cli.progress import ProgressPrinter
+from ralph_tui.cli.reporting import report_error
+from ralph_tui.cli.settings_flags import add_settings_flags, settings_from_args
+from ralph_tui.config import Settings
+from ralph_tui.documents import InputError
+from ralph_tui.errors import as_ralph_error
+from ralph_tui.events import EXIT_CODE_OF_STATUS, SALVAGE_NOTE, BaseEvent
+from ralph_tui.loops.requests import Mode, RunRequest, load_recorded, rerun_request, resume_request
+from ralph_tui.loops.runner import RunOutcome, execute_run
+from ralph_tui.traces.store import TraceStore
+
+
+def add_run_parser(sub: Any) -> None:
+    run = sub.add_parser("run", help="run a session headless", description="Run a session.")
+    run.add_argument("--mode", choices=["qa", "task"], help="qa or task (default: task)")
+    run.add_argument("--query", help="the question (qa) or the task (task)")
+    run.add_argument(
+        "--doc",
+        type=Path,
+        action="append",
+        help="a document (text, Markdown, PDF, HTML, Word), a folder of them, or a glob; "
+        "repeat for several",
+    )
+    run.add_argument("--decompose", action="store_true", help="split the task into sub-tasks")
+    run.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    again = run.add_mutually_exclusive_group()
+    again.add_argument("--resume", metavar="SESSION_ID", help="continue an interrupted session")
+    again.add_argument(
+        "--rerun",
+        metavar="SESSION_ID",
+        help="a new session with this one's question, documents and settings, as its child "
+        "(--constraint replaces the constraints it started with; flags override its settings)",
+    )
+    run.add_argument(
+        "--constraint", action="append", default=[], help="a constraint for iteration 1"
+    )
+    run.add_argument("--parent", metavar="SESSION_ID", help="record the run as a re-run of this")
+    add_settings_flags(run)
+    run.add_argument("--verbose", "-v", action="store_true", help="print every agent step")
+    run.add_argument(
+        "--optimize", action="store_true", help="optimize from the sessions instead of a run"
+    )
+    run.add_argument("--propose", type=int, default=3, help=argparse.SUPPRESS)
+    run.add_argument("--activate", metavar="ID", help=argparse.SUPPRESS)
+    run.add_argument("--no-activate", action="store_true", help=argparse.SUPPRESS)
+
+
+def build_request(args: argparse.Namespace) -> tuple[RunRequest, str | None]:
+    """The request the arguments describe, and the session it resumes (if it does)."""
+    if args.resume or args.rerun:
+        return recorded_run(args)
+    if args.query is None or args.doc is None:
+        raise InputError("--query and --doc are required (or --resume / --rerun SESSION_ID)")
+    mode: Mode = "qa" if args.mode == "qa" else "task"
+    if args.decompose and mode != "task":
+        raise InputError("--decompose works in task mode only")
+    request = RunRequest(
+        mode=mode,
+        query=args.query,
+        doc_path=args.doc[0],
+        more_docs=args.doc[1:],
+        settings=settings_from_args(args),
+        decompose=args.decompose,
+        constraints=list(args.constraint),
+        parent_session_id=args.parent,
+    )
+    return request, None
+
+
+def recorded_run(args: argparse.Namespace) -> tuple[RunRequest, str | None]:
+    """``--resume`` or ``--rerun``: the recorded session's request, its settings restored
+    under the flags given now."""
+    given = [flag for flag, value in (("--query", args.query), ("--doc", args.doc),
+             ("--mode", args.mode), ("--parent", args.parent)) if value]  # fmt: skip
+    if given:
+        raise InputError(
+            f"{', '.join(given)} cannot be combined with --resume or --rerun: the session's "
+            "own are used"
+        )
+
+    def settings_for(recorded: dict[str, Any], source: str) -> Settings:
+        return settings_from_args(args, recorded, source)
+
+    store = TraceStore(settings_from_args(args).out_dir)
+    try:
+        if args.resume:
+            if args.constraint:
+                raise InputError("--constraint works with --rerun, not --resume")
+            return resume_request(store, args.resume, settings_for), args.resume
+        record = load_recorded(store, args.rerun)
+        constraints = list(args.constraint) or None
+        return rerun_request(record, constraints, settings_for), None
+    finally:
+        store.close()
+
+
+class SessionSeen:
+    """Passes events on to the progress printer and remembers the session they belong to,
+    so a run stopped by Ctrl-C can still be reported with its session id."""
+
+    def __init__(self, printer: ProgressPrinter) -> None:
+        self.printer = printer
+        self.session_id: str | None = None
+
+    def __call__(self, event: BaseEvent) -> None:
+        self.session_id = self.session_id or event.session_id
+        self.printer(event)
+
+
+def run_command(args: argparse.Namespace) -> int:
+    request, resume_of = build_request(args)
+    seen = SessionSeen(ProgressPrinter(sys.stderr, verbose=args.verbose))
+    try:
+        outcome = asyncio.run(execute_run(request, on_event=seen, resume_of=resume_of))
+    except KeyboardInterrupt as stop:
+        return report_error(as_ralph_error(stop), as_json=args.json, session_id=seen.session_id)
+    print_outcome(outcome, as_json=args.json)
+    if outcome.status in ("error", "crashed"):
+        print(f"ralph-tui: error: {outcome.error or outcome.status}", file=sys.stderr)
+    return EXIT_CODE_OF_STATUS[outcome.status]
+
+
+def print_outcome(outcome: RunOutcome, *, as_json: bool) -> None:
+    if as_json:
+        result = outcome.to_json()
+        result["exitCode"] = int(EXIT_CODE_OF_STATUS[outcome.status])
+        print(json.dumps(result, ensure_ascii=False))
+        return
+    print(f"status: {outcome.status}   session: {outcome.session_id}")
+    if outcome.error:
+        print(f"error: {outcome.error}")
+    if outcome.salvaged:
+        print(f"note: {SALVAGE_NOTE}")
+    for key, value in (outcome.output or {}).items():
+        print(f"\n{key}:")
+        if key == "evidence" and isinstance(value, list):
+            print(evidence_lines(value, outcome.evidence_sources))
+        elif isinstance(value, list):
+            print("\n".join(f"  - {item}" for item in value))
+        else:
+            print(str(value))

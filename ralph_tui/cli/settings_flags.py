@@ -1,0 +1,62 @@
+"""The settings' command-line flags, derived from their declarations: a subcommand asks for
+the groups (and single settings) it takes, and gets each one's flags, help and choices."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ralph_tui.config import Settings, SettingSpec, load_settings, setting_specs
+
+RUN_GROUPS = ("models", "budgets", "retrieval", "external docs", "memory", "output")
+"""The groups whose flags ``run`` (and the commands that run sessions) take."""
+
+
+def add_settings_flags(
+    parser: argparse.ArgumentParser,
+    groups: tuple[str, ...] = RUN_GROUPS,
+    *,
+    also: tuple[str, ...] = (),
+    without: tuple[str, ...] = (),
+) -> None:
+    """The flag of every setting in ``groups``, and of the settings named in ``also``,
+    but not of those named in ``without``."""
+    for spec in setting_specs().values():
+        wanted = spec.group in groups or spec.name in also
+        if spec.flags and wanted and spec.name not in without:
+            parser.add_argument(
+                *spec.flags,
+                dest=spec.name,
+                default=None,
+                action="append" if spec.repeat else "store",
+                choices=spec.choices,
+                metavar=spec.metavar,
+                help=flag_help(spec),
+            )
+
+
+def flag_help(spec: SettingSpec) -> str:
+    default = "none" if spec.default is None else spec.default
+    repeat = "; repeat the flag for several" if spec.repeat else ""
+    return f"{spec.doc} (default: {default}; env {spec.env}{repeat})"
+
+
+def flag_values(args: argparse.Namespace) -> dict[str, Any]:
+    """The settings the command line gave, by field name (a repeated flag's values joined
+    with commas)."""
+    values: dict[str, Any] = {}
+    for spec in setting_specs().values():
+        value = getattr(args, spec.name, None)
+        if value is not None:
+            values[spec.name] = ",".join(value) if spec.repeat else value
+    return values
+
+
+def settings_from_args(
+    args: argparse.Namespace,
+    recorded: dict[str, Any] | None = None,
+    recorded_from: str = "the recorded session",
+) -> Settings:
+    """The settings of this command: its flags over ``recorded`` (a session's) over the
+    environment and ``.env``."""
+    return load_settings(flag_values(args), recorded=recorded, recorded_from=recorded_from)

@@ -1,0 +1,166 @@
+"""Loading settings: CLI flags > a session's recorded settings > environment > ``.env`` >
+defaults, each value with where it came from, and every problem reported at once."""
+
+from __future__ import annotations
+
+import difflib
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from dotenv import dotenv_values
+from pydantic import ValidationError
+
+from ralph_tui.config.declare import SettingSpec
+from ralph_tui.config.settings import Settings, setting_specs
+from ralph_tui.errors import UsageError
+
+OWN_PREFIXES = ("RALPH_", "AX_")
+"""Names with these prefixes are meant for ralph-tui: an unknown one is a misspelling."""
+
+
+class SettingsError(UsageError):
+    """Settings with bad values: ``problems`` holds one line for each, naming the setting
+    and where its value came from."""
+
+    title = "Invalid settings"
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = problems
+        count = f"{len(problems)} invalid settings: " if len(problems) > 1 else "invalid settings: "
+        super().__init__(count + "; ".join(problems))
+
+
+@dataclass(frozen=True)
+class Layers:
+    """Where values may come from, above the environment and ``.env``."""
+
+    cli: dict[str, Any] = field(default_factory=dict)
+    """Values from command-line flags (or an API call), by field name."""
+    recorded: dict[str, Any] = field(default_factory=dict)
+    """Values a session recorded, by field name."""
+    recorded_from: str = "the recorded session"
+    env_file: Path = Path(".env")
+    environ: Mapping[str, str] = field(default_factory=lambda: os.environ)
+
+    def source_of(self, spec: SettingSpec) -> str:
+        """Where the value of ``spec`` comes from, as a person reads it."""
+        if spec.name in self.cli:
+            return f"flag {spec.flags[0]}" if spec.flags else "the caller"
+        if spec.name in self.recorded:
+            return f"the settings recorded with {self.recorded_from}"
+        names = {name.upper() for name in spec.env_names}
+        for key in self.environ:
+            if key.upper() in names:
+                return f"environment variable {key}"
+        line = dotenv_line(self.env_file, names)
+        if line is not None:
+            return f"{self.env_file} line {line[0]} ({line[1]})"
+        return "default"
+
+
+def dotenv_line(path: Path, names: set[str]) -> tuple[int, str] | None:
+    """The number and the name of the last line of ``path`` setting one of ``names``."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return None
+    found = None
+    for number, text in enumerate(lines, 1):
+        name = text.strip().removeprefix("export ").partition("=")[0].strip()
+        if name.upper() in names:
+            found = (number, name)
+    return found
+
+
+def load_settings(
+    cli: dict[str, Any] | None = None,
+    env_file: Path | None = None,
+    *,
+    recorded: dict[str, Any] | None = None,
+    recorded_from: str = "the recorded session",
+) -> Settings:
+    """Build settings with ``recorded`` and then ``cli`` on top of the environment;
+    ``SettingsError`` lists every bad value with where it came from."""
+    layers = Layers(
+        cli={k: v for k, v in (cli or {}).items() if v is not None},
+        recorded={k: v for k, v in (recorded or {}).items() if v is not None},
+        recorded_from=recorded_from,
+        env_file=env_file or Path(".env"),
+    )
+    try:
+        return Settings(_env_file=layers.env_file, **{**layers.recorded, **layers.cli})
+    except ValidationError as exc:
+        raise SettingsError(problems(exc, layers.source_of)) from None
+
+
+def with_values(settings: Settings, values: dict[str, Any], source: str) -> Settings:
+    """``settings`` with ``values`` (by field name) on top, validated like any other value;
+    ``SettingsError`` names ``source`` for a bad one. The values count as explicitly set."""
+    if not values:
+        return settings
+    data = {name: getattr(settings, name) for name in Settings.model_fields} | values
+    try:
+        updated = Settings.model_validate(data)
+    except ValidationError as exc:
+        earlier = "the settings it was given"
+        raise SettingsError(
+            problems(exc, lambda spec: source if spec.name in values else earlier)
+        ) from None
+    object.__setattr__(updated, "__pydantic_fields_set__", settings.model_fields_set | set(values))
+    return updated
+
+
+def problems(exc: ValidationError, source_of: Any) -> list[str]:
+    """One line for each error of ``exc``: the setting, its value, where it came from."""
+    lines = []
+    for error in exc.errors():
+        loc = error.get("loc") or ()
+        spec = spec_for(str(loc[0])) if loc else None
+        message = str(error["msg"]).removeprefix("Value error, ")
+        if spec is None:
+            lines.append(message)
+            continue
+        lines.append(
+            f"invalid value {error.get('input')!r} for setting {spec.name} "
+            f"(from {source_of(spec)}): {message}"
+        )
+    return lines
+
+
+def spec_for(loc: str) -> SettingSpec | None:
+    """The setting a validation error's location names (a field or any of its env names)."""
+    specs = setting_specs()
+    if loc in specs:
+        return specs[loc]
+    return next(
+        (s for s in specs.values() if loc.upper() in {n.upper() for n in s.env_names}), None
+    )
+
+
+def known_env_names() -> list[str]:
+    return sorted({name.upper() for spec in setting_specs().values() for name in spec.env_names})
+
+
+def misspelled_settings(
+    env_file: Path | None = None, environ: Mapping[str, str] = os.environ
+) -> list[str]:
+    """A warning for each setting name that looks meant for ralph-tui but is not one (it
+    would be silently ignored), naming the closest known setting."""
+    known = known_env_names()
+    path = env_file or Path(".env")
+    found = [(key, "the environment") for key in environ if key.upper().startswith(OWN_PREFIXES)]
+    if path.is_file():
+        found += [(key, str(path)) for key in dotenv_values(path)]
+    warnings = []
+    for key, where in found:
+        if key.upper() in known:
+            continue
+        close = difflib.get_close_matches(key.upper(), known, n=1, cutoff=0.75)
+        if not close and not key.upper().startswith(OWN_PREFIXES):
+            continue  # another tool's variable in a shared .env
+        hint = f"did you mean {close[0]}?" if close else "see the settings table in the README"
+        warnings.append(f"unknown setting {key} in {where} is ignored: {hint}")
+    return warnings

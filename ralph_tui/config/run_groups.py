@@ -1,0 +1,226 @@
+"""The settings of a run itself: its models, budgets, output, memory, sandbox, documents
+and evidence. Each class is one group."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import ClassVar, Literal
+
+from pydantic import NonNegativeInt, PositiveFloat, PositiveInt, field_validator
+
+from ralph_tui.config.declare import SettingsGroup, setting
+from ralph_tui.config.prices import parse_prices
+
+ProviderChoice = Literal["auto", "offline"]
+InnerChoice = Literal["rlm", "lcm"]
+
+
+class ModelSettings(SettingsGroup):
+    group: ClassVar[str] = "models"
+
+    generate_model: str = setting(
+        "claude-sonnet-4-6",
+        "GENERATE_MODEL",
+        seed=True,
+        flag="--generate-model",
+        doc="Model of the generate role (worker, doc reader, reasoner, decomposer, compactor); "
+        "`provider:model` picks the provider, else Anthropic.",
+    )
+    validate_model: str = setting(
+        "gpt-5.4-mini",
+        "VALIDATE_MODEL",
+        seed=True,
+        flag="--validate-model",
+        doc="Model of the validate role (judges); `provider:model` picks the provider,"
+        " else OpenAI.",
+    )
+    sub_model: str | None = setting(
+        None,
+        "SUB_MODEL",
+        flag="--sub-model",
+        doc="Model answering `llm_query` calls from sandbox code (default: the generate model).",
+    )
+    provider: ProviderChoice = setting(
+        "auto",
+        "PROVIDER",
+        flag="--provider",
+        doc="`auto` uses the models above; `offline` puts every role on the keyless baseline.",
+    )
+    temperature: float | None = setting(
+        None,
+        "TEMPERATURE",
+        flag="--temperature",
+        doc="Sampling temperature of the exploring roles (worker, DocReader), where the model "
+        "takes one (default: the provider's).",
+    )
+    variant: str | None = setting(
+        None,
+        "VARIANT",
+        flag="--variant",
+        doc="The configuration variant to run with (`ralph-tui optimize` lists them; "
+        "default: the active one, if any; `baseline`: none).",
+    )
+    role_prompts: dict[str, str] = setting(
+        {},
+        "ROLE_PROMPTS",
+        doc="Role prompts that replace the built-in ones, as JSON by role (`worker`, "
+        "`doc_reader`, `judge`, `task_judge`, `reasoner`, `compactor`, `decomposer`, "
+        "`aggregator`); a variant sets them.",
+    )
+    context_window: PositiveInt | None = setting(
+        None,
+        "CONTEXT_WINDOW",
+        flag="--context-window",
+        doc="The context window, in tokens, of the run's models (default: each model's known "
+        "window, else 32,768); set it for a local server (llama.cpp's --n_ctx).",
+    )
+    inner: InnerChoice = setting(
+        "rlm",
+        "INNER",
+        flag="--inner",
+        doc="How the worker and the DocReader explore the document: `rlm` (the model writes "
+        "Python that runs in the sandbox) or `lcm` (it calls operators as tools: grep, read, "
+        "retrieve, llm_map, expand; no sandbox).",
+    )
+    llm_max_retries: NonNegativeInt = setting(
+        3, "LLM_MAX_RETRIES", doc="Retries of a rate-limited or overloaded call."
+    )
+    llm_timeout_s: PositiveFloat | None = setting(
+        None,
+        "LLM_TIMEOUT_S",
+        doc="Timeout of one LLM call in seconds (default 120; 600 for a server on this "
+        "machine, which is slow and is not retried after a timeout).",
+    )
+
+
+class BudgetSettings(SettingsGroup):
+    group: ClassVar[str] = "budgets"
+
+    max_iters: PositiveInt = setting(
+        4, "MAX_ITERS", seed=True, flag="--maxIters", doc="Outer loop iterations at most."
+    )
+    worker_max_steps: PositiveInt = setting(
+        80,
+        "WORKER_MAX_STEPS",
+        seed=True,
+        flag="--worker-max-steps",
+        doc="Steps of the RLM agent per iteration.",
+    )
+    worker_max_llm_calls: PositiveInt = setting(
+        60,
+        "WORKER_MAX_LLM_CALLS",
+        seed=True,
+        flag="--worker-max-llm-calls",
+        doc="`llm_query` sub-calls per iteration (a batch counts each prompt).",
+    )
+    cost_cap_usd: PositiveFloat | None = setting(
+        None,
+        "COST_CAP_USD",
+        flag="--cost-cap",
+        doc="Stop the run cleanly once its LLM cost reaches this many US dollars.",
+    )
+    token_cap: PositiveInt | None = setting(
+        None,
+        "TOKEN_CAP",
+        flag="--token-cap",
+        doc="Stop the run cleanly once its input + output tokens reach this many.",
+    )
+    prices: str | None = setting(
+        None,
+        "PRICES",
+        flag="--price",
+        repeat=True,
+        metavar="MODEL=IN/OUT",
+        doc="USD per million input/output tokens of models without a list price: "
+        "`MODEL=IN/OUT`, comma-separated (the flag repeats).",
+    )
+    run_timeout_s: PositiveFloat | None = setting(
+        None,
+        "RUN_TIMEOUT_S",
+        flag="--timeout",
+        doc="Wall time of a whole run in seconds; past it the run ends as timed_out.",
+    )
+
+    @field_validator("prices")
+    @classmethod
+    def _prices_parse(cls, value: str | None) -> str | None:
+        if value is not None:
+            parse_prices(value)
+        return value
+
+    def price_table(self) -> dict[str, tuple[float, float]]:
+        """The prices given with ``--price`` / ``RALPH_PRICES``, by model."""
+        return parse_prices(self.prices) if self.prices else {}
+
+
+class OutputSettings(SettingsGroup):
+    group: ClassVar[str] = "output"
+
+    out_dir: Path = setting(
+        Path("out"),
+        "OUT_DIR",
+        seed=True,
+        flag="--out",
+        more_flags=("--out-dir",),
+        recorded=False,
+        doc="Where traces and the index go.",
+    )
+    progress_heartbeat_ms: PositiveInt = setting(
+        8000,
+        "PROGRESS_HEARTBEAT_MS",
+        seed=True,
+        flag="--progressMs",
+        doc="Heartbeat interval during long phases.",
+    )
+
+
+class MemorySettings(SettingsGroup):
+    group: ClassVar[str] = "memory"
+
+    mem_file: Path | None = setting(
+        None, "MEM_FILE", flag="--memFile", doc="Task-mode memory file (default <out>/context.md)."
+    )
+    memory_budget_chars: PositiveInt = setting(
+        1500, "MEMORY_BUDGET_CHARS", doc="Task-mode memory file budget."
+    )
+    compact_after_episodes: PositiveInt = setting(
+        6, "COMPACT_AFTER_EPISODES", doc="Episodes before memory compaction."
+    )
+
+
+class SandboxSettings(SettingsGroup):
+    group: ClassVar[str] = "sandbox"
+
+    max_runtime_chars: PositiveInt = setting(
+        4000, "MAX_RUNTIME_CHARS", doc="Sandbox output longer than this is cut to head + tail."
+    )
+    cell_timeout_s: PositiveFloat = setting(
+        30.0, "CELL_TIMEOUT_S", doc="Wall-clock limit of one sandbox cell."
+    )
+    sandbox_start_timeout_s: PositiveFloat = setting(
+        30.0,
+        "SANDBOX_START_TIMEOUT_S",
+        doc="Time for the sandbox to start and load the document.",
+    )
+    sub_query_concurrency: PositiveInt = setting(
+        8, "SUB_QUERY_CONCURRENCY", doc="Concurrent calls of `llm_query_batched`."
+    )
+
+
+class DocumentSettings(SettingsGroup):
+    group: ClassVar[str] = "documents and evidence"
+
+    doc_max_mb: PositiveFloat = setting(
+        200.0, "DOC_MAX_MB", doc="Largest document file read, in MB."
+    )
+    corpus_max_mb: PositiveFloat = setting(
+        500.0, "CORPUS_MAX_MB", doc="Largest total of a run's document files, in MB."
+    )
+    evidence_min_chars: PositiveInt = setting(
+        12,
+        "EVIDENCE_MIN_CHARS",
+        doc="Characters an evidence quote needs at least (shorter quotes prove nothing).",
+    )
+    evidence_min_words: PositiveInt = setting(
+        3, "EVIDENCE_MIN_WORDS", doc="Words an evidence quote needs at least."
+    )

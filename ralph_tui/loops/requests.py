@@ -1,0 +1,121 @@
+"""What a run is asked to do (``RunRequest``), what its session records to repeat it, and
+the requests that resume or re-run a recorded session."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from ralph_tui.config import Settings, recorded_settings, restored_settings
+from ralph_tui.documents import InputError
+from ralph_tui.loops.iteration import merge_constraints
+from ralph_tui.traces.models import IterationTrace, SessionRecord
+from ralph_tui.traces.store import TraceStore
+
+Mode = Literal["qa", "task"]
+
+SettingsFor = Callable[[dict[str, Any], str], Settings]
+"""Builds a resumed or re-run session's settings from what it recorded (by field name) and
+a description of where those values come from, validated like any other settings."""
+
+
+@dataclass
+class RunRequest:
+    mode: Mode
+    query: str
+    doc_path: Path
+    settings: Settings
+    decompose: bool = False
+    constraints: list[str] = field(default_factory=list)
+    parent_session_id: str | None = None
+    start_iteration: int = 1
+    previous_output: dict[str, Any] | None = None
+    more_docs: list[Path] = field(default_factory=list)
+    """Further ``--doc`` values (files, folders, globs) read along with ``doc_path``."""
+
+    def doc_specs(self) -> list[Path]:
+        return [self.doc_path, *self.more_docs]
+
+
+def session_settings(request: RunRequest) -> dict[str, Any]:
+    """What ``session.json`` records for a resume or re-run to repeat this run: every
+    recorded setting, and the request's own choices."""
+    return {
+        **recorded_settings(request.settings),
+        "decompose": request.decompose,
+        "constraints": request.constraints,
+        "docs": [str(spec.resolve()) for spec in request.doc_specs()],
+    }
+
+
+def stored_more_docs(stored: dict[str, Any]) -> list[Path]:
+    """The ``--doc`` values a session recorded after its first (``doc_path``)."""
+    return [Path(spec) for spec in (stored.get("docs") or [])[1:]]
+
+
+def recorded_request(
+    record: SessionRecord, settings_for: SettingsFor, **choices: Any
+) -> RunRequest:
+    """A request for ``record``'s question and documents with the settings it recorded;
+    ``choices`` set the rest (constraints, parent, where to start)."""
+    source = f"session {record.session_id}"
+    return RunRequest(
+        mode="qa" if record.mode == "qa" else "task",
+        query=record.query,
+        doc_path=Path(record.doc_path),
+        more_docs=stored_more_docs(record.settings),
+        settings=settings_for(restored_settings(record.settings), source),
+        decompose=bool(record.settings.get("decompose")),
+        **choices,
+    )
+
+
+def load_recorded(store: TraceStore, session_id: str) -> SessionRecord:
+    """The record of ``session_id``, or ``InputError`` saying the out dir has no such
+    session."""
+    try:
+        return store.load_session(session_id)
+    except (OSError, ValueError):
+        raise InputError(
+            f"no session {session_id!r} in {store.out_dir} (ralph-tui sessions list shows them)"
+        ) from None
+
+
+def resume_request(store: TraceStore, session_id: str, settings_for: SettingsFor) -> RunRequest:
+    """The request that continues ``session_id`` after its last completed iteration."""
+    record = load_recorded(store, session_id)
+    if record.subtask_of:
+        raise InputError(f"{session_id} is a sub-task; resume its parent session instead")
+    if record.status == "passed":
+        raise InputError(f"session {session_id} already passed; nothing to resume")
+    if record.settings.get("decompose"):
+        raise InputError("a decomposed session cannot be resumed; re-run it instead")
+    traces = store.iterations(session_id)
+    last: IterationTrace | None = traces[-1] if traces else None
+    base = list(record.settings.get("constraints") or [])
+    return recorded_request(
+        record,
+        settings_for,
+        constraints=merge_constraints(base, last.feedback if last else []),
+        parent_session_id=record.parent_session_id,
+        start_iteration=(last.iteration + 1) if last else 1,
+        previous_output=(last.output or None) if last else None,
+    )
+
+
+def rerun_request(
+    record: SessionRecord, constraints: list[str] | None, settings_for: SettingsFor
+) -> RunRequest:
+    """A new session of ``record``'s question, documents and settings, linked to it as its
+    child, from iteration 1 with ``constraints`` (``None``: the ones it started with)."""
+    if record.subtask_of:
+        raise InputError(f"{record.session_id} is a sub-task; re-run its parent session instead")
+    started_with = list(record.settings.get("constraints") or [])
+    return recorded_request(
+        record,
+        settings_for,
+        constraints=started_with if constraints is None else list(constraints),
+        parent_session_id=record.session_id,
+    )
