@@ -156,6 +156,7 @@ def test_converting_documents_loads_only_declared_distributions() -> None:
     for fmt, text in loaded["texts"].items():
         assert "pump seals are inspected" in text, (fmt, text)
     reachable = _installed_through_plain_requirements()
+    # A module no distribution lists (a compiled extension's shared helper) has nothing to declare.
     unreachable = {
         module: dists
         for module, dists in _third_party(set(loaded["modules"])).items()
