@@ -33,3 +33,11 @@ def test_the_test_line_runs_every_check_in_order() -> None:
     positions = [script.find(f'"$bin/{check}') for check in checks]
     assert all(position >= 0 for position in positions), positions
     assert positions == sorted(positions)
+
+
+def test_the_test_line_then_checks_the_installed_wheel() -> None:
+    script = (ROOT / "dev").read_text(encoding="utf-8")
+    branch = script[script.index("\n  test)") :]
+    branch = branch[: branch.index(";;")]
+    assert "check_wheel() {" in script
+    assert 0 <= branch.find("run_checks") < branch.find("check_wheel")

@@ -1,8 +1,8 @@
 """Sandbox layer: an isolated, persistent Python child that runs the model's code.
 
 ``Sandbox.start(globals=..., functions=..., limits=...)`` then ``await execute(code)`` for
-each cell and ``await close()`` (or ``async with``). See ``host`` for the lifecycle,
-``launch`` for isolation, ``child`` for the code that runs inside.
+each cell and ``await close()`` (or ``async with``). See ``host`` for running cells,
+``state`` for the lifecycle, ``launch`` for isolation, ``child`` for the code that runs inside.
 """
 
 from ralph_tui.sandbox.calls import HostFunction

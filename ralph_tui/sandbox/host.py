@@ -6,7 +6,8 @@ weaker one), and waits until the child has loaded them. ``execute`` runs one cel
 sends the code, answers the child's host-function calls while the cell runs, enforces the
 cell's time (SIGINT, then kill), and turns whatever happened to the child (crash, exit,
 garbage on the channel) into a result the model can act on, restarting the child when it
-was lost. The host itself never waits on the child without a bound.
+was lost. The host itself never waits on the child without a bound. Where the sandbox is in
+its lifecycle is one value (``state``); ``state.next_state`` moves it.
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ import logging
 import time
 import weakref
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -29,6 +29,26 @@ from ralph_tui.sandbox.launch import ISOLATION_LEVELS, IsolationUnavailable, pla
 from ralph_tui.sandbox.limits import ExecResult, Isolation, SandboxLimits
 from ralph_tui.sandbox.process import ChildGone, ChildProcess
 from ralph_tui.sandbox.scratch import Scratch, create_scratch, remove_scratch, write_manifest
+from ralph_tui.sandbox.state import (
+    NOT_STARTED,
+    Cell,
+    CellEnded,
+    CellStarted,
+    ChildLost,
+    Closed,
+    CloseRequested,
+    Event,
+    Idle,
+    Loaded,
+    Lost,
+    RestartFailed,
+    Running,
+    SandboxState,
+    Spawned,
+    Starting,
+    child_of,
+    next_state,
+)
 
 _log = logging.getLogger(__name__)
 
@@ -43,17 +63,6 @@ DEGRADED = {
 
 class SandboxStartError(RuntimeError):
     """No sandbox child could be started, or it could not load its globals."""
-
-
-@dataclass
-class _Cell:
-    """The cell in flight: how it ended (a ``done`` message or why the child was lost)."""
-
-    finished: asyncio.Future[dict[str, Any] | str]
-    clock: CellClock
-    timed_out: bool = False
-    killed: bool = False
-    grace: asyncio.TimerHandle | None = None
 
 
 class Sandbox:
@@ -75,12 +84,8 @@ class Sandbox:
         self._limits = limits
         self._emit_notice = emit_notice
         self._reloaded = [*global_names, *(f"{name}()" for name in functions)]
-        self._child: ChildProcess | None = None
-        self._lost_between_cells: str | None = None
-        self._ready: asyncio.Future[None] | None = None
-        self._cell: _Cell | None = None
+        self._state: SandboxState = NOT_STARTED
         self._cell_lock = asyncio.Lock()
-        self._closed = False
         self._remove_scratch = weakref.finalize(
             self, remove_scratch, str(scratch.root), scratch.lock_fd
         )
@@ -109,6 +114,11 @@ class Sandbox:
         return sandbox
 
     @property
+    def state(self) -> SandboxState:
+        """Where the sandbox is in its lifecycle: starting, idle, running a cell, lost, closed."""
+        return self._state
+
+    @property
     def work_dir(self) -> Path:
         """The host path of the cells' working directory (``/sandbox`` inside bwrap)."""
         return self._scratch.work
@@ -126,51 +136,70 @@ class Sandbox:
 
     async def execute(self, code: str) -> ExecResult:
         """Run one cell and report what it printed, its error, and what happened to the child."""
-        if self._closed:
+        if isinstance(self._state, Closed):
             raise RuntimeError("the sandbox is closed")
         async with self._cell_lock:
             started = time.perf_counter()
             note = ""
-            if self._child is not None and self._child.ending:
-                await self._child.finished  # its loss is then recorded for this cell's report
-            if self._child is None:
-                what = f"After the previous cell, the sandbox process {self._lost_between_cells}"
+            state = self._state
+            if isinstance(state, Idle) and state.child.ending:
+                await state.child.finished  # its loss is then recorded for this cell's report
+                state = self._state
+            if isinstance(state, Closed):
+                raise RuntimeError("the sandbox was closed before the cell could run")
+            if isinstance(state, Lost):
+                what = f"After the previous cell, the sandbox process {state.reason}"
                 restarted, consequence = await self._restart()
                 if not restarted:
                     return _lost_result(started, f"{what}. {consequence}", timed_out=False)
                 note = f"{what}. {consequence}\n"
-            child = self._child
-            assert child is not None
-            outcome, cell = await self._run_cell(child, code)
+            outcome, cell = await self._run_cell(code)
             if isinstance(outcome, dict):
                 return self._finished_result(started, outcome, cell, note)
             what = note + self._describe_loss(outcome, cell)
-            if self._closed:
+            if isinstance(self._state, Closed):
                 return _lost_result(started, f"{what}.", cell.timed_out)
             _, consequence = await self._restart()
             return _lost_result(started, f"{what}. {consequence}", cell.timed_out)
 
     async def close(self) -> None:
         """Stop the child, cancel host calls, delete the scratch directory. Idempotent."""
-        if self._closed:
+        if isinstance(self._state, Closed):
             return
-        self._closed = True
-        if self._ready is not None and not self._ready.done():
-            self._ready.set_exception(SandboxStartError("the sandbox was closed while starting"))
-        if self._cell is not None and not self._cell.finished.done():
-            self._cell.finished.set_result("was closed by the host")
+        child = child_of(self._state)
+        self._apply(CloseRequested())
         self._calls.cancel_all()
         await self._calls.wait_all()
-        child, self._child = self._child, None
         if child is not None:
             await child.close()
         self._remove_scratch()
+
+    def _apply(self, event: Event) -> None:
+        """Move to the state ``event`` leads to, and settle what the state left behind was
+        waiting for: a start that can no longer succeed, a cell whose child is gone."""
+        old = self._state
+        new = self._state = next_state(old, event)
+        if isinstance(old, Starting) and not old.ready.done():
+            if isinstance(new, Idle):
+                old.ready.set_result(None)
+            elif isinstance(new, Closed):
+                old.ready.set_exception(SandboxStartError("the sandbox was closed while starting"))
+            elif isinstance(new, Lost) and old.child.received_any:
+                old.ready.set_exception(SandboxStartError(f"the sandbox child {new.reason}"))
+            elif isinstance(new, Lost):
+                detail = old.child.stray_output or new.reason
+                old.ready.set_exception(IsolationUnavailable(f"failed to start: {detail}"))
+        if isinstance(old, Running) and not old.cell.finished.done():
+            if isinstance(new, Lost):
+                old.cell.finished.set_result(new.reason)
+            elif isinstance(new, Closed):
+                old.cell.finished.set_result("was closed by the host")
 
     async def _start_strongest(self) -> None:
         unavailable: list[str] = []
         for isolation in ISOLATION_LEVELS:
             try:
-                self._child = await self._spawn(isolation)
+                await self._spawn(isolation)
             except IsolationUnavailable as exc:
                 unavailable.append(f"{isolation}: {exc}")
                 continue
@@ -183,37 +212,33 @@ class Sandbox:
             return
         raise SandboxStartError("the sandbox could not start: " + "; ".join(unavailable))
 
-    async def _spawn(self, isolation: Isolation) -> ChildProcess:
-        """Start a child and wait until it has loaded its globals."""
+    async def _spawn(self, isolation: Isolation) -> None:
+        """Start a child and wait until it has loaded its globals (the sandbox is then idle)."""
+        if isinstance(self._state, Closed):
+            raise SandboxStartError("the sandbox was closed while starting")
         plan = plan_launch(isolation, self._scratch, self._limits)
         ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._ready = ready
         try:
             child = ChildProcess(plan, self._on_message, self._on_lost)
         except (OSError, pexpect.ExceptionPexpect) as exc:
             raise IsolationUnavailable(f"could not run {plan.argv[0]}: {exc}") from None
-        self._child = child
+        self._apply(Spawned(child, ready))
         try:
             await asyncio.wait_for(ready, self._limits.start_timeout_s)
         except BaseException as exc:
-            self._child = None
-            await child.close()
+            await child.close()  # reported lost: the sandbox is lost (or still closed)
             if isinstance(exc, TimeoutError):
                 raise SandboxStartError(
                     f"the sandbox did not start within {self._limits.start_timeout_s:g} s"
                 ) from None
             raise
-        finally:
-            self._ready = None
-        return child
 
     async def _restart(self) -> tuple[bool, str]:
         """Start a new child at the same isolation level: did it work, and what it means."""
-        self._lost_between_cells = None
         try:
-            self._child = await self._spawn(self.isolation)
+            await self._spawn(self.isolation)
         except (IsolationUnavailable, SandboxStartError) as exc:
-            self._lost_between_cells = f"could not be restarted ({exc})"
+            self._apply(RestartFailed(f"could not be restarted ({exc})"))
             return False, (
                 f"It could not be restarted ({exc}); the next cell will try again. "
                 "Everything defined in earlier cells is lost."
@@ -225,10 +250,18 @@ class Sandbox:
             "anything else you need (files in the working directory are kept)."
         )
 
-    async def _run_cell(self, child: ChildProcess, code: str) -> tuple[dict[str, Any] | str, _Cell]:
+    async def _run_cell(self, code: str) -> tuple[dict[str, Any] | str, Cell]:
+        """Run ``code`` in the idle child: the ``done`` message, or why the child was lost."""
         loop = asyncio.get_running_loop()
-        cell = _Cell(loop.create_future(), CellClock(self._limits.timeout_s, self._on_timeout))
-        self._cell = cell
+        cell = Cell(loop.create_future(), CellClock(self._limits.timeout_s, self._on_timeout))
+        state = self._state
+        # The child just started for this cell may be gone already, or the sandbox closed.
+        if isinstance(state, Lost):
+            return state.reason, cell
+        if isinstance(state, Closed):
+            return "was closed by the host", cell
+        self._apply(CellStarted(cell))  # from any state but idle: InvalidTransition
+        child = state.child
         try:
             try:
                 await child.send({"op": "exec", "code": code, "timeout_s": self._limits.timeout_s})
@@ -244,72 +277,61 @@ class Sandbox:
             cell.clock.pause()
             if cell.grace is not None:
                 cell.grace.cancel()
-            self._cell = None
+            self._apply(CellEnded(cell))
             self._calls.cancel_all()
 
     def _on_timeout(self) -> None:
-        cell, child = self._cell, self._child
-        if cell is None or child is None:
+        state = self._state
+        if not isinstance(state, Running):
             return
-        cell.timed_out = True
-        child.interrupt()
-        cell.grace = asyncio.get_running_loop().call_later(
+        state.cell.timed_out = True
+        state.child.interrupt()
+        state.cell.grace = asyncio.get_running_loop().call_later(
             self._limits.kill_grace_s, self._on_grace_over
         )
 
     def _on_grace_over(self) -> None:
-        cell, child = self._cell, self._child
-        if cell is not None and child is not None:
-            cell.killed = True
-            child.stop("was killed")
+        state = self._state
+        if isinstance(state, Running):
+            state.cell.killed = True
+            state.child.stop("was killed")
 
     def _on_message(self, child: ChildProcess, message: dict[str, Any]) -> None:
-        if child is not self._child:
+        state = self._state
+        if child is not child_of(state):
             return
         op = message.get("op")
-        ready, cell = self._ready, self._cell
-        if op == "ready" and ready is not None and not ready.done():
-            ready.set_result(None)
-        elif op == "failed" and ready is not None and not ready.done():
+        if op == "ready" and isinstance(state, Starting):
+            self._apply(Loaded(child))
+        elif op == "failed" and isinstance(state, Starting) and not state.ready.done():
             failure = f"the sandbox child failed: {message.get('error')}"
-            ready.set_exception(SandboxStartError(failure))
+            state.ready.set_exception(SandboxStartError(failure))
         elif op == "call":
             refusal = None
-            if cell is None or cell.timed_out:
-                refusal = "the cell was interrupted" if cell is not None else "no cell is running"
+            if not isinstance(state, Running):
+                refusal = "no cell is running"
+            elif state.cell.timed_out:
+                refusal = "the cell was interrupted"
             self._calls.start(child, message, refusal)
-        elif op == "done" and cell is not None and not cell.finished.done():
-            cell.finished.set_result(message)
+        elif op == "done" and isinstance(state, Running) and not state.cell.finished.done():
+            state.cell.finished.set_result(message)
         else:
             child.stop(f"sent an unexpected {op!r} message, so it was stopped")
 
     def _on_lost(self, child: ChildProcess, reason: str) -> None:
-        if child is not self._child:
-            return
-        self._child = None
-        ready, cell = self._ready, self._cell
-        if ready is not None and not ready.done():
-            if child.received_any:
-                ready.set_exception(SandboxStartError(f"the sandbox child {reason}"))
-            else:
-                detail = child.stray_output or reason
-                ready.set_exception(IsolationUnavailable(f"failed to start: {detail}"))
-        elif cell is not None and not cell.finished.done():
-            cell.finished.set_result(reason)
-        else:
-            self._lost_between_cells = reason
+        self._apply(ChildLost(child, reason))
 
     def _on_calls_busy(self, busy: bool) -> None:
-        cell = self._cell
-        if cell is None or cell.timed_out:
+        state = self._state
+        if not isinstance(state, Running) or state.cell.timed_out:
             return
         if busy:
-            cell.clock.pause()
+            state.cell.clock.pause()
         else:
-            cell.clock.run()
+            state.cell.clock.run()
 
     def _finished_result(
-        self, started: float, message: dict[str, Any], cell: _Cell, note: str
+        self, started: float, message: dict[str, Any], cell: Cell, note: str
     ) -> ExecResult:
         error = message.get("error")
         if cell.timed_out and message.get("interrupted"):
@@ -326,7 +348,7 @@ class Sandbox:
             restarted=bool(note),
         )
 
-    def _describe_loss(self, reason: str, cell: _Cell) -> str:
+    def _describe_loss(self, reason: str, cell: Cell) -> str:
         if cell.killed:
             return (
                 f"The cell exceeded {self._limits.timeout_s:g} s and did not stop within "

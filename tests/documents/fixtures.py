@@ -87,22 +87,8 @@ def docx_bytes(title: str, paragraphs: list[str], table: list[list[str]]) -> byt
     return buffer.getvalue()
 
 
-HTML_PAGE = """<!DOCTYPE html>
-<html><head><title>Pump manual</title></head>
-<body>
-<nav><a href="/">Home</a> | <a href="/about">About us</a> | <a href="/shop">Shop</a></nav>
-<article>
-<h1>Pump maintenance</h1>
-<p>The pump seals are inspected every three months by the duty fitter on shift.</p>
-<p>A seal that weeps more than ten drops a minute is replaced before the next start.</p>
-<h2>Spare parts</h2>
-<table>
-<tr><th>Part</th><th>Stock</th></tr>
-<tr><td>Mechanical seal</td><td>4</td></tr>
-<tr><td>Impeller</td><td>1</td></tr>
-</table>
-<p>Spare parts are counted on the first working day of every month.</p>
-</article>
-<footer>Copyright 2026 Example Water. All rights reserved.</footer>
-</body></html>
-"""
+SAMPLES = Path(__file__).parent / "samples"
+"""Committed documents: the tests read them, and ``./dev test`` converts them through the
+installed wheel."""
+
+HTML_PAGE = (SAMPLES / "pump.html").read_text(encoding="utf-8")
