@@ -27,6 +27,10 @@ class ExitCode(IntEnum):
     """An unexpected internal error (a bug): the session is recorded as crashed."""
     CANCELLED = 130
     """Cancelled by the user (Ctrl-C)."""
+    CLOSED_PIPE = 141
+    """The reader of the output went away (``| head``): the shell's code for SIGPIPE."""
+    TERMINATED = 143
+    """Stopped by SIGTERM (``timeout``, systemd, a container runtime), as Ctrl-C stops."""
 
 
 class RalphError(Exception):
@@ -99,11 +103,24 @@ class Cancelled(RalphError):
     status = "cancelled"
 
 
+class TerminatedError(Cancelled):
+    """SIGTERM stopped the command the way Ctrl-C does: what was done so far is kept."""
+
+    title = "Terminated"
+    exit_code = ExitCode.TERMINATED
+
+
+class Terminated(KeyboardInterrupt):
+    """Raised where SIGTERM arrives, so it unwinds (and records) like Ctrl-C."""
+
+
 def as_ralph_error(exc: BaseException) -> RalphError:
     """``exc`` itself when it is meant for a person, ``Cancelled`` for Ctrl-C, else an
     ``InternalError`` naming it."""
     if isinstance(exc, RalphError):
         return exc
+    if isinstance(exc, Terminated):
+        return TerminatedError("terminated (SIGTERM); what was done so far is kept")
     if isinstance(exc, KeyboardInterrupt):
         return Cancelled("cancelled")
     return InternalError.of(exc)

@@ -1,7 +1,13 @@
-"""Entry point of the ``ralph-tui`` command: the app with no arguments or ``demo``, else the CLI."""
+"""Entry point of the ``ralph-tui`` command: the app with no arguments or ``demo``, else the CLI.
+
+Whatever stops the command early ends it with one line, never a traceback: Ctrl-C while it
+is still starting (exit 130), SIGTERM (exit 143, handled like Ctrl-C), and a reader that
+went away (``| head``: quietly, exit 141).
+"""
 
 from __future__ import annotations
 
+import os
 import sys
 
 
@@ -11,9 +17,31 @@ def main(argv: list[str] | None = None) -> int:
         from ralph_tui.tui.app import run_app
 
         return run_app(demo=bool(args))
-    from ralph_tui.cli import run_cli
+    try:
+        from ralph_tui.cli import run_cli
+        from ralph_tui.cli.stopping import stop_on_sigterm
 
-    return run_cli(args)
+        stop_on_sigterm()
+        return run_cli(args)
+    except BrokenPipeError:
+        return closed_pipe()
+    except KeyboardInterrupt as stop:  # before the CLI could take it: while importing
+        from ralph_tui.errors import as_ralph_error
+
+        error = as_ralph_error(stop)
+        print(f"ralph-tui: {error.one_line()}", file=sys.stderr)
+        return int(error.exit_code)
+
+
+def closed_pipe() -> int:
+    """The reader of stdout went away: stop quietly, as ``cat`` and ``grep`` do."""
+    from ralph_tui.errors import ExitCode
+
+    # What is still buffered cannot be written: point stdout at /dev/null so the
+    # interpreter's last flush does not complain.
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return int(ExitCode.CLOSED_PIPE)
 
 
 if __name__ == "__main__":

@@ -98,5 +98,7 @@ def run_cli(argv: list[str]) -> int:
         return ExitCode.USAGE
     try:
         return handler(args)
+    except BrokenPipeError:
+        raise  # the reader went away: nothing to report to it (see ralph_tui.main)
     except (Exception, KeyboardInterrupt) as exc:  # the one place errors become exits
         return report_error(as_ralph_error(exc), as_json=getattr(args, "json", False))

@@ -4,7 +4,6 @@ as traced sessions, print the score table, and keep the results under ``<out>/ev
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import sys
 from pathlib import Path
@@ -12,8 +11,9 @@ from typing import Any
 
 from ralph_tui.batch.local import Executor, LocalExecutor, Progress
 from ralph_tui.cli.settings_flags import add_settings_flags, settings_from_args
+from ralph_tui.cli.stopping import run_async
 from ralph_tui.config import Settings
-from ralph_tui.errors import Cancelled, ExitCode
+from ralph_tui.errors import ExitCode, as_ralph_error
 from ralph_tui.evals.needle import (
     DEFAULT_DEPTHS,
     DEFAULT_SIZES,
@@ -74,9 +74,11 @@ def run_eval_command(args: argparse.Namespace) -> int:
         print(f"  {score.id}: {score.status}, {mark} ({state.line()})", file=sys.stderr)
 
     try:
-        scores = asyncio.run(run_eval(run, settings, executor, progress))
-    except KeyboardInterrupt:
-        raise Cancelled(f"cancelled; finished items are kept in {run.folder}") from None
+        scores = run_async(run_eval(run, settings, executor, progress))
+    except KeyboardInterrupt as stop:
+        error = as_ralph_error(stop)
+        error.hint = f"finished items are kept in {run.folder}"
+        raise error from None
     summary = summarise(scores)
     if args.json:
         print(json.dumps({"id": eval_id, "folder": str(run.folder),

@@ -25,7 +25,7 @@ def add_external_parser(sub: Any) -> None:
     )
     actions = external.add_subparsers(dest="action", required=True)
     listing = actions.add_parser("list", help="every cached page: URL, age, title, size")
-    listing.add_argument("--json", action="store_true", help="one JSON object per line")
+    listing.add_argument("--json", action="store_true", help="print one JSON list")
     refresh = actions.add_parser(
         "refresh", help="crawl URLs anew (conditional GETs), or every cached page"
     )
@@ -55,8 +55,7 @@ def run_external(args: argparse.Namespace) -> int:
 def _list(cache: PageCache, *, as_json: bool) -> int:
     pages = list(cache.pages())
     if as_json:
-        for page in pages:
-            print(json.dumps(_summary(page)))
+        print(json.dumps([_summary(page) for page in pages], ensure_ascii=False))
         return 0
     if not pages:
         print(f"no cached pages in {cache.root}")

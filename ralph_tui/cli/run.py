@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import sys
 from pathlib import Path
@@ -13,6 +12,7 @@ from ralph_tui.cli.evidence_text import evidence_lines
 from ralph_tui.cli.progress import ProgressPrinter
 from ralph_tui.cli.reporting import report_error
 from ralph_tui.cli.settings_flags import add_settings_flags, settings_from_args
+from ralph_tui.cli.stopping import run_async
 from ralph_tui.config import Settings
 from ralph_tui.documents import InputError
 from ralph_tui.errors import as_ralph_error
@@ -123,7 +123,7 @@ def run_command(args: argparse.Namespace) -> int:
     request, resume_of = build_request(args)
     seen = SessionSeen(ProgressPrinter(sys.stderr, verbose=args.verbose))
     try:
-        outcome = asyncio.run(execute_run(request, on_event=seen, resume_of=resume_of))
+        outcome = run_async(execute_run(request, on_event=seen, resume_of=resume_of))
     except KeyboardInterrupt as stop:
         return report_error(as_ralph_error(stop), as_json=args.json, session_id=seen.session_id)
     print_outcome(outcome, as_json=args.json)

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from datetime import UTC, datetime
 from typing import Any
 
 from ralph_tui.cli.evidence_text import evidence_lines
 from ralph_tui.cli.settings_flags import add_settings_flags, settings_from_args
+from ralph_tui.documents import InputError
 from ralph_tui.events import RUN_STATUSES, SALVAGE_NOTE
 from ralph_tui.traces.liveness import effective_status
 from ralph_tui.traces.models import SessionRecord
@@ -63,7 +63,7 @@ def summary_row(record: SessionRecord) -> dict[str, Any]:
 
 def list_sessions(store: TraceStore, args: argparse.Namespace) -> int:
     if not (store.out_dir / "sessions").is_dir():
-        print(f"no sessions in {store.out_dir}", file=sys.stderr)
+        print("[]" if args.json else f"no sessions in {store.out_dir}")
         return 0
     if args.search and not args.mode and not args.status:
         records = store.index.search(args.search, limit=args.limit)
@@ -88,13 +88,11 @@ def list_sessions(store: TraceStore, args: argparse.Namespace) -> int:
 
 def show_session(store: TraceStore, args: argparse.Namespace) -> int:
     if not is_session_id(args.session_id):
-        print(f"ralph-tui: error: {args.session_id!r} is not a session id", file=sys.stderr)
-        return 2
+        raise InputError(f"{args.session_id!r} is not a session id")
     try:
         record = store.load_session(args.session_id)
     except (OSError, ValueError):
-        print(f"ralph-tui: error: no session {args.session_id} in {store.out_dir}", file=sys.stderr)
-        return 2
+        raise InputError(f"no session {args.session_id} in {store.out_dir}") from None
     traces = store.iterations(args.session_id)
     if args.json:
         payload = {**summary_row(record), "iterationTraces": [t.model_dump() for t in traces]}

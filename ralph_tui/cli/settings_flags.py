@@ -58,5 +58,7 @@ def settings_from_args(
     recorded_from: str = "the recorded session",
 ) -> Settings:
     """The settings of this command: its flags over ``recorded`` (a session's) over the
-    environment and ``.env``."""
-    return load_settings(flag_values(args), recorded=recorded, recorded_from=recorded_from)
+    environment and ``.env``, the places it writes to checked before anything runs."""
+    return load_settings(
+        flag_values(args), recorded=recorded, recorded_from=recorded_from, writes=True
+    )

@@ -12,6 +12,7 @@ from ralph_tui.config.declare import SettingSpec
 from ralph_tui.config.load import (
     Layers,
     SettingsError,
+    check_paths,
     load_settings,
     misspelled_settings,
     with_values,
@@ -39,6 +40,7 @@ __all__ = [
     "SettingSpec",
     "Settings",
     "SettingsError",
+    "check_paths",
     "load_settings",
     "misspelled_settings",
     "parse_prices",

@@ -14,6 +14,7 @@ from dotenv import dotenv_values
 from pydantic import ValidationError
 
 from ralph_tui.config.declare import SettingSpec
+from ralph_tui.config.paths import path_problems
 from ralph_tui.config.settings import Settings, setting_specs
 from ralph_tui.errors import UsageError
 
@@ -81,9 +82,11 @@ def load_settings(
     *,
     recorded: dict[str, Any] | None = None,
     recorded_from: str = "the recorded session",
+    writes: bool = False,
 ) -> Settings:
     """Build settings with ``recorded`` and then ``cli`` on top of the environment;
-    ``SettingsError`` lists every bad value with where it came from."""
+    ``SettingsError`` lists every bad value with where it came from. ``writes``: the
+    caller will write to the places they name, so those are checked too."""
     layers = Layers(
         cli={k: v for k, v in (cli or {}).items() if v is not None},
         recorded={k: v for k, v in (recorded or {}).items() if v is not None},
@@ -91,9 +94,26 @@ def load_settings(
         env_file=env_file or Path(".env"),
     )
     try:
-        return Settings(_env_file=layers.env_file, **{**layers.recorded, **layers.cli})
+        settings = Settings(_env_file=layers.env_file, **{**layers.recorded, **layers.cli})
     except ValidationError as exc:
         raise SettingsError(problems(exc, layers.source_of)) from None
+    return check_paths(settings, layers) if writes else settings
+
+
+def check_paths(settings: Settings, layers: Layers | None = None) -> Settings:
+    """``settings`` if every place they write to can be written, else ``SettingsError``
+    naming each bad one (and, given ``layers``, where its value came from)."""
+    found = path_problems(settings)
+    if not found:
+        return settings
+    specs = setting_specs()
+    raise SettingsError(
+        [
+            f"{specs[name].flags[0] if specs[name].flags else name}: {problem}"
+            + (f" (from {layers.source_of(specs[name])})" if layers else "")
+            for name, problem in found.items()
+        ]
+    )
 
 
 def with_values(settings: Settings, values: dict[str, Any], source: str) -> Settings:

@@ -15,7 +15,7 @@ from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ralph_tui.config import Settings, misspelled_settings
+from ralph_tui.config import Settings, check_paths, misspelled_settings
 from ralph_tui.documents import Corpus, InputError, Limits, read_corpus
 from ralph_tui.documents.cache import ExtractionCache
 from ralph_tui.documents.corpus import OnProgress
@@ -88,7 +88,7 @@ def check_request(request: RunRequest, forward: _Forwarder | None = None) -> Cor
     """The documents, or ``InputError`` saying what is wrong and what to do."""
     if not request.query.strip():
         raise InputError("the query is empty: pass the question or task with --query")
-    settings = request.settings
+    settings = check_paths(request.settings)
     return read_corpus(
         request.doc_specs(),
         Limits.of(settings),

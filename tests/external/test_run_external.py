@@ -130,7 +130,7 @@ def test_the_external_command_lists_refreshes_and_clears_the_cache(
     refreshed = capsys.readouterr().out
     assert "2 page(s), 2 downloaded" in refreshed and "HTTP 404" in refreshed
     assert run_cli(["external", "list", "--json", *out]) == 0
-    listed = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    listed = json.loads(capsys.readouterr().out)
     assert {p["url"] for p in listed} == {
         site.base + "/clean/",
         site.base + "/clean/one.html",

@@ -144,6 +144,9 @@ async def test_large_arguments_and_results_travel_through_the_channel(
     async def echo(text: str) -> str:
         return text[::-1]
 
-    sandbox = await open_sandbox(functions={"echo": echo})
+    # 12 MB each way takes a few hundred ms on a loaded machine: this checks the channel, not
+    # the cell timeout, so the cell gets room.
+    roomy = SandboxLimits(timeout_s=30.0)
+    sandbox = await open_sandbox(functions={"echo": echo}, limits=roomy)
     code = "s = 'ab\\n' * 2_000_000\nr = echo(s)\nlen(r), r == s[::-1]"
     assert (await sandbox.execute(code)).output == "(6000000, True)\n"
