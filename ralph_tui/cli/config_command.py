@@ -81,5 +81,7 @@ def _print_table(rows: list[dict[str, Any]]) -> None:
     for group in GROUPS:
         print(f"{group.group}:")
         for row in (r for r in rows if r["group"] == group.group):
-            value = json.dumps(row["value"]) if isinstance(row["value"], dict) else row["value"]
+            value = row["value"]
+            value = json.dumps(value) if isinstance(value, dict) else value
+            value = "(none)" if value is None else value
             print(f"  {row['name']:<{width}}  {value!s:<28}  {row['source']}")

@@ -20,11 +20,14 @@ def add_settings_flags(
     without: tuple[str, ...] = (),
 ) -> None:
     """The flag of every setting in ``groups``, and of the settings named in ``also``,
-    but not of those named in ``without``."""
+    but not of those named in ``without``; ``--help`` lists them group by group."""
+    sections: dict[str, Any] = {}
     for spec in setting_specs().values():
         wanted = spec.group in groups or spec.name in also
         if spec.flags and wanted and spec.name not in without:
-            parser.add_argument(
+            if spec.group not in sections:
+                sections[spec.group] = parser.add_argument_group(f"{spec.group} settings")
+            sections[spec.group].add_argument(
                 *spec.flags,
                 dest=spec.name,
                 default=None,
@@ -36,9 +39,9 @@ def add_settings_flags(
 
 
 def flag_help(spec: SettingSpec) -> str:
-    default = "none" if spec.default is None else spec.default
+    default = "" if spec.default is None else f"default: {spec.default}; "
     repeat = "; repeat the flag for several" if spec.repeat else ""
-    return f"{spec.doc} (default: {default}; env {spec.env}{repeat})"
+    return f"{spec.doc} ({default}env {spec.env}{repeat})"
 
 
 def flag_values(args: argparse.Namespace) -> dict[str, Any]:
