@@ -1,3 +1,48 @@
-"""ralph-tui: grounded, evidence-backed document analysis with LLMs."""
+"""ralph-tui: grounded, evidence-backed document analysis with LLMs.
 
-__version__ = "0.1.0"
+The public Python API (``ask``, ``run_task`` and their async forms ``aask``, ``arun_task``,
+with their result types) is loaded on first use, so ``import ralph_tui`` stays light.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from ralph_tui.version import __version__
+
+PUBLIC = {
+    "ask": "ralph_tui.api",
+    "aask": "ralph_tui.api",
+    "run_task": "ralph_tui.api",
+    "arun_task": "ralph_tui.api",
+    "RunResult": "ralph_tui.api",
+    "Evidence": "ralph_tui.api",
+    "Usage": "ralph_tui.api",
+    "Settings": "ralph_tui.config",
+    "RalphError": "ralph_tui.errors",
+    "UsageError": "ralph_tui.errors",
+    "ProviderError": "ralph_tui.errors",
+}
+"""Each public name and the module that defines it."""
+
+__all__ = ["__version__", *PUBLIC]
+
+if TYPE_CHECKING:
+    from ralph_tui.api import Evidence as Evidence
+    from ralph_tui.api import RunResult as RunResult
+    from ralph_tui.api import Usage as Usage
+    from ralph_tui.api import aask as aask
+    from ralph_tui.api import arun_task as arun_task
+    from ralph_tui.api import ask as ask
+    from ralph_tui.api import run_task as run_task
+    from ralph_tui.config import Settings as Settings
+    from ralph_tui.errors import ProviderError as ProviderError
+    from ralph_tui.errors import RalphError as RalphError
+    from ralph_tui.errors import UsageError as UsageError
+
+
+def __getattr__(name: str) -> Any:
+    if name not in PUBLIC:
+        raise AttributeError(f"module 'ralph_tui' has no attribute {name!r}")
+    return getattr(importlib.import_module(PUBLIC[name]), name)

@@ -15,7 +15,6 @@ import sys
 from collections.abc import Callable
 from typing import NoReturn
 
-from ralph_tui import __version__
 from ralph_tui.cli.config_command import add_config_parser, run_config
 from ralph_tui.cli.evals import add_eval_parser, run_eval_command
 from ralph_tui.cli.external import add_external_parser, run_external
@@ -25,6 +24,7 @@ from ralph_tui.cli.retrieval import add_retrieval_parsers, run_retrieval_command
 from ralph_tui.cli.run import add_run_parser, run_command
 from ralph_tui.cli.sessions import add_sessions_parser, run_sessions
 from ralph_tui.errors import ExitCode, as_ralph_error
+from ralph_tui.version import __version__
 
 
 class OneLineParser(argparse.ArgumentParser):

@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 
 import httpx2
 
-from ralph_tui import __version__
 from ralph_tui.external.urls import normalize, resolve, same_site
+from ralph_tui.version import __version__
 
 USER_AGENT = (
     f"ralph-tui/{__version__} (documentation crawler; +https://pypi.org/project/ralph-tui/)"

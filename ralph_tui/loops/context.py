@@ -183,10 +183,15 @@ class RunContext:
         for quote in quotes:
             check = check_quote_anywhere(quote, self.document, external, minimum)
             if check.url is not None:
-                sources.append({"document": check.url, "page": None, "label": check.url})
+                sources.append(
+                    {"document": check.url, "page": None, "label": check.url, "url": check.url}
+                )
                 continue
             source = self.corpus.source_of(check.span[0]) if check.span else None
-            sources.append(source.to_json() if source else None)
+            if source is None or check.span is None:
+                sources.append(None)
+                continue
+            sources.append({**source.to_json(), "start": check.span[0], "end": check.span[1]})
         return sources
 
     def evidence_bounds(self) -> Bounds | None:

@@ -63,7 +63,12 @@ async def test_a_quote_from_an_external_page_is_verified_against_its_cached_text
     [hard] = [e for e in events if isinstance(e, HardValidation)]
     verbatim = next(r for r in hard.rules if r.name == "quotes_verbatim")
     assert verbatim.ok and verbatim.message.endswith("(1 in external pages)")
-    assert outcome.evidence_sources[0] == {"document": page, "page": None, "label": page}
+    assert outcome.evidence_sources[0] == {
+        "document": page,
+        "page": None,
+        "label": page,
+        "url": page,
+    }
     assert (
         outcome.evidence_sources[1] is not None
         and outcome.evidence_sources[1]["label"] == "doc.txt"
