@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import NoReturn
 
 from ralph_tui.cli.config_command import add_config_parser, run_config
+from ralph_tui.cli.doctor import add_doctor_parser, run_doctor
 from ralph_tui.cli.evals import add_eval_parser, run_eval_command
 from ralph_tui.cli.external import add_external_parser, run_external
 from ralph_tui.cli.optimize import add_optimize_parser, run_optimize
@@ -70,6 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_eval_parser(sub)
     add_optimize_parser(sub)
     add_config_parser(sub)
+    add_doctor_parser(sub)
     return parser
 
 
@@ -82,6 +84,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "eval": run_eval_command,
     "optimize": run_optimize,
     "config": run_config,
+    "doctor": run_doctor,
 }
 
 
