@@ -18,7 +18,7 @@ from textual.widgets import TabbedContent, TabPane
 from textual.worker import Worker
 
 from ralph_tui.documents import Corpus, InputError, read_corpus
-from ralph_tui.events import BaseEvent, ExternalProgress, RunStarted
+from ralph_tui.events import BaseEvent, ExternalProgress, RunStarted, RunStatus
 from ralph_tui.external.cache import external_texts
 from ralph_tui.tui.run_state import Part, RunProgress
 from ralph_tui.tui.widgets.constraints_pane import ConstraintsPane
@@ -122,9 +122,9 @@ class RunMonitor(Vertical):
         self.query_one(MemoryPane).forget()
         self._repaint({"status", "validation", "constraints", "retrieval", "context"})
 
-    def mark_failed(self, message: str) -> None:
-        """The run ended before (or without) saying so itself: show it as an error."""
-        self.progress.status, self.progress.error = "error", message
+    def mark_stopped(self, status: RunStatus, message: str) -> None:
+        """The run ended before (or without) saying so itself: show how."""
+        self.progress.status, self.progress.error = status, message
         self._repaint({"status"})
 
     def feed(self, events: Sequence[BaseEvent]) -> None:
