@@ -2,8 +2,9 @@
 that belongs in the error modal.
 
 A run ends with the runner's ``RunOutcome``; or, stopped hard, with the outcome its session
-recorded (its ``RunFinished`` event); or, stopped before it had a session, with the error
-that stopped it (bad input) or with nothing at all (cancelled before it started).
+recorded (its ``RunFinished`` event); or with the error that stopped it (bad input, a
+crash outside the loops); or with no outcome at all: cancelled before it started, or
+stopped hard before its session recorded how it ended.
 """
 
 from __future__ import annotations
@@ -67,7 +68,7 @@ class RunEnding:
         if outcome is None:
             if self.error is not None:
                 return f"{self.error.title}: {self.error.one_line()}"
-            return "Run cancelled before its session started: nothing was recorded."
+            return "Run cancelled: no outcome was recorded."
         count = outcome.iterations
         kept = f"{count} iteration{'' if count == 1 else 's'} recorded"
         if outcome.output:

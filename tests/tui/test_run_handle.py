@@ -122,7 +122,10 @@ def test_cancel_before_start_runs_nothing() -> None:
     assert seen.states == [RunState.STARTING, RunState.CANCELLING, FINISHED]
     ending = handle.ending
     assert ending is not None and ending.outcome is None and ending.error is None
-    assert ending.status == "cancelled" and "nothing was recorded" in ending.summary()
+    assert (
+        ending.status == "cancelled"
+        and ending.summary() == "Run cancelled: no outcome was recorded."
+    )
 
 
 def test_cancelling_twice_is_one_cancel_and_the_shorter_grace_stops_it_hard() -> None:
@@ -219,3 +222,12 @@ def test_cancelling_a_real_offline_run_ends_with_the_session_it_recorded(tmp_pat
     record = TraceStore(tmp_path / "out").load_session(ending.session_id)
     assert record.status == "cancelled"
     assert isinstance(seen.events[-1], RunFinished) and seen.events[-1].status == "cancelled"
+
+
+def test_the_summary_says_what_a_run_kept() -> None:
+    nothing = UsageSnapshot(0, 0, 0, 0.0, 0, None)
+    best = {"answer": "- a", "evidence": []}
+    timed_out = RunEnding.of_outcome(RunOutcome("timed_out", SESSION, 3, best, nothing))
+    assert timed_out.summary() == (
+        f"Run timed out: {SESSION} (3 iterations recorded; its best candidate is shown)."
+    )

@@ -159,8 +159,9 @@ class RunScreen(Screen[None]):
         self.monitor.flush()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "cancel_run":  # Hidden with no run; shown disabled while cancelling.
-            return self.run_state is not RunState.CANCELLING if self.running else None
+        # None: shown, dimmed. A run being cancelled cannot be cancelled again.
+        if action == "cancel_run":
+            return True if self.run_state in (RunState.STARTING, RunState.RUNNING) else None
         if action == "start_run":
             return None if self.running else True
         return True
