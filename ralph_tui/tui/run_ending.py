@@ -70,7 +70,7 @@ class RunEnding:
                 return f"{self.error.title}: {self.error.one_line()}"
             return "Run cancelled: no outcome was recorded."
         count = outcome.iterations
-        kept = f"{count} iteration{'' if count == 1 else 's'} recorded"
+        kept = f"{count or 'no'} iteration{'' if count == 1 else 's'} recorded"
         if outcome.output:
             shown = "its answer" if outcome.status == "passed" else "its best candidate"
             kept += f"; {shown} is shown"

@@ -81,13 +81,20 @@ async def test_a_run_that_passes_is_started_running_then_ended(
 
 
 class SlowToStop:
-    """A run that, once asked to stop, stops when the test lets it (``release``); like the
-    real runner it records its session as cancelled."""
+    """A run that opens its session when the test lets it (``go``) and, once asked to stop,
+    stops when the test lets it (``release``); like the real runner it records its session
+    as cancelled."""
 
-    def __init__(self) -> None:
+    def __init__(self, held: bool = True) -> None:
+        self.go = threading.Event()
         self.release = threading.Event()
+        if not held:
+            self.go.set()
+            self.release.set()
 
     async def __call__(self, request: RunRequest, emit: Emit, cancel: asyncio.Event) -> RunOutcome:
+        while not self.go.is_set():
+            await asyncio.sleep(0.01)
         emit(
             RunStarted(
                 session_id=SESSION,
@@ -121,11 +128,18 @@ async def test_a_cancelled_run_goes_through_cancelling_and_shows_its_real_outcom
         screen = run_screen(app)
         screen.form.prefill(query="anything", doc=Path(DOC_NAME))
         await pilot.press("ctrl+r")
-        await wait_for(pilot, lambda: screen.run_state is RunState.RUNNING)
+        assert screen.run_state is RunState.STARTING
+        await wait_for(pilot, lambda: screen.monitor.progress.status == "starting")
+        assert keys(screen) == {"start_run": False, "cancel_run": True}
+        runner.go.set()
+        await wait_for(pilot, lambda: screen.monitor.progress.status == "running")
+        assert screen.run_state is RunState.RUNNING
         assert keys(screen) == {"start_run": False, "cancel_run": True}
         await pilot.press("ctrl+g")
         await wait_for(pilot, lambda: screen.run_state is RunState.CANCELLING)
         assert keys(screen) == {"start_run": False, "cancel_run": False}  # Under way.
+        progress = screen.monitor.progress
+        assert (progress.status, progress.session_id) == ("cancelling", SESSION)
         await pilot.press("ctrl+g")  # A second press changes nothing.
         runner.release.set()
         await wait_for(pilot, lambda: screen.run_state is RunState.FINISHED)
@@ -135,7 +149,6 @@ async def test_a_cancelled_run_goes_through_cancelling_and_shows_its_real_outcom
             "Cancelling: the run stops at its next step.",
             f"Run cancelled: {SESSION} (1 iteration recorded).",
         ]
-        progress = screen.monitor.progress
         assert (progress.status, progress.session_id) == ("cancelled", SESSION)
 
 
@@ -149,9 +162,7 @@ async def test_a_rerun_over_a_running_run_cancels_it_first(
     async def runner(request: RunRequest, emit: Emit, cancel: asyncio.Event) -> RunOutcome:
         requests.append(request)
         if request.parent_session_id is None:
-            released = SlowToStop()
-            released.release.set()
-            return await released(request, emit, cancel)
+            return await SlowToStop(held=False)(request, emit, cancel)
         return await replay(request, emit, cancel)  # type: ignore[no-any-return,operator]
 
     lifecycle = Lifecycle()

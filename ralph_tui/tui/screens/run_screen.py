@@ -55,6 +55,12 @@ ERROR_ACTIONS: dict[ExitCode, tuple[ErrorAction, ...]] = {
 
 RequestMaker = Callable[[], "RunRequest"]
 
+STATE_NOTES: dict[RunState, str] = {
+    RunState.STARTING: "reading the documents and opening the session…",
+    RunState.CANCELLING: "stopping at the next step…",
+}
+"""What the status line says in the run states its events do not report."""
+
 
 class RunScreen(Screen[None]):
     """The run form beside the live panes of the current (or last) run."""
@@ -220,6 +226,12 @@ class RunScreen(Screen[None]):
         with contextlib.suppress(RuntimeError):
             self.post_message(message)
 
+    def watch_run_state(self, state: RunState | None) -> None:
+        """Show the states the run's events do not: starting (before its session exists)
+        and cancelling."""
+        if state is not None and state in STATE_NOTES:
+            self.monitor.show_status(state.value, STATE_NOTES[state])
+
     def on_run_screen_run_state_changed(self, message: RunStateChanged) -> None:
         if message.handle is self.handle:
             self.run_state = message.state
@@ -239,7 +251,7 @@ class RunScreen(Screen[None]):
         """Say how the run ended: a notification, or the error modal with what it offers."""
         error = ending.error
         if ending.outcome is None:  # No session said how it ended: the status line says so.
-            self.monitor.mark_stopped("error" if error else "cancelled", ending.summary())
+            self.monitor.show_status("error" if error else "cancelled", ending.summary())
         if error is None:
             passed = ending.status == "passed"
             self.notify(ending.summary(), severity="information" if passed else "warning")

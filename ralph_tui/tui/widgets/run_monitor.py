@@ -18,7 +18,7 @@ from textual.widgets import TabbedContent, TabPane
 from textual.worker import Worker
 
 from ralph_tui.documents import Corpus, InputError, read_corpus
-from ralph_tui.events import BaseEvent, ExternalProgress, RunStarted, RunStatus
+from ralph_tui.events import BaseEvent, ExternalProgress, RunStarted
 from ralph_tui.external.cache import external_texts
 from ralph_tui.tui.run_state import Part, RunProgress
 from ralph_tui.tui.widgets.constraints_pane import ConstraintsPane
@@ -122,8 +122,9 @@ class RunMonitor(Vertical):
         self.query_one(MemoryPane).forget()
         self._repaint({"status", "validation", "constraints", "retrieval", "context"})
 
-    def mark_stopped(self, status: RunStatus, message: str) -> None:
-        """The run ended before (or without) saying so itself: show how."""
+    def show_status(self, status: str, message: str) -> None:
+        """Show a status the run's events do not give: starting or cancelling (its run's
+        state), or an end no session recorded; ``message`` stands in for a session id."""
         self.progress.status, self.progress.error = status, message
         self._repaint({"status"})
 
