@@ -12,7 +12,6 @@ from importlib import import_module, resources
 from pathlib import Path
 from typing import Any, ClassVar
 
-from rich.console import RenderableType
 from textual import work
 from textual.app import App
 from textual.binding import Binding, BindingType
@@ -25,7 +24,7 @@ from ralph_tui.tui.commands import RalphCommands, bound_commands
 from ralph_tui.tui.context import AppContext
 from ralph_tui.tui.keys_check import missing_keys
 from ralph_tui.tui.requests import rerun_request
-from ralph_tui.tui.run_control import Runner, real_runner
+from ralph_tui.tui.run_handle import Runner, real_runner
 from ralph_tui.tui.screens.browser_screen import SessionBrowser
 from ralph_tui.tui.screens.help_screen import HelpScreen
 from ralph_tui.tui.screens.run_screen import RunScreen
@@ -180,13 +179,6 @@ class RalphApp(App[int]):
         ]
         self.push_screen(HelpScreen(keys, self.context.config_dir))
 
-    def exit(
-        self, result: int | None = None, return_code: int = 0, message: RenderableType | None = None
-    ) -> None:
-        """Stop any run first: its thread must end before the app's loop can close."""
-        self.context.stop_runs()
-        super().exit(result, return_code, message)
-
     async def on_rerun_requested(self, message: RerunRequested) -> None:
         await self.switch_mode("run")
         screen = self.screen
@@ -195,10 +187,12 @@ class RalphApp(App[int]):
         record, constraints = message.record, message.constraints
         settings = self.context.settings
         screen.form.prefill(mode=record.mode, query=record.query, doc=Path(record.doc_path))
-        if screen.start(
-            lambda: rerun_request(record, constraints, settings), doc_path=Path(record.doc_path)
-        ):
-            self.notify(f"Re-running {record.session_id} with {len(constraints)} constraint(s).")
+        screen.start(
+            lambda: rerun_request(record, constraints, settings),
+            doc_path=Path(record.doc_path),
+            replacing=True,
+        )
+        self.notify(f"Re-running {record.session_id} with {len(constraints)} constraint(s).")
 
 
 def run_app(demo: bool = False) -> int:

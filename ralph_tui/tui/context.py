@@ -9,7 +9,7 @@ from typing import Any
 from textual.app import App
 
 from ralph_tui.config import Settings
-from ralph_tui.tui.run_control import RunControl, Runner, real_runner
+from ralph_tui.tui.run_handle import Runner, real_runner
 from ralph_tui.validate.evidence import EvidenceMinimum
 
 
@@ -21,16 +21,10 @@ class AppContext:
     config_dir: Path
     runner: Runner = real_runner
     missing_keys: list[str] = field(default_factory=list)
-    runs: set[RunControl] = field(default_factory=set)
-    """Runs going now: the app stops them when it exits (their threads must end first)."""
 
     @property
     def out_dir(self) -> Path:
         return Path(self.settings.out_dir)
-
-    def stop_runs(self) -> None:
-        for run in list(self.runs):
-            run.cancel(grace_s=0.0)
 
 
 def app_context(app: App[Any]) -> AppContext:

@@ -1,23 +1,19 @@
-"""The TUI's plain models: run progress, transcripts, evidence, diffs, paths, run control."""
+"""The TUI's plain models: run progress, transcripts, evidence, diffs, paths, event buffer."""
 
 from __future__ import annotations
 
-import asyncio
-import threading
 from pathlib import Path
 
-from ralph_tui.events import BaseEvent, Emit, Notice, SandboxExecuted
-from ralph_tui.loops.runner import RunOutcome, RunRequest
+from ralph_tui.events import BaseEvent, Notice, SandboxExecuted
 from ralph_tui.tui import formatting as fmt
 from ralph_tui.tui.diffs import output_lines, unified
 from ralph_tui.tui.event_buffer import EventBuffer
 from ralph_tui.tui.evidence import check_quotes, locate
 from ralph_tui.tui.path_completion import complete_path
-from ralph_tui.tui.run_control import RunControl
 from ralph_tui.tui.run_state import RunProgress
 from ralph_tui.tui.transcripts import TranscriptBook
 from ralph_tui.validate.evidence import check_quote
-from tests.tui.scripted import FIRST_CONSTRAINTS, T0, VERIFIED_QUOTE, outcome, scripted_events
+from tests.tui.scripted import FIRST_CONSTRAINTS, T0, VERIFIED_QUOTE, scripted_events
 
 SESSION = "2026-01-01/qa-00000001"
 
@@ -132,36 +128,3 @@ def test_event_buffer_drains_in_order_up_to_a_limit() -> None:
         buffer.push(Notice(message=str(n)))
     assert [e.message for e in buffer.drain(3)] == ["0", "1", "2"]  # type: ignore[attr-defined]
     assert len(buffer.drain()) == 2 and len(buffer) == 0
-
-
-def test_cancel_sets_the_event_then_stops_the_task() -> None:
-    started = threading.Event()
-
-    async def ignores_cancel(request: RunRequest, emit: Emit, cancel: asyncio.Event) -> RunOutcome:
-        started.set()
-        await cancel.wait()
-        emit(Notice(message="saw the cancel event"))
-        await asyncio.sleep(60)  # A phase that does not look at the event.
-        return outcome("passed", SESSION)
-
-    seen: list[BaseEvent] = []
-    control = RunControl(lambda: None, ignores_cancel, seen.append)  # type: ignore[arg-type,return-value]
-    result: list[RunOutcome | None] = []
-    thread = threading.Thread(target=lambda: result.append(control.run()))
-    thread.start()
-    assert started.wait(5)
-    control.cancel(grace_s=0.05)
-    thread.join(5)
-    assert not thread.is_alive() and result == [None]
-    assert [e.message for e in seen] == ["saw the cancel event"]  # type: ignore[attr-defined]
-
-
-def test_cancel_before_the_loop_starts_is_not_lost() -> None:
-    async def waits(request: RunRequest, emit: Emit, cancel: asyncio.Event) -> RunOutcome:
-        await cancel.wait()
-        return outcome("cancelled", SESSION)
-
-    control = RunControl(lambda: None, waits, lambda _e: None)  # type: ignore[arg-type,return-value]
-    control.cancel()
-    finished = control.run()
-    assert finished is not None and finished.status == "cancelled"

@@ -117,9 +117,9 @@ async def test_a_second_start_while_running_is_refused(make_app: MakeApp) -> Non
         await fill_form(screen, "anything", DOC_NAME)
         await pilot.press("ctrl+r")
         await wait_for(pilot, lambda: screen.monitor.progress.cells > 0)
-        first = screen.control
+        first = screen.handle
         assert screen.start(lambda: None) is False  # type: ignore[arg-type,return-value]
-        assert screen.control is first
+        assert screen.handle is first
         screen.action_cancel_run()
         await wait_for(pilot, lambda: not screen.running)
 

@@ -1,26 +1,34 @@
 """Start a run from the form and watch it live; cancel it cleanly.
 
-The run works in a thread (``RunControl``); its events land in an ``EventBuffer``
-that a timer drains ``DRAIN_HZ`` times a second into the ``RunMonitor``.
+The run is a ``RunHandle`` working in a thread of its own; its events land in an
+``EventBuffer`` that a timer drains ``DRAIN_HZ`` times a second into the ``RunMonitor``.
+The handle tells the screen of each state the run enters through messages
+(``RunStateChanged``, then ``RunEnded`` with how it ended); the screen keeps the state
+in ``run_state``, which its bindings follow.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.message import Message
+from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import Footer
-from textual.worker import Worker, WorkerState
+from textual.worker import Worker
 
+from ralph_tui.errors import ExitCode
 from ralph_tui.tui.context import app_context
 from ralph_tui.tui.event_buffer import EventBuffer
 from ralph_tui.tui.requests import form_request
-from ralph_tui.tui.run_control import RunControl
-from ralph_tui.tui.screens.error_modal import show_error
+from ralph_tui.tui.run_ending import RunEnding
+from ralph_tui.tui.run_handle import RunHandle, RunState
+from ralph_tui.tui.screens.error_modal import ErrorAction, show_error
 from ralph_tui.tui.screens.evidence_modal import EvidenceModal
 from ralph_tui.tui.screens.file_picker import FilePicker
 from ralph_tui.tui.screens.passage_modal import PassageModal
@@ -33,12 +41,25 @@ from ralph_tui.tui.widgets.run_monitor import RunMonitor
 from ralph_tui.tui.worker_errors import forward_worker_error
 
 if TYPE_CHECKING:
-    from ralph_tui.loops.runner import RunOutcome, RunRequest
+    from ralph_tui.loops.runner import RunRequest
 
 DRAIN_HZ = 25
 MAX_EVENTS_PER_DRAIN = 2000
 WIDE_SCREEN = 140
 """Columns from which the form stays beside the panes while a run goes."""
+
+ERROR_ACTIONS: dict[ExitCode, tuple[ErrorAction, ...]] = {
+    ExitCode.PROVIDER: (ErrorAction("use_offline", "Use the offline provider"),),
+}
+"""What the error modal offers, beside Close, for a run stopped by each kind of error."""
+
+RequestMaker = Callable[[], "RunRequest"]
+
+STATE_NOTES: dict[RunState, str] = {
+    RunState.STARTING: "reading the documents and opening the session…",
+    RunState.CANCELLING: "stopping at the next step…",
+}
+"""What the status line says in the run states its events do not report."""
 
 
 class RunScreen(Screen[None]):
@@ -86,11 +107,33 @@ class RunScreen(Screen[None]):
         ),
     ]
 
+    class RunStateChanged(Message, bubble=False):
+        """The screen's run entered ``state``: starting, running or cancelling."""
+
+        def __init__(self, handle: RunHandle, state: RunState) -> None:
+            super().__init__()
+            self.handle = handle
+            self.state = state
+
+    class RunEnded(Message, bubble=False):
+        """The screen's run finished; ``ending`` says how."""
+
+        def __init__(self, handle: RunHandle, ending: RunEnding) -> None:
+            super().__init__()
+            self.handle = handle
+            self.ending = ending
+
+    run_state: var[RunState | None] = var[RunState | None](None, bindings=True)
+    """The state of the current (or last) run as the screen last heard; ``None`` before
+    the first run. The footer's start and cancel keys follow it."""
+
     def __init__(self) -> None:
         super().__init__()
         self.buffer = EventBuffer()
-        self.control: RunControl | None = None
-        self.run_job: Worker[RunOutcome | None] | None = None
+        self.handle: RunHandle | None = None
+        """The current (or last) run."""
+        self._next_run: tuple[RequestMaker, Path | None] | None = None
+        """A run waiting for the current one to stop (a re-run asked for while it went)."""
 
     def compose(self) -> ComposeResult:
         context = app_context(self.app)
@@ -112,7 +155,7 @@ class RunScreen(Screen[None]):
 
     @property
     def running(self) -> bool:
-        return self.control is not None
+        return self.run_state is not None and self.run_state.active
 
     def drain(self) -> None:
         """Feed what the run emitted since the last call to the panes."""
@@ -122,8 +165,9 @@ class RunScreen(Screen[None]):
         self.monitor.flush()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # None: shown, dimmed. A run being cancelled cannot be cancelled again.
         if action == "cancel_run":
-            return True if self.running else None
+            return True if self.run_state in (RunState.STARTING, RunState.RUNNING) else None
         if action == "start_run":
             return None if self.running else True
         return True
@@ -137,31 +181,91 @@ class RunScreen(Screen[None]):
         settings = app_context(self.app).settings
         self.start(lambda: form_request(values, settings), doc_path=values.doc_path)
 
-    def start(self, make_request: Callable[[], RunRequest], doc_path: Path | None = None) -> bool:
-        """Start a run of the request ``make_request`` builds; false if one is running."""
+    def start(
+        self, make_request: RequestMaker, doc_path: Path | None = None, replacing: bool = False
+    ) -> bool:
+        """Start a run of the request ``make_request`` builds. While a run goes, refuse
+        (false), or with ``replacing`` cancel it and start this one once it has ended."""
         if self.running:
-            self.notify("A run is going: cancel it first (ctrl+g).", severity="warning")
-            return False
+            if not replacing:
+                self.notify("A run is going: cancel it first (ctrl+g).", severity="warning")
+                return False
+            self._next_run = (make_request, doc_path)
+            self.action_cancel_run()
+            return True
         self.buffer = EventBuffer()
         self.monitor.reset()
         if doc_path is not None:
             self.monitor.use_document(doc_path)
-        context = app_context(self.app)
-        self.control = RunControl(make_request, context.runner, self.buffer.push)
-        context.runs.add(self.control)
-        self.run_job = self.run_worker(
-            self.control.run, name="run", group="run", thread=True, exit_on_error=False
+        self.handle = RunHandle(
+            make_request, app_context(self.app).runner, self.buffer.push, self._tell
         )
+        self.handle.start()
+        self.run_state = self.handle.state  # At once: a second start now is refused.
         if self.size.width < WIDE_SCREEN:
             self.form.display = False  # Give the panes the room on a narrow terminal.
-        self.refresh_bindings()
         return True
 
     def action_cancel_run(self) -> None:
-        if self.control is None:
+        """The one way the screen stops a run: the cancel key, a re-run over it, quitting."""
+        if self.handle is not None and self.handle.cancel():
+            self.notify("Cancelling: the run stops at its next step.")
+
+    def on_unmount(self) -> None:
+        if self.handle is not None:
+            self.handle.cancel(grace_s=0.0)  # The app is closing: stop the run now.
+
+    def _tell(self, handle: RunHandle, state: RunState) -> None:
+        """The handle's ``on_change``, from the run's thread or this one: post it as a message."""
+        if state is RunState.FINISHED:
+            assert handle.ending is not None
+            message: Message = self.RunEnded(handle, handle.ending)
+        else:
+            message = self.RunStateChanged(handle, state)
+        # The app's loop may have closed (the app quit mid-run): nobody is left to tell.
+        with contextlib.suppress(RuntimeError):
+            self.post_message(message)
+
+    def watch_run_state(self, state: RunState | None) -> None:
+        """Show the states the run's events do not: starting (before its session exists)
+        and cancelling."""
+        if state is not None and state in STATE_NOTES:
+            self.monitor.show_status(state.value, STATE_NOTES[state])
+
+    def on_run_screen_run_state_changed(self, message: RunStateChanged) -> None:
+        if message.handle is self.handle:
+            self.run_state = message.state
+
+    def on_run_screen_run_ended(self, message: RunEnded) -> None:
+        if message.handle is not self.handle:
             return
-        self.control.cancel()
-        self.notify("Cancelling: the run stops at its next step.")
+        self.drain()
+        self.run_state = RunState.FINISHED
+        self._show_ending(message.ending)
+        if self._next_run is not None:
+            make_request, doc_path = self._next_run
+            self._next_run = None
+            self.start(make_request, doc_path)
+
+    def _show_ending(self, ending: RunEnding) -> None:
+        """Say how the run ended: a notification, or the error modal with what it offers."""
+        error = ending.error
+        if ending.outcome is None:  # No session said how it ended: the status line says so.
+            self.monitor.show_status("error" if error else "cancelled", ending.summary())
+        if error is None:
+            passed = ending.status == "passed"
+            self.notify(ending.summary(), severity="information" if passed else "warning")
+            return
+        if ending.outcome is None:
+            self.form.display = True  # Nothing ran: let the user fix the form.
+        show_error(self.app, error, ERROR_ACTIONS.get(error.exit_code, ()), self._error_action)
+
+    def _error_action(self, chosen: ErrorAction) -> Awaitable[object]:
+        return self.run_action(chosen.action)
+
+    def action_use_offline(self) -> None:
+        self.form.prefill(provider="offline")
+        self.notify("Provider set to offline: start the run again (ctrl+r).")
 
     def palette_commands(self) -> list[tuple[str, str]]:
         """Actions offered in the command palette without a key of their own."""
@@ -219,48 +323,4 @@ class RunScreen(Screen[None]):
         )
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.worker is not self.run_job:
-            forward_worker_error(self.app, event)
-            return
-        if event.state not in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
-            return
-        if self.control is not None:
-            app_context(self.app).runs.discard(self.control)
-        self.control = None
-        self.drain()
-        self.refresh_bindings()
-        if event.state is WorkerState.SUCCESS:
-            self._finished(event.worker.result)
-        elif event.state is WorkerState.ERROR and event.worker.error is not None:
-            self._failed(event.worker.error)
-
-    def _finished(self, outcome: RunOutcome | None) -> None:
-        if outcome is None:
-            self.notify("The run was stopped.", severity="warning")
-        elif outcome.status == "error":
-            self._offer_offline("The provider stopped the run", outcome.error or "unknown error")
-        else:
-            self.notify(
-                f"Run {outcome.status}: {outcome.session_id}",
-                severity="information" if outcome.status == "passed" else "warning",
-            )
-
-    def _failed(self, error: BaseException) -> None:
-        from ralph_tui.documents import InputError
-        from ralph_tui.llm.errors import LLMError
-
-        self.monitor.mark_failed(str(error))
-        self.form.display = True  # Nothing ran: let the user fix the form.
-        if isinstance(error, InputError):
-            show_error(self.app, "Cannot start the run", str(error))
-        elif isinstance(error, LLMError):
-            self._offer_offline("The provider refused the run", str(error))
-        else:
-            show_error(self.app, "The run crashed", f"{type(error).__name__}: {error}")
-
-    def _offer_offline(self, title: str, message: str) -> None:
-        def switch(_action: str) -> None:
-            self.form.prefill(provider="offline")
-            self.notify("Provider set to offline: start the run again (ctrl+r).")
-
-        show_error(self.app, title, message, {"use-offline": "Use the offline provider"}, switch)
+        forward_worker_error(self.app, event)

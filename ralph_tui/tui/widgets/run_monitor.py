@@ -122,9 +122,10 @@ class RunMonitor(Vertical):
         self.query_one(MemoryPane).forget()
         self._repaint({"status", "validation", "constraints", "retrieval", "context"})
 
-    def mark_failed(self, message: str) -> None:
-        """The run ended before (or without) saying so itself: show it as an error."""
-        self.progress.status, self.progress.error = "error", message
+    def show_status(self, status: str, message: str) -> None:
+        """Show a status the run's events do not give: starting or cancelling (its run's
+        state), or an end no session recorded; ``message`` stands in for a session id."""
+        self.progress.status, self.progress.error = status, message
         self._repaint({"status"})
 
     def feed(self, events: Sequence[BaseEvent]) -> None:

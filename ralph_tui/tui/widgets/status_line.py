@@ -15,7 +15,9 @@ LONG_PHASE_S = 5.0
 
 STATUS_STYLES = {
     "idle": "$text-muted",
+    "starting": "bold $text-accent",
     "running": "bold $text-accent",
+    "cancelling": "bold $text-warning",
     "passed": "bold $text-success",
     "failed": "bold $text-error",
     "cancelled": "bold $text-warning",
