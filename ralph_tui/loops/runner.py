@@ -225,6 +225,7 @@ async def _run_session(
             generate_model=_describe(clients.generate),
             validate_model=_describe(clients.validate),
             parent_session_id=request.parent_session_id,
+            variant=settings.variant,
         )
     )
     stop: BaseException | None = None
