@@ -60,6 +60,8 @@ class RunStarted(BaseEvent):
     generate_model: str
     validate_model: str
     parent_session_id: str | None = None
+    variant: str | None = None
+    """The configuration variant the run uses (``None``: the baseline settings)."""
 
 
 class IterationStarted(BaseEvent):

@@ -9,7 +9,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -56,16 +55,22 @@ def test_sigterm_cancels_the_run_keeps_its_traces_and_exits_143(tmp_path: Path) 
 
 
 def test_ctrl_c_while_starting_is_one_line_and_exit_130(tmp_path: Path) -> None:
-    proc = ralph(
-        "run", "--mode", "qa", "--provider", "offline", "--query", UNANSWERABLE,
-        "--doc", str(SAMPLE), "--out", str(tmp_path / "out"),
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen(
+        [sys.executable, "-X", "importtime", "-m", "ralph_tui", "run", "--mode", "qa",
+         "--provider", "offline", "--query", UNANSWERABLE, "--doc", str(SAMPLE),
+         "--out", str(tmp_path / "out")],
+        text=True, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )  # fmt: skip
-    time.sleep(0.3)  # the interpreter has started; ralph-tui's modules are still loading
+    assert proc.stderr is not None
+    for line in proc.stderr:  # -X importtime reports each module as its import ends
+        if line.rstrip().endswith("ralph_tui.errors"):
+            break  # the command's modules are loading: ralph-tui is still starting
     proc.send_signal(signal.SIGINT)
     _, stderr = proc.communicate(timeout=60)
-    assert proc.returncode == ExitCode.CANCELLED == 130
-    assert "Traceback" not in stderr and len(stderr.strip().splitlines()) == 1, stderr
+    said = [line for line in stderr.splitlines() if not line.startswith("import time:")]
+    assert proc.returncode == ExitCode.CANCELLED == 130, stderr
+    assert "Traceback" not in stderr and len(said) == 1, said
 
 
 def test_a_closed_pipe_ends_quietly_with_141(tmp_path: Path) -> None:

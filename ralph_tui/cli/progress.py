@@ -114,9 +114,10 @@ class ProgressPrinter:
         )
 
     def run_started(self, e: RunStarted) -> str:
+        variant = f", variant {e.variant}" if e.variant else ""
         return (
             f"session {e.session_id}: {e.mode} on {e.doc_path} ({e.doc_chars:,} chars), "
-            f"generate {e.generate_model}, validate {e.validate_model}"
+            f"generate {e.generate_model}, validate {e.validate_model}{variant}"
         )
 
     def iteration_started(self, e: IterationStarted) -> str:

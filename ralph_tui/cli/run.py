@@ -98,7 +98,8 @@ def recorded_run(args: argparse.Namespace) -> tuple[RunRequest, str | None]:
         if args.resume:
             if args.constraint:
                 raise InputError("--constraint works with --rerun, not --resume")
-            return resume_request(store, args.resume, settings_for), args.resume
+            session_id = store.find_session(args.resume)
+            return resume_request(store, session_id, settings_for), session_id
         record = load_recorded(store, args.rerun)
         constraints = list(args.constraint) or None
         return rerun_request(record, constraints, settings_for), None

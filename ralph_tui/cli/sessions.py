@@ -10,11 +10,10 @@ from typing import Any
 
 from ralph_tui.cli.evidence_text import evidence_lines
 from ralph_tui.cli.settings_flags import add_settings_flags, settings_from_args
-from ralph_tui.documents import InputError
 from ralph_tui.events import RUN_STATUSES, SALVAGE_NOTE
 from ralph_tui.traces.liveness import effective_status
 from ralph_tui.traces.models import SessionRecord
-from ralph_tui.traces.session_ids import is_session_id
+from ralph_tui.traces.session_ids import SESSIONS_DIR
 from ralph_tui.traces.store import TraceStore
 
 
@@ -37,6 +36,9 @@ def add_sessions_parser(sub: Any) -> None:
 def run_sessions(args: argparse.Namespace) -> int:
     store = TraceStore(settings_from_args(args).out_dir)
     try:
+        if args.verb != "reindex" and (store.out_dir / SESSIONS_DIR).is_dir():
+            # A session whose writer was killed is shown (and kept) as crashed, with its time.
+            store.mark_crashed()
         if args.verb == "list":
             return list_sessions(store, args)
         if args.verb == "show":
@@ -57,6 +59,7 @@ def summary_row(record: SessionRecord) -> dict[str, Any]:
         "tokens": record.input_tokens + record.output_tokens,
         "costUsd": record.cost_usd,
         "parent": record.parent_session_id,
+        "variant": record.settings.get("variant"),
         "query": record.query,
     }
 
@@ -87,21 +90,34 @@ def list_sessions(store: TraceStore, args: argparse.Namespace) -> int:
 
 
 def show_session(store: TraceStore, args: argparse.Namespace) -> int:
-    if not is_session_id(args.session_id):
-        raise InputError(f"{args.session_id!r} is not a session id")
-    try:
-        record = store.load_session(args.session_id)
-    except (OSError, ValueError):
-        raise InputError(f"no session {args.session_id} in {store.out_dir}") from None
-    traces = store.iterations(args.session_id)
+    session_id = store.find_session(args.session_id)
+    record = store.load_session(session_id)
+    traces = store.iterations(session_id)
+    subtasks = store.index.subtasks(session_id)
     if args.json:
-        payload = {**summary_row(record), "iterationTraces": [t.model_dump() for t in traces]}
+        payload = {
+            **summary_row(record),
+            "subtasks": [{**summary_row(s), "subtaskId": s.subtask_id} for s in subtasks],
+            "iterationTraces": [t.model_dump() for t in traces],
+        }
         print(json.dumps(payload, ensure_ascii=False, default=str))
         return 0
     row = summary_row(record)
-    print(f"{row['sessionId']}  {row['mode']}  {row['status']}  {row['created']}")
+    print(
+        f"{row['sessionId']}  {row['mode']}  {row['status']}  {row['created']}  "
+        f"{row['iterations']} it  {row['durationS']:.1f} s"
+    )
     print(f"query: {record.query}\ndocument: {record.doc_path}")
+    print(f"settings: {settings_line(record.settings)}")
     print(f"usage: {usage_line(record)}")
+    if subtasks:
+        print("sub-tasks:")
+    for subtask in subtasks:
+        part = summary_row(subtask)
+        print(
+            f"  {subtask.subtask_id}  {part['status']:<9} {part['iterations']:>2} it "
+            f"{part['durationS']:>6.1f} s {part['tokens']:>8,} tok  {subtask.query}"
+        )
     for trace in traces:
         verdict = "passed" if trace.passed else f"failed {trace.failure_tag or ''}".strip()
         if trace.fallback:
@@ -119,6 +135,17 @@ def show_session(store: TraceStore, args: argparse.Namespace) -> int:
         if sources:
             print("evidence from:\n" + evidence_lines(last.output.get("evidence", []), sources))
     return 0
+
+
+def settings_line(settings: dict[str, Any]) -> str:
+    """The recorded settings a reader compares runs by: the variant, the models, the
+    iterations allowed."""
+    variant = settings.get("variant") or "none"
+    models = "models offline"
+    if settings.get("provider") != "offline":
+        generate, validate = settings.get("generateModel"), settings.get("validateModel")
+        models = f"generate {generate}, validate {validate}"
+    return f"variant {variant}, {models}, maxIters {settings.get('maxIters')}"
 
 
 def usage_line(record: SessionRecord) -> str:

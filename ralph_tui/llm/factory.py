@@ -73,6 +73,16 @@ def role_specs(settings: Settings) -> dict[str, tuple[str, str]]:
     return {"generate": generate, "validate": validate, "sub": sub}
 
 
+def takes_temperature(settings: Settings) -> bool:
+    """Whether the generate role's model is sent a sampling temperature: only OpenAI(-
+    compatible) models outside the families that reject one. The Anthropic client leaves it
+    out and the offline baseline is deterministic, so for them the setting changes nothing."""
+    from ralph_tui.llm.openai_client import uses_max_completion_tokens
+
+    provider, model = role_specs(settings)["generate"]
+    return provider == "openai" and not uses_max_completion_tokens(model)
+
+
 def build_clients(
     settings: Settings,
     *,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 
 from ralph_tui.events import UsageUpdated
 from ralph_tui.llm.errors import CostCapReached, LLMConnectionError, LLMError
@@ -66,6 +66,19 @@ class UsageSnapshot:
     def cost_fully_known(self) -> bool:
         return self.unknown_cost_calls == 0
 
+    def since(self, earlier: UsageSnapshot) -> UsageSnapshot:
+        """What was spent between ``earlier`` and this snapshot of the same ledger: the
+        usage of one part of a run (a sub-task), model by model."""
+        spent = {
+            key: _minus(usage, earlier.by_model.get(key, ModelUsage()))
+            for key, usage in self.by_model.items()
+        }
+        return totals_of(
+            {key: usage for key, usage in spent.items() if usage.calls},
+            self.cost_cap_usd,
+            self.token_cap,
+        )
+
     def to_event(self) -> UsageUpdated:
         """The ``UsageUpdated`` event a loop emits for this snapshot.
 
@@ -83,6 +96,31 @@ class UsageSnapshot:
             unknown_cost_calls=self.unknown_cost_calls,
             cache_read_tokens=self.cache_read_tokens if self.cache_reported_calls else None,
         )
+
+
+def _minus(later: ModelUsage, earlier: ModelUsage) -> ModelUsage:
+    names = [f.name for f in fields(ModelUsage)]
+    return ModelUsage(**{name: getattr(later, name) - getattr(earlier, name) for name in names})
+
+
+def totals_of(
+    by_model: dict[str, ModelUsage], cost_cap_usd: float | None, token_cap: int | None
+) -> UsageSnapshot:
+    """The snapshot of the usage ``by_model`` holds."""
+    parts = by_model.values()
+    return UsageSnapshot(
+        input_tokens=sum(p.input_tokens for p in parts),
+        output_tokens=sum(p.output_tokens for p in parts),
+        calls=sum(p.calls for p in parts),
+        cost_usd=sum(p.cost_usd for p in parts),
+        unknown_cost_calls=sum(p.unknown_cost_calls for p in parts),
+        cost_cap_usd=cost_cap_usd,
+        by_model=by_model,
+        token_cap=token_cap,
+        failed_calls=sum(p.failed_calls for p in parts),
+        cache_read_tokens=sum(p.cache_read_tokens for p in parts),
+        cache_reported_calls=sum(p.cache_reported_calls for p in parts),
+    )
 
 
 class UsageLedger:
@@ -139,20 +177,7 @@ class UsageLedger:
             return self._snapshot()
 
     def _snapshot(self) -> UsageSnapshot:
-        parts = self._by_model.values()
-        return UsageSnapshot(
-            input_tokens=sum(p.input_tokens for p in parts),
-            output_tokens=sum(p.output_tokens for p in parts),
-            calls=sum(p.calls for p in parts),
-            cost_usd=sum(p.cost_usd for p in parts),
-            unknown_cost_calls=sum(p.unknown_cost_calls for p in parts),
-            cost_cap_usd=self.cost_cap_usd,
-            by_model=dict(self._by_model),
-            token_cap=self.token_cap,
-            failed_calls=sum(p.failed_calls for p in parts),
-            cache_read_tokens=sum(p.cache_read_tokens for p in parts),
-            cache_reported_calls=sum(p.cache_reported_calls for p in parts),
-        )
+        return totals_of(dict(self._by_model), self.cost_cap_usd, self.token_cap)
 
     def check(self) -> None:
         """Raise ``CostCapReached`` if the known cost or the tokens have reached a cap."""

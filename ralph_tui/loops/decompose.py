@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import Any, Protocol
 
 from ralph_tui.agents.structured import agent_forward
 from ralph_tui.events import (
@@ -13,6 +13,8 @@ from ralph_tui.events import (
     HardValidation,
     IterationStarted,
     Notice,
+    RuleResult,
+    RunStatus,
 )
 from ralph_tui.loops.context import IterationWriter, LoopResult, LoopState, RunContext
 from ralph_tui.loops.iteration import IterationRecord, finish_iteration
@@ -20,12 +22,23 @@ from ralph_tui.loops.phases import PHASE_ERRORS, phase_failed, survivable
 from ralph_tui.loops.task import TaskSetup, judge_task, run_task_loop
 from ralph_tui.roles.aggregator import AGGREGATOR
 from ralph_tui.roles.decomposer import DECOMPOSER, SubTask
+from ralph_tui.traces.files import read_iterations
+from ralph_tui.traces.models import IterationTrace, usage_fields
 from ralph_tui.validate.feedback import constraints_from_judge, constraints_from_rules
 from ralph_tui.validate.qa import all_ok
 from ralph_tui.validate.task import hard_validate_task
 
-SubtaskTraces = Callable[[str], IterationWriter]
-"""Gives the trace writer of sub-task ``id`` (its ``subtask-<id>/`` folder)."""
+
+class SubtaskWriter(IterationWriter, Protocol):
+    """Where a sub-task keeps its record: its traces, and what it spent and how it ended."""
+
+    def update_session(self, **fields: Any) -> Any: ...
+
+    def finish(self, status: RunStatus, *, error: str | None = None, **fields: Any) -> Any: ...
+
+
+SubtaskTraces = Callable[[str, str], SubtaskWriter]
+"""Gives the writer of sub-task ``id`` asked ``query`` (its ``subtask-<id>/`` folder)."""
 
 
 def subtask_iterations(max_iters: int) -> int:
@@ -80,22 +93,58 @@ async def run_subtask(
     settings = ctx.settings.model_copy(
         update={"max_iters": subtask_iterations(ctx.settings.max_iters)}
     )
+    writer = subtask_traces(subtask.id, subtask.description)
     sub_ctx = replace(
         ctx,
         settings=settings,
         query=f"{subtask.description} (part of the task: {ctx.query})",
-        traces=subtask_traces(subtask.id),
+        traces=writer,
         emit=_tag_subtask(ctx, subtask.id),
     )
     sub_setup = TaskSetup(mem_path=setup.mem_path.parent / f"subtask-{subtask.id}" / "context.md")
-    result = await run_task_loop(sub_ctx, sub_setup, LoopState(constraints=constraints))
+    before = ctx.clients.ledger.snapshot()
+    try:
+        result = await run_task_loop(sub_ctx, sub_setup, LoopState(constraints=constraints))
+    finally:
+        # Sub-tasks run one after another, so what the ledger gained is this one's.
+        spent = usage_fields(ctx.clients.ledger.snapshot().since(before))
+        writer.update_session(**spent)
+    writer.finish(result.status, iterations=result.iterations, error=result.error)
     output = (result.output or {}).get("output", "")
-    return {
-        "id": subtask.id,
-        "title": subtask.title,
-        "status": result.status,
-        "output": output,
-    }
+    merged = {"id": subtask.id, "title": subtask.title, "status": result.status, "output": output}
+    if result.status != "passed":
+        merged["why"] = why_not_passed(read_iterations(writer.folder))
+    return merged
+
+
+def why_not_passed(traces: list[IterationTrace]) -> str:
+    """Why a sub-task did not pass, from its last iteration: the phase that failed, else the
+    checks that failed and the judge's issues."""
+    if not traces:
+        return "no iteration finished"
+    last = traces[-1]
+    if last.failure_tag:
+        return last.failure_tag
+    reasons = [f"{rule.name}: {rule.message}" for rule in last.hard_validation.rules if not rule.ok]
+    reasons += [f"judge: {issue.message}" for issue in (last.judge.issues if last.judge else [])]
+    return "; ".join(reasons) or "not passed"
+
+
+def check_subtasks_passed(results: list[dict[str, Any]]) -> RuleResult:
+    """The merged result stands only on sub-tasks that passed: each one that did not is
+    named, with why."""
+    failed = [r for r in results if r["status"] != "passed"]
+    if not failed:
+        return RuleResult(
+            name="subtasks_passed", ok=True, message=f"all {len(results)} sub-tasks passed"
+        )
+    named = "; ".join(f"{r['id']} {r['title']!r} {r['status']} ({r['why']})" for r in failed)
+    return RuleResult(
+        name="subtasks_passed",
+        ok=False,
+        message=f"{len(failed)} of {len(results)} sub-tasks did not pass, so what they add "
+        f"is unverified: {named}",
+    )
 
 
 def _tag_subtask(ctx: RunContext, subtask_id: str) -> Emit:
@@ -129,9 +178,12 @@ async def aggregate(
         finish_iteration(ctx, phase_failed(record, "aggregator_error", exc))
         return LoopResult("failed", 1, record.output)
     record.timings["aggregateMs"] = timing["ms"]
-    titles = [f"{s.title}: {s.description}" for s in order]
+    # Only a sub-task that passed can be covered; the others fail ``subtasks_passed``.
+    passed = {r["id"] for r in results if r["status"] == "passed"}
+    titles = [f"{s.title}: {s.description}" for s in order if s.id in passed]
     record.output = {"output": merged.output, "memoryUpdate": summary}
-    rules = hard_validate_task(merged.output, summary, brief, subtasks=titles)
+    rules = hard_validate_task(merged.output, summary, brief, subtasks=titles or None)
+    rules.append(check_subtasks_passed(results))
     record.hard = rules
     ctx.emit(HardValidation(iteration=1, ok=all_ok(rules), rules=rules))
     record.feedback = constraints_from_rules(rules)

@@ -73,14 +73,9 @@ def recorded_request(
 
 
 def load_recorded(store: TraceStore, session_id: str) -> SessionRecord:
-    """The record of ``session_id``, or ``InputError`` saying the out dir has no such
-    session."""
-    try:
-        return store.load_session(session_id)
-    except (OSError, ValueError):
-        raise InputError(
-            f"no session {session_id!r} in {store.out_dir} (ralph-tui sessions list shows them)"
-        ) from None
+    """The record of the session ``session_id`` names (its whole id or a unique end of it);
+    ``UnknownSessionError`` or ``AmbiguousSessionError`` otherwise."""
+    return store.load_session(store.find_session(session_id))
 
 
 def resume_request(store: TraceStore, session_id: str, settings_for: SettingsFor) -> RunRequest:

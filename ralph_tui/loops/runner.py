@@ -39,7 +39,7 @@ from ralph_tui.loops.iteration import ended_with_best
 from ralph_tui.loops.qa import run_qa_loop
 from ralph_tui.loops.requests import RunRequest, session_settings
 from ralph_tui.loops.task import TaskSetup, run_task_loop
-from ralph_tui.traces.models import SessionRecord
+from ralph_tui.traces.models import SessionRecord, usage_fields
 from ralph_tui.traces.store import SessionHandle, TraceStore
 from ralph_tui.variants.store import UnknownVariantError, resolve_variant
 
@@ -225,16 +225,16 @@ async def _run_session(
             generate_model=_describe(clients.generate),
             validate_model=_describe(clients.validate),
             parent_session_id=request.parent_session_id,
+            variant=settings.variant,
         )
     )
-    started = time.perf_counter()
     stop: BaseException | None = None
     try:
         result = await _run_to_end(ctx, request, handle, external_urls)
     except BaseException as exc:
         stop = exc
         result = _ended_by(exc, handle)
-    outcome = _close_session(handle, clients, result, started, emit)
+    outcome = _close_session(handle, clients, result, emit)
     if stop is not None and propagates(stop):
         raise stop
     evidence = (outcome.output or {}).get("evidence")
@@ -345,17 +345,6 @@ def earlier_usage(record: SessionRecord) -> ModelUsage:
     )
 
 
-def usage_fields(usage: UsageSnapshot) -> dict[str, Any]:
-    """The session record's usage fields for ``usage``."""
-    return {
-        "input_tokens": usage.input_tokens,
-        "output_tokens": usage.output_tokens,
-        "cost_usd": usage.to_event().cost_usd,
-        "llm_calls": usage.calls,
-        "cache_read_tokens": usage.to_event().cache_read_tokens,
-    }
-
-
 class _UsageWriter:
     """Writes the session's usage as the run goes (at most once per ``interval_s``), so a
     crashed or killed session still shows what it spent."""
@@ -380,14 +369,12 @@ def _close_session(
     handle: SessionHandle,
     clients: LLMClients,
     result: LoopResult,
-    started: float,
     emit: Emit,
 ) -> RunOutcome:
     usage = clients.ledger.snapshot()
     handle.finish(
         result.status,
         iterations=result.iterations,
-        duration_ms=(time.perf_counter() - started) * 1000,
         error=result.error,
         **usage_fields(usage),
     )

@@ -61,9 +61,15 @@ def dominates(a: Candidate, b: Candidate) -> bool:
     return no_worse and better
 
 
+def displaces(a: Candidate, b: Candidate) -> bool:
+    """``a`` keeps ``b`` off the front: it dominates ``b``, on figures at least as real
+    (a projection is a guess, so it never displaces a measured variant)."""
+    return (b.projected or not a.projected) and dominates(a, b)
+
+
 def pareto_front(found: list[Candidate]) -> list[Candidate]:
-    """The candidates no other dominates, best pass rate first."""
-    front = [c for c in found if not any(dominates(o, c) for o in found if o is not c)]
+    """The candidates no other displaces, best pass rate first."""
+    front = [c for c in found if not any(displaces(o, c) for o in found if o is not c)]
     return sorted(front, key=lambda c: (-c.pass_rate, c.latency_s))
 
 

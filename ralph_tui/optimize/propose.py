@@ -1,5 +1,5 @@
-"""New variants from the best measured one: each changes one knob, with a heuristic
-projection of its figures (provisional until sessions run under it)."""
+"""New variants from the best measured one: each changes one knob the runs' provider acts
+on, with a heuristic projection of its figures (provisional until sessions run under it)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ralph_tui.config import Settings
+from ralph_tui.llm.factory import takes_temperature
 from ralph_tui.optimize.evaluator import VariantFigures
 from ralph_tui.variants.store import KNOBS, Variant, variant_id
 
@@ -38,6 +39,11 @@ MOVES = (
 )  # fmt: skip
 
 
+def ignored_knobs(settings: Settings) -> frozenset[str]:
+    """Knobs the runs' provider does not act on, so a change of them measures nothing."""
+    return frozenset() if takes_temperature(settings) else frozenset({"temperature"})
+
+
 def knobs_of(settings: Settings, variant: Variant | None) -> dict[str, Any]:
     """Every knob's value under ``variant`` (its own, else the settings')."""
     values = {knob: getattr(settings, knob) for knob in KNOBS}
@@ -56,10 +62,11 @@ def propose(
     base = knobs_of(settings, parent)
     prompts = dict(parent.prompts) if parent else {}
     made: list[Variant] = []
+    ignored = ignored_knobs(settings)
     for move in MOVES:
         if len(made) == limit:
             break
-        if not move.useful(figures):
+        if move.knob in ignored or not move.useful(figures):
             continue
         knobs = {**base, move.knob: move.value(base[move.knob])}
         if knobs["top_k"] > settings.top_n:

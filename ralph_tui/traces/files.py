@@ -7,7 +7,9 @@ one ``subtask-<id>/`` folder (laid out the same way) per sub-task.
 
 from __future__ import annotations
 
+import json
 import logging
+import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -60,6 +62,35 @@ def read_iterations(folder: Path) -> list[IterationTrace]:
         except (OSError, ValidationError) as exc:
             log.warning("skipping unreadable trace %s: %s", path, exc)
     return traces
+
+
+def last_event_at(folder: Path, chunk: int = 64 * 1024) -> float | None:
+    """When the last whole event line of the session's ``events.jsonl`` happened (``None``
+    without one): where a killed run stopped. Reads back from the end, not the whole log."""
+    try:
+        with (folder / EVENTS_FILE).open("rb") as file:
+            start = file.seek(0, os.SEEK_END)
+            tail = b""
+            while start > 0:
+                end, start = start, max(0, start - chunk)
+                file.seek(start)
+                tail = file.read(end - start) + tail
+                lines = tail[: tail.rfind(b"\n") + 1].splitlines()
+                # A line cut by the chunk's start is whole only at the start of the file.
+                for line in reversed(lines if start == 0 else lines[1:]):
+                    if (ts := _event_time(line)) is not None:
+                        return ts
+    except OSError:
+        return None
+    return None
+
+
+def _event_time(line: bytes) -> float | None:
+    try:
+        ts = json.loads(line).get("ts")
+    except (ValueError, AttributeError):
+        return None
+    return float(ts) if isinstance(ts, (int, float)) else None
 
 
 def session_folders(out_dir: Path) -> Iterator[tuple[str, Path]]:

@@ -18,6 +18,7 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
 
 from ralph_tui.events import RUN_STATUSES, JudgeIssue, RuleResult, RunStatus
+from ralph_tui.llm.usage import UsageSnapshot
 
 FINISHED_STATUSES: frozenset[str] = frozenset(RUN_STATUSES) - {"running"}
 
@@ -46,6 +47,11 @@ class SessionRecord(BaseModel):
     finished_at: float | None = None
     iterations: int = 0
     duration_ms: float | None = None
+    """How long the session ran, over all its legs (a ``--resume`` starts a new leg)."""
+    leg_started_at: float | None = None
+    """When the current leg started (``None``: at ``created_at``, the first leg)."""
+    earlier_legs_ms: float = 0.0
+    """How long the legs before the current one ran."""
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float | None = None
@@ -59,6 +65,23 @@ class SessionRecord(BaseModel):
 
     def to_json(self) -> str:
         return self.model_dump_json(indent=2)
+
+    def duration_until(self, moment: float) -> float:
+        """The session's duration in ms were its current leg to end at ``moment``."""
+        leg_start = self.leg_started_at or self.created_at
+        return self.earlier_legs_ms + max(moment - leg_start, 0.0) * 1000
+
+
+def usage_fields(usage: UsageSnapshot) -> dict[str, Any]:
+    """The session record's usage fields for ``usage``."""
+    event = usage.to_event()
+    return {
+        "input_tokens": usage.input_tokens,
+        "output_tokens": usage.output_tokens,
+        "cost_usd": event.cost_usd,
+        "llm_calls": usage.calls,
+        "cache_read_tokens": event.cache_read_tokens,
+    }
 
 
 class HardValidationResult(BaseModel):

@@ -21,6 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from ralph_tui.errors import UsageError
 from ralph_tui.events import BaseEvent, RunStatus, event_from_json, event_to_json
 from ralph_tui.traces.atomic import append_line, write_atomic
 from ralph_tui.traces.files import (
@@ -28,8 +29,10 @@ from ralph_tui.traces.files import (
     SESSION_FILE,
     iter_filename,
     iteration_number,
+    last_event_at,
     read_iterations,
     read_record,
+    session_folders,
 )
 from ralph_tui.traces.index import INDEX_FILE, SessionIndex, scan_session_trees
 from ralph_tui.traces.liveness import effective_status
@@ -42,6 +45,19 @@ from ralph_tui.traces.session_ids import (
 )
 
 log = logging.getLogger(__name__)
+
+
+class UnknownSessionError(UsageError):
+    """No session has the id (or the end of an id) given."""
+
+    title = "No such session"
+    default_hint = "`ralph-tui sessions list` shows them"
+
+
+class AmbiguousSessionError(UsageError):
+    """The end of an id given is the end of several sessions' ids."""
+
+    title = "Which session?"
 
 
 class TraceStore:
@@ -81,8 +97,35 @@ class TraceStore:
     def reopen_session(self, session_id: str) -> SessionHandle:
         """Take over an interrupted session to resume it: this process becomes its writer."""
         folder = session_dir(self.out_dir, session_id)
-        record = read_record(folder).model_copy(update={"finished_at": None, "error": None})
-        return SessionHandle(self, record, folder, _LatestRunMirror(self.out_dir), "")
+        record = read_record(folder)
+        earlier = ran_for_ms(folder, record)
+        resumed = record.model_copy(
+            update={
+                "finished_at": None,
+                "error": None,
+                "duration_ms": earlier,
+                "earlier_legs_ms": earlier,
+                "leg_started_at": time.time(),
+            }
+        )
+        return SessionHandle(self, resumed, folder, _LatestRunMirror(self.out_dir), "")
+
+    def find_session(self, text: str) -> str:
+        """The id of the one session (or sub-task) ``text`` names: its whole id, or a unique
+        end of it without the date (``qa-1a2b3c4d``, ``1a2b3c4d``); ``UnknownSessionError``
+        or ``AmbiguousSessionError`` otherwise."""
+        ids = [session_id for session_id, _folder in session_folders(self.out_dir)]
+        if text in ids:
+            return text
+        matches = [i for i in ids if i.endswith(("/" + text, "-" + text))] if text else []
+        if len(matches) == 1:
+            return matches[0]
+        if matches:
+            shown = ", ".join(matches[:5]) + (", ..." if len(matches) > 5 else "")
+            raise AmbiguousSessionError(
+                f"{text!r} is the end of {len(matches)} session ids ({shown}); give more of it"
+            )
+        raise UnknownSessionError(f"no session {text!r} in {self.out_dir}")
 
     def load_session(self, session_id: str) -> SessionRecord:
         """The session's record as its ``session.json`` has it (see ``effective_status``)."""
@@ -128,7 +171,13 @@ class TraceStore:
         return marked
 
     def _save_as_crashed(self, folder: Path, record: SessionRecord) -> None:
-        crashed = record.model_copy(update={"status": "crashed", "updated_at": time.time()})
+        crashed = record.model_copy(
+            update={
+                "status": "crashed",
+                "updated_at": time.time(),
+                "duration_ms": ran_for_ms(folder, record),
+            }
+        )
         write_atomic(folder / SESSION_FILE, crashed.to_json())
         self.update_index(lambda index: index.upsert_session(crashed))
 
@@ -142,6 +191,14 @@ class TraceStore:
             change(self.index)
         except sqlite3.Error as exc:
             log.warning("session index not updated (run `reindex` to catch up): %s", exc)
+
+
+def ran_for_ms(folder: Path, record: SessionRecord) -> float:
+    """How long the session in ``folder`` ran: its recorded duration once it ended, else (its
+    writer died) the time until its last event."""
+    if record.status != "running" and record.duration_ms is not None:
+        return record.duration_ms
+    return record.duration_until(last_event_at(folder) or record.updated_at)
 
 
 class SessionHandle:
@@ -214,7 +271,7 @@ class SessionHandle:
                 if child.record.status == "running":
                     child.finish(child._status_when_parent_ends(status))
             finished_at = time.time()
-            fields.setdefault("duration_ms", (finished_at - self._record.created_at) * 1000)
+            fields.setdefault("duration_ms", self._record.duration_until(finished_at))
             if error is not None:
                 fields["error"] = error
             return self.update_session(status=status, finished_at=finished_at, **fields)

@@ -74,6 +74,7 @@ class RunProgress:
     parent_session_id: str | None = None
     generate_model: str = ""
     validate_model: str = ""
+    variant: str | None = None
     status: str = "idle"
     error: str | None = None
     iteration: int = 0
@@ -148,7 +149,7 @@ class RunProgress:
 def _run_started(p: RunProgress, e: RunStarted) -> set[Part]:
     p.mode, p.query, p.doc_path = e.mode, e.query, e.doc_path
     p.max_iters, p.status, p.started_ts = e.max_iters, "running", e.ts
-    p.generate_model, p.validate_model = e.generate_model, e.validate_model
+    p.generate_model, p.validate_model, p.variant = e.generate_model, e.validate_model, e.variant
     p.parent_session_id = e.parent_session_id
     p.session_id = e.session_id or p.session_id
     return {"status", "output"}

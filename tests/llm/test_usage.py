@@ -47,6 +47,21 @@ def test_event_cost_is_none_when_no_price_is_known() -> None:
     assert event.cost_usd is None and event.cost_cap_usd == 1.0
 
 
+def test_a_part_of_a_run_has_the_usage_spent_during_it() -> None:
+    ledger = UsageLedger(cost_cap_usd=1.0)
+    ledger.record(completion("claude-haiku-4-5", 0.25, (1000, 100)))
+    before = ledger.snapshot()
+    ledger.record(completion("claude-haiku-4-5", 0.5, (2000, 200)))
+    part = ledger.record(completion("mystery", None, (300, 30))).since(before)
+    assert (part.input_tokens, part.output_tokens, part.calls) == (2300, 230, 2)
+    assert part.cost_usd == pytest.approx(0.5) and part.unknown_cost_calls == 1
+    assert part.by_model["anthropic:claude-haiku-4-5"].calls == 1
+    after = ledger.snapshot()
+    only_unknown = ledger.record(completion("mystery", None)).since(after)
+    assert only_unknown.to_event().cost_usd is None, "no price known for this part's calls"
+    assert list(only_unknown.by_model) == ["anthropic:mystery"]
+
+
 def test_a_failed_request_does_not_make_an_unknown_cost_look_known() -> None:
     ledger = UsageLedger()
     ledger.record_failure("openai", "smollm2")

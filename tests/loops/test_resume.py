@@ -66,6 +66,11 @@ def test_resume_after_sigkill(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert 2 <= len(before) < MAX_ITERS
     store = TraceStore(out)
     assert effective_status(store.load_session(session_id)) == "crashed"
+    assert run_cli(["sessions", "list", "--out", str(out), "--json"]) == 0
+    [killed] = json.loads(capsys.readouterr().out)
+    assert killed["status"] == "crashed" and killed["durationS"] > 0.0
+    first_leg_ms = store.load_session(session_id).duration_ms
+    assert first_leg_ms is not None and first_leg_ms > 0.0
 
     code = run_cli(["run", "--resume", session_id, "--out", str(out), "--json"])
     result = json.loads(capsys.readouterr().out)
@@ -78,6 +83,29 @@ def test_resume_after_sigkill(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     record = store.load_session(session_id)
     assert record.status == "failed" and record.iterations == MAX_ITERS
     assert record.pid == os.getpid()
+    assert record.duration_ms is not None and record.duration_ms > first_leg_ms
+
+
+def test_a_resumed_run_counts_the_time_of_every_leg(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out"
+    doc = tmp_path / "doc.txt"
+    doc.write_text("The turbine spins at 900 revolutions per minute during the night shift.\n")
+    assert run_cli(["run", "--mode", "qa", "--provider", "offline", "--query",
+                    "Who services the second turbine?", "--doc", str(doc), "--out", str(out),
+                    "--maxIters", "1", "--json"]) == 1  # fmt: skip
+    session_id = json.loads(capsys.readouterr().out)["sessionId"]
+    store = TraceStore(out)
+    first_leg = store.load_session(session_id)
+    assert first_leg.duration_ms is not None and first_leg.duration_ms > 0.0
+
+    assert run_cli(["run", "--resume", session_id, "--out", str(out), "--json"]) == 1
+    capsys.readouterr()
+    record = store.load_session(session_id)
+    assert record.finished_at is not None and record.leg_started_at is not None
+    this_leg_ms = (record.finished_at - record.leg_started_at) * 1000
+    assert record.duration_ms == pytest.approx(first_leg.duration_ms + this_leg_ms)
 
 
 def test_ctrl_c_records_the_session_as_cancelled(tmp_path: Path) -> None:

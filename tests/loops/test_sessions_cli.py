@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 
 from ralph_tui.cli import run_cli
+from ralph_tui.traces.models import SessionRecord
+from ralph_tui.traces.store import TraceStore
 
 SAMPLE = Path(__file__).parents[2] / "ralph_tui" / "data" / "sample_document.md"
 
@@ -50,3 +52,32 @@ def test_show_unknown_session_is_a_usage_error(
 ) -> None:
     code = run_cli(["sessions", "show", "2026-01-01/qa-00000000", "--out", str(tmp_path)])
     assert code == 2 and "no session" in capsys.readouterr().err
+
+
+def test_show_finds_a_session_by_the_end_of_its_id(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = TraceStore(tmp_path)
+    day = 86_400.0
+    asked_twice = [
+        store.create_session(SessionRecord(mode="qa", query="asked twice", created_at=t))
+        for t in (1_700_000_000.0, 1_700_000_000.0 + day)
+    ]
+    once = store.create_session(SessionRecord(mode="qa", query="asked once"))
+    once.finish("passed")
+    suffix = once.session_id.split("/")[1]  # qa-<hash8>, without the date
+    for given in (suffix, suffix.removeprefix("qa-")):
+        assert run_cli(["sessions", "show", given, "--out", str(tmp_path)]) == 0
+        assert capsys.readouterr().out.startswith(f"{once.session_id}  qa  passed")
+
+    twice = asked_twice[0].session_id.split("/")[1]
+    assert run_cli(["sessions", "show", twice, "--out", str(tmp_path)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and len(captured.err.splitlines()) == 1
+    assert f"{twice!r} is the end of 2 session ids" in captured.err
+    assert all(handle.session_id in captured.err for handle in asked_twice)
+
+    assert run_cli(["sessions", "show", "qa-00000000", "--out", str(tmp_path), "--json"]) == 2
+    captured = capsys.readouterr()
+    assert captured.err.count("\n") == 1 and "no session 'qa-00000000'" in captured.err
+    assert json.loads(captured.out)["errorKind"] == "UnknownSessionError"

@@ -13,6 +13,7 @@ from pydantic import ValidationError
 
 from ralph_tui.events import Notice, RunFinished, SandboxExecuted
 from ralph_tui.traces.atomic import write_atomic
+from ralph_tui.traces.files import last_event_at
 from ralph_tui.traces.index import SessionIndex
 from ralph_tui.traces.liveness import effective_status, writer_alive
 from ralph_tui.traces.models import SessionRecord
@@ -196,3 +197,46 @@ def test_a_reused_pid_is_not_mistaken_for_the_writer() -> None:
     record = SessionRecord(mode="qa", query="q", pid=os.getpid(), updated_at=0.0)
     assert writer_alive(record) is False
     assert writer_alive(record.model_copy(update={"updated_at": 4e9})) is True
+
+
+def _kill_writer(store: TraceStore, record: SessionRecord) -> None:
+    _rewrite_record(store, record.model_copy(update={"pid": _dead_pid()}))
+
+
+def test_a_killed_session_lasts_until_its_last_event(store: TraceStore) -> None:
+    created = 1_700_000_000.0
+    handle = store.create_session(SessionRecord(mode="qa", query="killed", created_at=created))
+    handle.append_event(Notice(message="first", ts=created + 1.0))
+    handle.append_event(Notice(message="last", ts=created + 2.5))
+    with (handle.folder / "events.jsonl").open("ab") as file:
+        file.write(b'{"type": "notice", "ts": 1700009999.0, "mess')  # cut off by the kill
+    _kill_writer(store, handle.record)
+    assert store.mark_crashed() == [handle.session_id]
+    assert store.load_session(handle.session_id).duration_ms == pytest.approx(2500.0)
+
+
+def test_a_resumed_session_adds_its_legs(store: TraceStore) -> None:
+    created = 1_700_000_000.0
+    first = store.create_session(SessionRecord(mode="qa", query="two legs", created_at=created))
+    first.append_event(Notice(message="killed after", ts=created + 2.0))
+    _kill_writer(store, first.record)
+
+    second = store.reopen_session(first.session_id)
+    assert second.record.earlier_legs_ms == pytest.approx(2000.0)
+    leg_started = second.record.leg_started_at
+    assert leg_started is not None and leg_started > created + 2.0
+    finished = second.finish("failed")
+    assert finished.finished_at is not None
+    this_leg = (finished.finished_at - leg_started) * 1000
+    assert finished.duration_ms == pytest.approx(2000.0 + this_leg)
+
+    third = store.reopen_session(first.session_id)  # a finished leg counts as recorded
+    assert third.finish("failed").duration_ms == pytest.approx(2000.0 + this_leg, abs=50.0)
+
+
+def test_the_last_event_is_read_from_the_end_of_a_long_log(store: TraceStore) -> None:
+    handle = store.create_session(SessionRecord(mode="qa", query="long"))
+    for n in range(50):
+        handle.append_event(Notice(message="x" * 500, ts=1_700_000_000.0 + n))
+    assert last_event_at(handle.folder, chunk=700) == 1_700_000_049.0
+    assert last_event_at(handle.folder / "nowhere") is None

@@ -52,6 +52,7 @@ def status_content(progress: RunProgress, now: float | None = None) -> Content:
         badge,
         ("  " + (p.session_id or "(starting)"), "bold"),
         f"  {p.mode}",
+        *([f"  variant {p.variant}"] if p.variant else []),
         f"  {_counter('iter', p.iteration, p.max_iters)}",
         f"  {_counter('step', p.step, p.max_steps)}",
         f"  {_counter('sub', p.sub_calls, p.sub_budget)}",
