@@ -45,6 +45,5 @@ def missing_key_hint(provider: str, role: str | None) -> str:
     other = "openai" if provider == "anthropic" else "anthropic"
     flag = specs[ROLE_SETTINGS[role]].flags[0]
     return (
-        f"{set_key}; give the {role} role another provider with {flag} {other}:MODEL; "
-        f"or {offline}"
+        f"{set_key}; give the {role} role another provider with {flag} {other}:MODEL; or {offline}"
     )
