@@ -13,7 +13,6 @@ from typing import Any
 from ralph_tui.batch.local import Executor, LocalExecutor, Progress
 from ralph_tui.cli.settings_flags import add_settings_flags, settings_from_args
 from ralph_tui.config import Settings
-from ralph_tui.documents import Limits
 from ralph_tui.errors import Cancelled, ExitCode
 from ralph_tui.evals.needle import (
     DEFAULT_DEPTHS,
@@ -102,7 +101,7 @@ def _suite(args: argparse.Namespace, settings: Settings) -> tuple[str, list[Eval
     if args.sizes or args.depths:
         raise SuiteError("--sizes and --depths are for the needle suite")
     path = Path(args.suite)
-    return path.stem, load_suite(path, Limits.of(settings))
+    return path.stem, load_suite(path, settings)
 
 
 def _executor(args: argparse.Namespace) -> Executor:

@@ -10,7 +10,6 @@ from typing import Any
 
 from ralph_tui.cli.settings_flags import add_settings_flags, settings_from_args
 from ralph_tui.config import Settings
-from ralph_tui.documents import Limits
 from ralph_tui.errors import ExitCode, UsageError
 from ralph_tui.evals.sample import sample_suite
 from ralph_tui.evals.store import evals_dir, list_evals, read_scores
@@ -98,7 +97,7 @@ def run_evolve(args: argparse.Namespace, settings: Settings) -> int:
     if args.budget < 1 or args.concurrency < 1:
         raise SuiteError("--budget and --concurrency are at least 1")
     items: list[EvalItem] = sample_suite() if args.suite == "sample" else load_suite(
-        Path(args.suite), Limits.of(settings))  # fmt: skip
+        Path(args.suite), settings)  # fmt: skip
     name = "sample" if args.suite == "sample" else Path(args.suite).stem
     components = tuple(c.strip() for c in args.components.split(",") if c.strip())
     result = evolve(

@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
+from ralph_tui.config import Settings
 from ralph_tui.documents import InputError, Limits, read_corpus
 from ralph_tui.errors import UsageError
 from ralph_tui.traces.atomic import write_atomic
@@ -50,13 +51,13 @@ class SuiteError(UsageError):
     title = "Bad eval suite"
 
 
-def load_suite(path: Path, limits: Limits | None = None) -> list[EvalItem]:
+def load_suite(path: Path, settings: Settings | None = None) -> list[EvalItem]:
     """The items of the JSONL suite at ``path`` (a ``doc`` is relative to the suite's
     folder); ``SuiteError`` for the first bad line, before anything runs.
 
     An item's evidence spans are checked against its document's text as a run reads it
-    (under ``limits``; not through the extraction cache, so a bad suite writes nothing): a
-    span past its end could never be found.
+    (under the size caps of ``settings``; not through the extraction cache, so a bad suite
+    writes nothing): a span past its end could never be found.
     """
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
@@ -65,6 +66,7 @@ def load_suite(path: Path, limits: Limits | None = None) -> list[EvalItem]:
     items: list[EvalItem] = []
     seen: set[str] = set()
     lengths: dict[Path, int] = {}
+    limits = Limits.of(settings) if settings else Limits()
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
@@ -76,7 +78,7 @@ def load_suite(path: Path, limits: Limits | None = None) -> list[EvalItem]:
             item = item.model_copy(update={"doc": (path.parent / item.doc).resolve()})
         if not item.doc.exists():
             raise SuiteError(f"{path}:{number}: the document {item.doc} does not exist")
-        _check_spans(item, f"{path}:{number}", lengths, limits or Limits())
+        _check_spans(item, f"{path}:{number}", lengths, limits)
         items.append(item)
     if not items:
         raise SuiteError(f"{path}: the suite has no items (one JSON object a line)")
