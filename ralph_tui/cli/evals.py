@@ -103,7 +103,7 @@ def _suite(args: argparse.Namespace, settings: Settings) -> tuple[str, list[Eval
     if args.sizes or args.depths:
         raise SuiteError("--sizes and --depths are for the needle suite")
     path = Path(args.suite)
-    return path.stem, load_suite(path)
+    return path.stem, load_suite(path, settings)
 
 
 def _executor(args: argparse.Namespace) -> Executor:

@@ -69,11 +69,18 @@ def _list(cache: PageCache, *, as_json: bool) -> int:
 
 
 def _clear(cache: PageCache, urls: list[str]) -> int:
-    if urls:
-        removed = sum(cache.remove(url) for url in urls)
-        print(f"removed {removed} of {len(urls)} page(s) from {cache.root}")
-    else:
+    """Remove the pages of ``urls`` (all pages when none is given), saying which were not
+    cached. Exit 0 either way: afterwards none of them is in the cache, as asked."""
+    if not urls:
         print(f"removed {cache.clear()} page(s) from {cache.root}")
+        return 0
+    distinct = list(dict.fromkeys(urls))
+    absent = [url for url in distinct if not cache.remove(url)]
+    for url in absent:
+        print(f"not cached, nothing to remove: {url}")
+    print(f"removed {len(distinct) - len(absent)} of {len(distinct)} page(s) from {cache.root}")
+    if absent:
+        print("(`ralph-tui external list` shows the cached pages)")
     return 0
 
 

@@ -97,7 +97,7 @@ def run_evolve(args: argparse.Namespace, settings: Settings) -> int:
     if args.budget < 1 or args.concurrency < 1:
         raise SuiteError("--budget and --concurrency are at least 1")
     items: list[EvalItem] = sample_suite() if args.suite == "sample" else load_suite(
-        Path(args.suite))  # fmt: skip
+        Path(args.suite), settings)  # fmt: skip
     name = "sample" if args.suite == "sample" else Path(args.suite).stem
     components = tuple(c.strip() for c in args.components.split(",") if c.strip())
     result = evolve(

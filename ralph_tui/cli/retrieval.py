@@ -126,11 +126,11 @@ def _print_index(index: DocumentIndex, corpus: Corpus, *, as_json: bool) -> None
     if as_json:
         print(json.dumps({"documents": len(corpus.documents), **figures.to_json()}))
         return
-    chunking = f"{index.chunks.span(0)[1] - index.chunks.span(0)[0]}-char windows"
     lexical = "from the cache" if figures.lexical_from_cache else "built"
     print(
         f"{len(corpus.documents)} document(s), {figures.chars:,} chars: {figures.chunks:,} "
-        f"chunks ({chunking}), {figures.words:,} distinct words"
+        f"chunks ({figures.chunk_size:,}-char windows, {figures.chunk_overlap:,} shared with "
+        f"the next), {figures.words:,} distinct words"
     )
     print(f"  lexical (BM25): {lexical}")
     if figures.dense_skipped:
@@ -140,7 +140,7 @@ def _print_index(index: DocumentIndex, corpus: Corpus, *, as_json: bool) -> None
         print(f"  dense: {figures.embedder}, {figures.dim} dimensions, {source}")
     stages = ", ".join(f"{name} {ms / 1000:.2f} s" for name, ms in figures.ms.items())
     print(f"  time: {stages}")
-    print(f"  cache: {figures.cache_folder}")
+    print(f"  cache: {figures.cache_folder or 'not written (the next run builds it again)'}")
 
 
 def _print_search(result: RetrievalResult, *, as_json: bool) -> None:

@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from importlib.metadata import version
 from pathlib import Path
 
-from ralph_tui.documents.detect import Format
+from ralph_tui.documents.detect import Format, UnreadableFile
+from ralph_tui.documents.encoding import UndecodableText, decode_text
 from ralph_tui.documents.pdf import PdfError, Source, pdf_pages
 
 PAGE_SEPARATOR = "\n\n"
@@ -18,7 +19,7 @@ OnPage = Callable[[int, int], None]
 """Progress of a long conversion: pages done, pages in all."""
 
 
-class ConversionError(ValueError):
+class ConversionError(UnreadableFile):
     """The file cannot be read as its format says; the message says why, without the path."""
 
 
@@ -47,7 +48,7 @@ def extract(
         return _html(data)
     if fmt == "docx":
         return _docx(data)
-    return Extracted(_utf8(data), converter="utf-8")
+    return _text(data)
 
 
 def converter_version(fmt: Format) -> str:
@@ -56,13 +57,16 @@ def converter_version(fmt: Format) -> str:
     return f"{package} {version(package)}" if package else "utf-8"
 
 
-def _utf8(data: bytes) -> str:
+def _text(data: bytes) -> Extracted:
+    """Plain text (or Markdown) in UTF-8, or in the encoding its byte-order mark declares;
+    the converter is named by that encoding."""
     try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise ConversionError(
-            f"is not UTF-8 text (byte {exc.start} is invalid): convert it to UTF-8"
-        ) from None
+        text, encoding = decode_text(data)
+    except UndecodableText as exc:
+        raise ConversionError(exc.found.what, exc.found.hint) from None
+    if not text.strip():
+        raise ConversionError(f"holds no text ({encoding}, white space only): nothing to analyse")
+    return Extracted(text, converter=encoding.lower())
 
 
 def _normalize(text: str) -> str:

@@ -12,14 +12,8 @@ from typing import Any
 
 from ralph_tui.config import Settings
 from ralph_tui.documents.cache import ExtractionCache
-from ralph_tui.documents.convert import (
-    PAGE_SEPARATOR,
-    ConversionError,
-    Extracted,
-    converter_version,
-    extract,
-)
-from ralph_tui.documents.detect import SUPPORTED, Format, UnsupportedFormat, detect_format
+from ralph_tui.documents.convert import PAGE_SEPARATOR, Extracted, converter_version, extract
+from ralph_tui.documents.detect import Format, UnreadableFile, detect_format
 from ralph_tui.documents.errors import InputError
 from ralph_tui.documents.inputs import gather
 
@@ -154,7 +148,7 @@ def read_corpus(
         except InputError as exc:
             if len(found.files) == 1:
                 raise
-            failed.append(str(exc))
+            failed.append(exc.one_line())
     if not documents:
         raise InputError("no document could be read: " + "; ".join(failed))
     return assemble(documents, found.skipped, failed)
@@ -186,10 +180,8 @@ def read_one(
     try:
         fmt = detect_format(data, path)
         extracted = _converted(path, data, fmt, name, sha256, on_progress, cache)
-    except UnsupportedFormat as exc:
-        raise InputError(f"{path} {exc}: ralph-tui reads {SUPPORTED}") from None
-    except ConversionError as exc:
-        raise InputError(f"{path} {exc}") from None
+    except UnreadableFile as exc:
+        raise InputError(f"{path} {exc}", hint=exc.hint) from None
     return Document(
         name=name,
         path=path,

@@ -9,6 +9,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
+from ralph_tui.config import Settings
+from ralph_tui.documents import InputError, Limits, read_corpus
 from ralph_tui.errors import UsageError
 from ralph_tui.traces.atomic import write_atomic
 
@@ -49,15 +51,22 @@ class SuiteError(UsageError):
     title = "Bad eval suite"
 
 
-def load_suite(path: Path) -> list[EvalItem]:
+def load_suite(path: Path, settings: Settings | None = None) -> list[EvalItem]:
     """The items of the JSONL suite at ``path`` (a ``doc`` is relative to the suite's
-    folder); ``SuiteError`` for the first bad line, before anything runs."""
+    folder); ``SuiteError`` for the first bad line, before anything runs.
+
+    An item's evidence spans are checked against its document's text as a run reads it
+    (under the size caps of ``settings``; not through the extraction cache, so a bad suite
+    writes nothing): a span past its end could never be found.
+    """
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except OSError as exc:
         raise SuiteError(f"cannot read the suite {path}: {exc.strerror or exc}") from None
     items: list[EvalItem] = []
     seen: set[str] = set()
+    lengths: dict[Path, int] = {}
+    limits = Limits.of(settings) if settings else Limits()
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
@@ -69,6 +78,7 @@ def load_suite(path: Path) -> list[EvalItem]:
             item = item.model_copy(update={"doc": (path.parent / item.doc).resolve()})
         if not item.doc.exists():
             raise SuiteError(f"{path}:{number}: the document {item.doc} does not exist")
+        _check_spans(item, f"{path}:{number}", lengths, limits)
         items.append(item)
     if not items:
         raise SuiteError(f"{path}: the suite has no items (one JSON object a line)")
@@ -94,6 +104,32 @@ def _item(path: Path, number: int, line: str) -> EvalItem:
             for err in exc.errors()
         )
         raise SuiteError(f"{path}:{number}: {problems}") from None
+
+
+def _check_spans(
+    item: EvalItem,
+    where: str,
+    lengths: dict[Path, int],
+    limits: Limits,
+) -> None:
+    """``SuiteError`` for an evidence span that ends past the end of the item's document
+    (``lengths`` keeps each document's length, so each is read once)."""
+    if not item.expect.evidence_spans:
+        return
+    if item.doc not in lengths:
+        try:
+            lengths[item.doc] = len(read_corpus([item.doc], limits).text)
+        except InputError as exc:
+            raise SuiteError(f"{where}: {exc}", hint=exc.hint) from None
+    length = lengths[item.doc]
+    for start, end in item.expect.evidence_spans:
+        if end > length:
+            raise SuiteError(
+                f"{where}: the evidence span [{start}, {end}] ends past the end of "
+                f"{item.doc.name}, whose text is {length:,} characters long",
+                hint="spans are character offsets into the document's text as ralph-tui reads "
+                "it: `ralph-tui search DOC QUERY --json` shows the span of each passage",
+            )
 
 
 def write_suite(path: Path, items: list[EvalItem]) -> None:

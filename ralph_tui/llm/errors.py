@@ -11,15 +11,16 @@ class LLMError(ProviderError):
     retryable = False
     stops_run = False
 
-    def __init__(self, message: str, *, provider: str = "", model: str = "") -> None:
-        super().__init__(message)
-        self.message = message
+    def __init__(
+        self, message: str, *, provider: str = "", model: str = "", hint: str | None = None
+    ) -> None:
+        super().__init__(message, hint=hint)
         self.provider = provider
         self.model = model
 
     def __str__(self) -> str:
-        where = f"{self.provider}:{self.model}: " if self.provider else ""
-        return f"{where}{self.message}"
+        where = ":".join(part for part in (self.provider, self.model) if part)
+        return f"{where}: {self.message}" if where else self.message
 
 
 class AuthenticationError(LLMError):

@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from ralph_tui.config import Settings
-from ralph_tui.llm.errors import AuthenticationError, LLMError
+from ralph_tui.llm.errors import LLMError
+from ralph_tui.llm.keys import missing_key
 from ralph_tui.llm.models import check_model, parse_model_spec
 from ralph_tui.llm.pricing import Price, price_family, price_of
 from ralph_tui.llm.retry import OnRetry, RetryPolicy
-from ralph_tui.llm.sdk_errors import missing_key_message
 from ralph_tui.llm.types import LLMClient
 from ralph_tui.llm.usage import MeteredClient, OnUsage, UsageLedger
 
@@ -204,7 +204,7 @@ def _provider_client(
 
         return AnthropicClient(
             model,
-            api_key=_api_key(settings, "anthropic"),
+            api_key=_api_key(settings, provider, model, role),
             base_url=base_url_of(settings, provider),
             timeout_s=call_timeout_s(settings, base_url_of(settings, provider)),
             http_client=http_client,
@@ -214,7 +214,7 @@ def _provider_client(
 
     return OpenAIClient(
         model,
-        api_key=_api_key(settings, "openai"),
+        api_key=_api_key(settings, provider, model, role),
         base_url=base_url_of(settings, provider),
         timeout_s=call_timeout_s(settings, base_url_of(settings, provider)),
         http_client=http_client,
@@ -251,14 +251,16 @@ def call_timeout_s(settings: Settings, base_url: str | None) -> float:
     return LOCAL_TIMEOUT_S if is_local_endpoint(base_url) else REMOTE_TIMEOUT_S
 
 
-def _api_key(settings: Settings, provider: str) -> str:
+def _api_key(settings: Settings, provider: str, model: str, role: str) -> str:
+    """The key for ``provider``; ``AuthenticationError`` naming ``model`` and the fix that
+    fits ``role`` when there is none."""
     key = settings.anthropic_api_key if provider == "anthropic" else settings.openai_api_key
     base_url = base_url_of(settings, provider)
     if key is not None and key.get_secret_value():
         return key.get_secret_value()
     if base_url:
         return LOCAL_SERVER_KEY
-    raise AuthenticationError(missing_key_message(provider), provider=provider)
+    raise missing_key(provider, model, role)
 
 
 def _retry_notice(notice: OnNotice, client: LLMClient, policy: RetryPolicy) -> OnRetry:

@@ -7,7 +7,8 @@ from abc import ABC, abstractmethod
 from typing import Any
 
 from ralph_tui.llm.errors import AuthenticationError
-from ralph_tui.llm.sdk_errors import missing_key_message, translate_sdk_error
+from ralph_tui.llm.keys import missing_key
+from ralph_tui.llm.sdk_errors import translate_sdk_error
 from ralph_tui.llm.types import ChatMessage, Completion, ToolChoice, ToolDefinition
 
 
@@ -76,9 +77,7 @@ class SDKClient(ABC):
 
     def _no_key(self) -> AuthenticationError:
         """The error for a client the SDK cannot authenticate: names the variable to set."""
-        return AuthenticationError(
-            missing_key_message(self.provider), provider=self.provider, model=self.model
-        )
+        return missing_key(self.provider, self.model)
 
     async def aclose(self) -> None:
         """Close the SDK client's connections."""

@@ -25,6 +25,7 @@ from ralph_tui.llm.errors import (
     RateLimitError,
     ServerError,
 )
+from ralph_tui.llm.keys import key_env_var
 
 CONTEXT_TOO_LONG_MARKERS = (
     "prompt is too long",
@@ -89,19 +90,6 @@ def _from_status(status: int, headers: Any, detail: str, provider: str, model: s
     if status == 404:
         return BadRequestError(f"not found (404), check the model name: {detail}", **where)
     return BadRequestError(f"request rejected ({status}): {detail}", **where)
-
-
-def key_env_var(provider: str) -> str:
-    """The environment variable that holds ``provider``'s API key."""
-    return f"{provider.upper()}_API_KEY"
-
-
-def missing_key_message(provider: str) -> str:
-    """What to tell a person who has no key for ``provider``."""
-    return (
-        f"no {provider} API key: set {key_env_var(provider)}, pick another provider for this"
-        " role (e.g. --generate-model openai:MODEL), or run with --provider offline"
-    )
 
 
 def _auth_message(status: int, detail: str, provider: str) -> str:

@@ -190,6 +190,8 @@ def _open_session(
         settings=session_settings(request),
         parent_session_id=request.parent_session_id,
         documents=[document.record() for document in corpus.documents],
+        skipped_files=corpus.skipped,
+        failed_files=corpus.failed,
     )
     return store.create_session(record)
 

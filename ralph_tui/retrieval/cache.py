@@ -83,7 +83,8 @@ class IndexCache:
             shutil.rmtree(folder, ignore_errors=True)
             return None
 
-    def save_lexical(self, key: str, stored: StoredLexical, notice: OnNotice) -> None:
+    def save_lexical(self, key: str, stored: StoredLexical, notice: OnNotice) -> bool:
+        """Keep ``stored`` under ``key``; whether it was written (why not goes to ``notice``)."""
         target = self.folder_of(key)
         try:
             self.root.mkdir(parents=True, exist_ok=True)
@@ -102,6 +103,8 @@ class IndexCache:
                 shutil.rmtree(aside, ignore_errors=True)
         except OSError as exc:
             notice(f"retrieval index not cached ({_reason(exc)}): the next run rebuilds it")
+            return False
+        return True
 
     def load_vectors(
         self, key: str, embedder_id: str, chunks: int, notice: OnNotice

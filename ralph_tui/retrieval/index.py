@@ -32,6 +32,8 @@ class IndexFigures:
     chunks: int = 0
     words: int = 0
     chars: int = 0
+    chunk_size: int = 0
+    chunk_overlap: int = 0
     lexical_from_cache: bool = False
     vectors_from_cache: bool = False
     ms: dict[str, float] = field(default_factory=dict)
@@ -39,12 +41,16 @@ class IndexFigures:
     dim: int = 0
     dense_skipped: str | None = None
     cache_folder: str | None = None
+    """Where the index is cached: ``None`` when it was neither loaded from nor written to
+    the cache."""
 
     def to_json(self) -> dict[str, Any]:
         return {
             "chunks": self.chunks,
             "words": self.words,
             "chars": self.chars,
+            "chunkSize": self.chunk_size,
+            "chunkOverlap": self.chunk_overlap,
             "lexicalFromCache": self.lexical_from_cache,
             "vectorsFromCache": self.vectors_from_cache,
             "ms": {k: round(v, 1) for k, v in self.ms.items()},
@@ -97,7 +103,12 @@ async def open_index(
     (both mostly outside the GIL)."""
     notice = on_notice or (lambda _m: None)
     progress = on_progress or (lambda _s, _d, _t: None)
-    figures = IndexFigures(chars=len(text), embedder=embedder.id if embedder else None)
+    figures = IndexFigures(
+        chars=len(text),
+        chunk_size=chunking.size,
+        chunk_overlap=chunking.overlap,
+        embedder=embedder.id if embedder else None,
+    )
     timer = _Timer(figures)
     started = time.perf_counter()
     key = await asyncio.to_thread(IndexCache.key_of, text, chunking) if cache else ""
@@ -124,10 +135,11 @@ async def open_index(
         else None
     )
     built_lexical, built_vectors = await asyncio.gather(_run(lexical_job), _run(vectors_job))
+    cached = figures.lexical_from_cache
     if built_lexical is not None:
         stored = built_lexical
         if cache:
-            await asyncio.to_thread(cache.save_lexical, key, stored, notice)
+            cached = await asyncio.to_thread(cache.save_lexical, key, stored, notice)
     assert stored is not None
     if vectors_job is not None:
         vectors = built_vectors
@@ -141,7 +153,7 @@ async def open_index(
     if vectors is not None:
         figures.dim = int(vectors.shape[1]) if vectors.ndim == 2 else 0
     figures.chunks, figures.words = len(stored.chunks), len(stored.words)
-    figures.cache_folder = str(cache.folder_of(key)) if cache else None
+    figures.cache_folder = str(cache.folder_of(key)) if cache and cached else None
     timer.stage("total", started)
     return DocumentIndex(text, stored.chunks, stored.lexical, vectors, embedder, figures)
 

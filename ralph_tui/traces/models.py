@@ -62,6 +62,10 @@ class SessionRecord(BaseModel):
     host: str = Field(default_factory=socket.gethostname)
     subtask_of: str | None = None
     subtask_id: str | None = None
+    skipped_files: list[str] = Field(default_factory=list)
+    """Files the ``--doc`` folders held that are not documents ralph-tui reads."""
+    failed_files: list[str] = Field(default_factory=list)
+    """Documents that could not be read, each with why; the run went on without them."""
 
     def to_json(self) -> str:
         return self.model_dump_json(indent=2)

@@ -64,6 +64,28 @@ def test_a_folder_run_reports_each_quote_with_its_file_and_page(
     assert "[reports/manual.pdf p. 2]" in session_view
 
 
+def test_the_session_records_the_files_it_skipped_and_could_not_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "pumps.md").write_text("The backwash pump runs for ten minutes.", encoding="utf-8")
+    (folder / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    (folder / "legacy.txt").write_bytes("Le café est fermé.".encode("latin-1"))
+    out = tmp_path / "out"
+    code = run_cli(["run", "--provider", "offline", "--mode", "qa", "--json", "--maxIters", "1",
+                    "--query", "How long does the backwash pump run?", "--doc", str(folder),
+                    "--out", str(out)])  # fmt: skip
+    result = json.loads(capsys.readouterr().out)
+    assert code in (0, 1)
+    folder_record = out / "sessions" / result["sessionId"] / "session.json"
+    record = json.loads(folder_record.read_text(encoding="utf-8"))
+    assert record["skipped_files"] == ["docs/logo.png"]
+    [failed] = record["failed_files"]
+    assert failed.startswith(f"{folder / 'legacy.txt'} is not UTF-8 text")
+    assert [d["name"] for d in record["documents"]] == ["docs/pumps.md"]
+
+
 def test_text_output_names_each_quotes_source(
     reports: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

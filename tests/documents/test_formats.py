@@ -33,7 +33,8 @@ def test_the_format_comes_from_the_bytes(data: bytes, name: str, expected: str) 
 @pytest.mark.parametrize(
     ("data", "reason"),
     [
-        (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "binary"),
+        (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "a PNG image"),
+        (b"\x01\x02\x00\x03" * 8, "binary data"),
         (b"PK\x03\x04broken", "damaged ZIP"),
     ],
 )
@@ -48,8 +49,10 @@ def test_a_zip_that_is_no_word_file_is_refused(tmp_path: Path) -> None:
         archive.writestr("data.csv", "a,b\n")
     path = tmp_path / "data.docx"
     path.write_bytes(buffer.getvalue())
-    with pytest.raises(InputError, match=r"data.docx is a ZIP archive: ralph-tui reads plain text"):
+    with pytest.raises(InputError, match=r"data.docx is a ZIP archive$") as refused:
         read_corpus([path])
+    assert refused.value.one_line().endswith("(ralph-tui reads plain text, Markdown, PDF, HTML "
+                                             "and Word (.docx))")  # fmt: skip
 
 
 def test_a_word_file_keeps_its_headings_and_table(tmp_path: Path) -> None:

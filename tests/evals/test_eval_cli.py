@@ -89,3 +89,17 @@ def test_a_ray_address_needs_the_ray_executor(
     code = run_cli(["eval", "--suite", "sample", "--ray-address", "ray://head:10001",
                     "--provider", "offline", "--out", str(tmp_path / "out")])  # fmt: skip
     assert code == 2 and "--ray-address needs --executor ray" in capsys.readouterr().err
+
+
+def test_a_span_past_the_documents_end_is_refused_before_anything_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "doc.md").write_text("Five.", encoding="utf-8")
+    suite = tmp_path / "suite.jsonl"
+    suite.write_text('{"id": "a", "query": "q", "doc": "doc.md", '
+                     '"expect": {"evidence_spans": [[0, 400]]}}\n')  # fmt: skip
+    out = tmp_path / "out"
+    assert run_cli(["eval", "--suite", str(suite), "--provider", "offline", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"{suite}:1: the evidence span [0, 400] ends past the end of doc.md" in err
+    assert len(err.strip().splitlines()) == 1 and not out.exists()

@@ -46,6 +46,29 @@ def test_a_bad_line_is_named_with_what_is_wrong(tmp_path: Path, line: str, probl
         load_suite(write(tmp_path, GOOD, line))
 
 
+def test_an_evidence_span_past_the_documents_end_is_refused(tmp_path: Path) -> None:
+    beyond = json.dumps({"id": "b", "query": "q", "doc": "doc.md",
+                         "expect": {"evidence_spans": [[0, 10], [5, 11]]}})  # fmt: skip
+    path = write(tmp_path, GOOD, beyond)
+    with pytest.raises(SuiteError) as refused:
+        load_suite(path)
+    assert str(refused.value) == (
+        f"{path}:2: the evidence span [5, 11] ends past the end of doc.md, whose text is 10 "
+        "characters long"
+    )
+    assert refused.value.hint is not None and "ralph-tui search" in refused.value.hint
+    ending = json.dumps({"id": "b", "query": "q", "doc": "doc.md",
+                         "expect": {"evidence_spans": [[0, 10]]}})  # fmt: skip
+    assert [i.id for i in load_suite(write(tmp_path, GOOD, ending))] == ["a", "b"]
+
+
+def test_spans_on_a_document_that_cannot_be_read_name_the_line(tmp_path: Path) -> None:
+    path = write(tmp_path, GOOD)
+    (tmp_path / "doc.md").write_bytes(b"caf\xe9 au lait")
+    with pytest.raises(SuiteError, match=r":1: .*doc.md is not UTF-8 text"):
+        load_suite(path)
+
+
 def test_an_empty_or_missing_suite_is_refused(tmp_path: Path) -> None:
     with pytest.raises(SuiteError, match="no items"):
         load_suite(write(tmp_path, ""))

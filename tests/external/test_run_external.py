@@ -142,7 +142,14 @@ def test_the_external_command_lists_refreshes_and_clears_the_cache(
     assert len(site.requests) - before == 3, "each cached page revalidated once"
     assert run_cli(["external", "clear", site.base + "/clean/one.html", *out]) == 0
     assert "removed 1 of 1" in capsys.readouterr().out
+    # Not cached (any more, or ever): said so, and still exit 0 - it is not in the cache.
+    gone = site.base + "/clean/one.html"
+    assert run_cli(["external", "clear", gone, site.base + "/clean/", *out]) == 0
+    cleared = capsys.readouterr().out.splitlines()
+    assert cleared[0] == f"not cached, nothing to remove: {gone}"
+    assert cleared[1].startswith("removed 1 of 2 page(s) from ")
+    assert "external list" in cleared[2]
     assert run_cli(["external", "clear", *out]) == 0
-    assert "removed 2 page(s)" in capsys.readouterr().out
+    assert "removed 1 page(s)" in capsys.readouterr().out
     assert run_cli(["external", "clear", "ftp://x", *out]) == 2
     assert "http(s) only" in capsys.readouterr().err

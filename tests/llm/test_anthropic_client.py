@@ -195,8 +195,11 @@ def test_missing_key_names_the_env_var(
         monkeypatch.setenv("ANTHROPIC_CONFIG_DIR", str(tmp_path))
     else:
         monkeypatch.delenv("ANTHROPIC_CONFIG_DIR", raising=False)
-    with pytest.raises(AuthenticationError, match=r"ANTHROPIC_API_KEY.*--provider offline"):
+    with pytest.raises(
+        AuthenticationError, match=r"^anthropic:claude-sonnet-4-6: .*ANTHROPIC_API_KEY"
+    ) as caught:
         AnthropicClient("claude-sonnet-4-6")
+    assert "--provider offline" in caught.value.one_line()
 
 
 async def test_the_system_prompt_and_the_newest_block_are_cache_breakpoints(

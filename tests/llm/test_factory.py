@@ -106,7 +106,38 @@ def test_offline_needs_no_key() -> None:
 def test_missing_key_says_which_env_var_to_set(settings: dict[str, str], env_var: str) -> None:
     with pytest.raises(AuthenticationError) as caught:
         build_clients(make_settings(**settings))
-    assert env_var in str(caught.value) and "--provider offline" in str(caught.value)
+    assert env_var in str(caught.value) and "--provider offline" in caught.value.one_line()
+
+
+@pytest.mark.parametrize(
+    ("settings", "message", "fix"),
+    [
+        ({"openai_api_key": "sk-test", "generate_model": "claude-haiku-4-5"},
+         "anthropic:claude-haiku-4-5: no API key: ANTHROPIC_API_KEY is not set",
+         "give the generate role another provider with --generate-model openai:MODEL; "
+         "or run with --provider offline"),
+        ({"anthropic_api_key": "sk-ant-test", "validate_model": "gpt-5.4-mini"},
+         "openai:gpt-5.4-mini: no API key: OPENAI_API_KEY is not set",
+         "set OPENAI_API_KEY or point OPENAI_BASE_URL at a compatible server; give the validate "
+         "role another provider with --validate-model anthropic:MODEL"),
+        ({"openai_api_key": "sk-test", "generate_model": "openai:gpt-5.4-mini",
+          "sub_model": "anthropic:claude-haiku-4-5"},
+         "anthropic:claude-haiku-4-5: no API key", "the sub role another provider with "
+         "--sub-model openai:MODEL"),
+        ({"anthropic_api_key": "sk-ant-test", "openai_base_url": "", "validate_model":
+          "anthropic:claude-haiku-4-5", "embedder": "openai"},
+         "openai:text-embedding-3-small: no API key: OPENAI_API_KEY is not set",
+         "or use --embedder offline, word vectors that need no key"),
+    ],
+)  # fmt: skip
+def test_a_missing_key_names_the_model_and_the_fix_for_its_role(
+    settings: dict[str, str], message: str, fix: str
+) -> None:
+    with pytest.raises(AuthenticationError) as caught:
+        build_clients(make_settings(**settings))
+    assert str(caught.value).startswith(message)
+    assert caught.value.hint is not None and fix in caught.value.hint
+    assert "::" not in caught.value.one_line()
 
 
 def test_one_key_is_enough_when_both_roles_use_it() -> None:

@@ -33,7 +33,7 @@ def doc_with(tmp_path: Path, data: bytes) -> Path:
         (lambda p: p / "missing.txt", "q", "document not found"),
         (lambda p: p, "q", "no documents in the folder"),
         (lambda p: doc_with(p, b"  \n\n"), "q", "is empty"),
-        (lambda p: doc_with(p, b"\x89PNG\r\n\x1a\n\x00\x00\x00"), "q", "binary"),
+        (lambda p: doc_with(p, b"\x89PNG\r\n\x1a\n\x00\x00\x00"), "q", "is a PNG image"),
         (lambda p: doc_with(p, "caf\u00e9".encode("latin-1")), "q", "not UTF-8"),
         (lambda p: doc_with(p, b"A real document."), "   ", "query is empty"),
     ],

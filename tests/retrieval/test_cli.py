@@ -60,6 +60,34 @@ def test_index_prints_figures_then_reuses_the_cache(
     assert code == 0 and not json.loads(stdout)["lexicalFromCache"]
 
 
+def test_index_reports_the_chunking_it_used(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    short = tmp_path / "short.md"
+    short.write_text("The weir was cleared on Monday.", encoding="utf-8")
+    args = ["index", str(short), "--out", str(tmp_path / "out"), "--chunk-size", "120"]
+    code, stdout, _ = run([*args, "--chunk-overlap", "20"], capsys)
+    assert code == 0
+    assert "1 chunks (120-char windows, 20 shared with the next)" in stdout.splitlines()[0]
+    code, stdout, _ = run([*args, "--chunk-overlap", "20", "--json"], capsys)
+    figures = json.loads(stdout)
+    assert (figures["chunkSize"], figures["chunkOverlap"], figures["chunks"]) == (120, 20, 1)
+
+
+def test_index_prints_no_cache_path_it_did_not_write(
+    doc: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "cache").write_text("a file where the cache folder would go", encoding="utf-8")
+    code, stdout, stderr = run(["index", str(doc), "--out", str(out)], capsys)
+    assert code == 0 and "retrieval index not cached" in stderr
+    assert "  cache: not written (the next run builds it again)" in stdout.splitlines()
+    assert str(out) not in stdout
+    code, stdout, _ = run(["index", str(doc), "--out", str(out), "--json"], capsys)
+    assert code == 0 and json.loads(stdout)["cacheFolder"] is None
+
+
 def test_search_ranks_the_passage_that_answers(
     doc: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
