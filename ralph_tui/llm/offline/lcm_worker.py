@@ -1,10 +1,11 @@
 """The offline baseline as an LCM worker: the tools it calls, and what it reads back.
 
 It never sees the document, only what its tools return. Its first turn greps the document
-for each search term (and retrieves passages for the whole query, when it may); its second
-reads a window around the best places — where the rarest terms meet; its third answers from
-the sentences of what it read, with the same sentence search and the same honest "not found"
-as the RLM baseline (a term no grep found counts as missing)."""
+for each search term and retrieves passages for the whole query from the run's index (the
+document's and fetched pages' alike), when it may; its second reads a window around the best
+places of the document — where the rarest terms meet; its third answers from the sentences
+of what it read and retrieved, with the same sentence search and the same honest "not found"
+as the RLM baseline (a term no grep found and no passage holds counts as missing)."""
 
 from __future__ import annotations
 
@@ -15,8 +16,9 @@ from typing import Any
 
 from ralph_tui.llm.offline import worker
 from ralph_tui.llm.offline.constraints import Steering
-from ralph_tui.llm.offline.sentences import rank_sentences, sentences_of
+from ralph_tui.llm.offline.sentences import is_whole_sentence, rank_sentences, sentences_of
 from ralph_tui.llm.types import ChatMessage, ToolDefinition
+from ralph_tui.words import fold, is_content, stem, term_set, words_of
 
 HITS_PER_TERM = 12
 RETRIEVED = 4
@@ -29,10 +31,12 @@ Call = tuple[str, dict[str, Any]]
 
 @dataclass
 class Findings:
-    """What the tools returned so far: hits per term, retrieved spans, texts read."""
+    """What the tools returned so far: hits per grep pattern, retrieved document spans and
+    passage texts (of every source), texts read."""
 
     hits: dict[str, list[int]] = field(default_factory=dict)
     retrieved: list[int] = field(default_factory=list)
+    passages: list[str] = field(default_factory=list)
     read: list[str] = field(default_factory=list)
     searched: bool = False
 
@@ -60,6 +64,7 @@ class Findings:
             self.hits[term] = [hit["span"][0] for hit in value.get("hits", []) if "span" in hit]
         elif tool == "retrieve" and isinstance(value, list):
             self.retrieved += [p["span"][0] for p in value if p.get("source") == "doc"]
+            self.passages += [str(p["text"]) for p in value if p.get("text")]
 
 
 def _arguments(raw: str) -> dict[str, Any]:
@@ -89,8 +94,25 @@ def _read_text(result: str) -> str:
     return text
 
 
-def term_pattern(term: str) -> str:
-    return r"(?i)\b" + re.escape(term)
+def term_pattern(prefix: str) -> str:
+    return r"(?i)\b" + re.escape(prefix)
+
+
+def _shared_start(first: str, second: str) -> str:
+    size = next((n for n, (a, b) in enumerate(zip(first, second, strict=False)) if a != b), None)
+    return first[: min(len(first), len(second)) if size is None else size]
+
+
+def grep_prefixes(text: str, terms: list[str]) -> dict[str, str]:
+    """For each of ``terms``, what to grep for: the start its word in ``text`` shares with
+    its stem ("qualifi", the stem of "qualify", greps "qualif"); the term itself when no
+    word of ``text`` has it (a constraint's term)."""
+    prefixes = {term: term for term in terms}
+    for word in words_of(text):
+        term = stem(word)
+        if is_content(word) and prefixes.get(term) == term:
+            prefixes[term] = _shared_start(fold(word), term) or term
+    return prefixes
 
 
 def windows(found: Findings, size_hint: int = WINDOW_CHARS) -> list[tuple[int, int]]:
@@ -124,23 +146,28 @@ def play(
     query = str(fields.get("query") or fields.get("task") or "")
     search_for = " ".join([query, *map(str, fields.get("docReaderHints") or [])])
     terms = [t for t in worker.search_terms(search_for) if t not in steering.leave_out]
+    prefixes = grep_prefixes(search_for, terms + steering.focus)
     found = Findings.of(messages)
     if not found.searched:
         calls: list[Call] = [
-            ("grep", {"pattern": term_pattern(t), "limit": HITS_PER_TERM}) for t in terms
-        ]
-        calls += [
-            ("grep", {"pattern": term_pattern(f), "limit": HITS_PER_TERM}) for f in steering.focus
+            ("grep", {"pattern": term_pattern(prefix), "limit": HITS_PER_TERM})
+            for prefix in dict.fromkeys(prefixes.values())
         ]
         if "retrieve" in tools:
-            calls.append(("retrieve", {"query": search_for, "k": RETRIEVED, "sources": ["doc"]}))
+            calls.append(("retrieve", {"query": search_for, "k": RETRIEVED}))
         return calls
     places = windows(found)
     if not found.read and places:
         return [("read", {"start": a, "end": b}) for a, b in places]
-    present = [t for t in terms + steering.focus if found.hits.get(term_pattern(t))]
+    retrieved = term_set(" ".join(found.passages))
+    present = [
+        t
+        for t in terms + steering.focus
+        if found.hits.get(term_pattern(prefixes[t])) or t in retrieved
+    ]
+    pool = [s for text in found.passages for s in sentences_of(text) if is_whole_sentence(s)]
     ranked = rank_sentences(
-        sentences_of("\n\n".join(found.read)),
+        list(dict.fromkeys(pool + sentences_of("\n\n".join(found.read)))),
         terms,
         steering.focus,
         steering.leave_out,

@@ -1,45 +1,14 @@
-"""Lexical tools of the offline baseline: words, sentences, overlap scores."""
+"""Lexical tools of the offline baseline's non-code roles: sentences, overlap scores.
+
+Terms are ``ralph_tui.words``'s, the same the worker searches with in the sandbox."""
 
 from __future__ import annotations
 
 import re
 
-_STOPWORD_TEXT = """a about above after again against all also am an and any are as at be
-    because been
-    before being below between both but by can could did do does doing down during each few
-    for from further had has have having he her here hers herself him himself his how i if in
-    into is it its itself just me more most my myself no nor not now of off on once only or
-    other our ours ourselves out over own same she should so some such than that the their
-    theirs them themselves then there these they this those through to too under until up very
-    was we were what when where which while who whom why will with would you your yours
-    yourself yourselves explain describe summarize list give tell document text please
-    often carried carry happen happens happened long many much kind type way ways make made
-    take takes taken done need needs use used"""
-STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+from ralph_tui.words import key_terms, query_terms, term_set
 
-_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'\-]*")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
-
-
-def content_words(text: str) -> list[str]:
-    """Lower-cased words of three or more letters that are not stopwords, in order."""
-    return [
-        w
-        for w in (m.group(0).lower().removesuffix("'s").strip("'-") for m in _WORD.finditer(text))
-        if len(w) >= 3 and w not in STOPWORDS
-    ]
-
-
-def stem(word: str) -> str:
-    """A crude suffix stripper so "loops" matches "loop" and "validated" matches "validate"."""
-    for suffix in ("ations", "ation", "ings", "ing", "ies", "es", "ed", "s"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)]
-    return word
-
-
-def stems(text: str) -> set[str]:
-    return {stem(w) for w in content_words(text)}
 
 
 def sentences(text: str, min_chars: int = 20) -> list[str]:
@@ -48,19 +17,32 @@ def sentences(text: str, min_chars: int = 20) -> list[str]:
 
 
 def support(claim: str, source: str) -> float:
-    """Share of the claim's content stems found in ``source`` (1.0 for an empty claim)."""
-    claim_stems = stems(claim)
-    if not claim_stems:
+    """Share of the claim's terms found in ``source`` (1.0 for a claim without terms)."""
+    claim_terms = set(key_terms(claim))
+    if not claim_terms:
         return 1.0
-    return len(claim_stems & stems(source)) / len(claim_stems)
+    return len(claim_terms & term_set(source)) / len(claim_terms)
+
+
+def unsupported_terms(claim: str, source: str) -> list[str]:
+    """The claim's terms ``source`` does not hold, sorted."""
+    return sorted(set(key_terms(claim)) - term_set(source))
+
+
+def addresses(text: str, asked: set[str]) -> bool:
+    """Whether ``text`` holds at least half of the ``asked`` terms (one of one or two): a
+    passage sharing one word with a longer question or task (a licence's "damages" with
+    "damaged files") is about something else. The worker quotes, the reasoner writes and
+    the judges pass by this one rule."""
+    return len(term_set(text) & asked) * 2 >= len(asked)
 
 
 def rank_sentences(query: str, candidates: list[str], limit: int) -> list[str]:
-    """The ``limit`` candidates sharing most query stems (ties keep document order)."""
-    query_stems = stems(query)
-    scored = [(len(query_stems & stems(s)), -i, s) for i, s in enumerate(candidates) if s.strip()]
+    """The ``limit`` candidates holding most of the query's terms (ties keep their order)."""
+    asked = set(query_terms(query))
+    scored = [(len(asked & term_set(s)), -i, s) for i, s in enumerate(candidates) if s.strip()]
     scored.sort(reverse=True)
-    return [s for score, _, s in scored[:limit] if score > 0 or not query_stems]
+    return [s for score, _, s in scored[:limit] if score > 0 or not asked]
 
 
 def clip_words(text: str, limit: int) -> str:
