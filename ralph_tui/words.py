@@ -15,6 +15,7 @@ It imports only the standard library and PyStemmer, and no name of its own packa
 offline worker sends this module's source to the sandbox, where it runs as it is.
 """
 
+import itertools
 import re
 import unicodedata
 from collections.abc import Iterable
@@ -149,6 +150,24 @@ def term_set(text: str) -> set[str]:
 def key_terms(text: str) -> list[str]:
     """One term per content word of ``text``: its whole stem, in order, repeats kept."""
     return [stem(word) for word in words_of(text) if is_content(word)]
+
+
+def term_pairs(text: str) -> set[tuple[str, str]]:
+    """The pairs of consecutive content-word terms of ``text`` (its phrases, as terms)."""
+    return set(itertools.pairwise(key_terms(text)))
+
+
+def names_of(text: str) -> list[str]:
+    """The terms of the names ``text`` uses, each once, in order: words written with a
+    capital letter past the start of a sentence ("Ravensgill", "NTU") or as compounds
+    (camelCase, letters with digits: "asn1Coding", "bzip2")."""
+    found: dict[str, None] = {}
+    for sentence in re.split(r"(?<=[.!?:])\s+", text):
+        for position, word in enumerate(words_of(sentence)):
+            capital = position > 0 and word[:1].isupper()
+            if is_content(word) and (capital or parts_of(word)):
+                found.setdefault(stem(word), None)
+    return list(found)
 
 
 def query_words(text: str) -> dict[str, str]:

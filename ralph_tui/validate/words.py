@@ -6,10 +6,9 @@ contradiction check reads negations from.
 
 from __future__ import annotations
 
-import itertools
 import re
 
-from ralph_tui.words import key_terms
+from ralph_tui.words import term_pairs
 
 _TOKEN = re.compile(r"[a-z0-9]+(?:['-][a-z0-9]+)*")
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?;])\s+|\n+")
@@ -29,5 +28,5 @@ def content_bigrams(text: str) -> set[tuple[str, str]]:
     """Pairs of consecutive content-word terms, within each sentence of ``text``."""
     pairs: set[tuple[str, str]] = set()
     for sentence in sentences(text):
-        pairs.update(itertools.pairwise(key_terms(sentence)))
+        pairs.update(term_pairs(sentence))
     return pairs

@@ -25,8 +25,14 @@ async def test_the_offline_worker_quotes_a_fetched_page(tmp_path: Path, inner: s
     document.write_text(DOCUMENT)
     with serve_site() as site:
         site.slow_s = 0.0
-        settings = settings_for(tmp_path, provider="offline", inner=inner, max_iters=1,
-                                external_docs=site.base + "/docs/", crawl_timeout_s=1.0)  # fmt: skip
+        settings = settings_for(
+            tmp_path,
+            provider="offline",
+            inner=inner,
+            max_iters=1,
+            external_docs=site.base + "/docs/",
+            crawl_timeout_s=1.0,
+        )
         outcome = await execute_run(
             RunRequest(mode="qa", query="How do clients send a bearer token?",
                        doc_path=document, settings=settings),

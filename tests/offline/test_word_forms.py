@@ -74,7 +74,8 @@ async def test_the_worker_quotes_a_fetched_page_that_retrieve_returns() -> None:
     )
     asked: list[str] = []
 
-    def retrieve(query: str, k: int = 5) -> list[dict[str, Any]]:
+    def retrieve(query: str, k: int = 5, sources: list[str] | None = None) -> list[dict[str, Any]]:
+        assert sources == ["doc", "external"], "never the baseline's own past episodes"
         asked.append(query)
         return [{"text": page, "source": "external", "url": "https://example.org/ffi"}]
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from ralph_tui.llm.offline import worker
 from ralph_tui.llm.offline.constraints import Steering
-from ralph_tui.llm.offline.sentences import is_whole_sentence, rank_sentences, sentences_of
+from ralph_tui.llm.offline.sentences import candidates, rank_sentences
 from ralph_tui.llm.types import ChatMessage, ToolDefinition
 from ralph_tui.words import fold, is_content, stem, term_set, words_of
 
@@ -116,8 +116,9 @@ def grep_prefixes(text: str, terms: list[str]) -> dict[str, str]:
 
 
 def windows(found: Findings, size_hint: int = WINDOW_CHARS) -> list[tuple[int, int]]:
-    """Up to ``WINDOWS`` places to read, best first: each hit's neighbourhood, scored by
-    the rarity of the distinct terms it holds (a retrieved passage counts as one term)."""
+    """Up to ``WINDOWS`` places to read, best first: each hit's neighbourhood (mostly what
+    follows it), scored by the rarity of the distinct terms it holds (a retrieved passage
+    counts as one term)."""
     weight = {term: 1 / len(spans) for term, spans in found.hits.items() if spans}
     points = [p for spans in found.hits.values() for p in spans] + found.retrieved
     half = size_hint // 2
@@ -131,7 +132,9 @@ def windows(found: Findings, size_hint: int = WINDOW_CHARS) -> list[tuple[int, i
         if len(chosen) == WINDOWS:
             break
         if all(abs(at - (a + b) // 2) > half for a, b in chosen):
-            chosen.append((max(0, at - half), at + half))
+            # What follows a hit (a heading's section, a table under its caption) says
+            # more than what precedes it: a quarter of the window before, the rest after.
+            chosen.append((max(0, at - half // 2), at + size_hint - half // 2))
     return chosen
 
 
@@ -154,7 +157,8 @@ def play(
             for prefix in dict.fromkeys(prefixes.values())
         ]
         if "retrieve" in tools:
-            calls.append(("retrieve", {"query": search_for, "k": RETRIEVED}))
+            sources = list(worker.RETRIEVED_SOURCES)
+            calls.append(("retrieve", {"query": search_for, "k": RETRIEVED, "sources": sources}))
         return calls
     places = windows(found)
     if not found.read and places:
@@ -165,9 +169,9 @@ def play(
         for t in terms + steering.focus
         if found.hits.get(term_pattern(prefixes[t])) or t in retrieved
     ]
-    pool = [s for text in found.passages for s in sentences_of(text) if is_whole_sentence(s)]
+    answers = "evidence" in output.parameters.get("properties", {})
     ranked = rank_sentences(
-        list(dict.fromkeys(pool + sentences_of("\n\n".join(found.read)))),
+        candidates(found.passages, ["\n\n".join(found.read)], tables=not answers),
         terms,
         steering.focus,
         steering.leave_out,
@@ -175,7 +179,7 @@ def play(
         present,
     )
     passages = list(dict.fromkeys(ranked))
-    if "evidence" in output.parameters.get("properties", {}):
+    if answers:
         observation = worker.FOUND_PREFIX + json.dumps(present)
         return [(output.name, worker.qa_output(passages, query, observation, steering))]
     return [(output.name, worker.brief_output(passages))]

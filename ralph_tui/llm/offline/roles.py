@@ -11,14 +11,14 @@ from typing import Any
 
 from ralph_tui.llm.offline.sentences import is_whole_sentence
 from ralph_tui.llm.offline.text import (
-    addresses,
+    Asked,
     clip_words,
     rank_sentences,
     sentences,
     support,
     unsupported_terms,
 )
-from ralph_tui.words import key_terms, query_terms, query_words, term_set
+from ralph_tui.words import key_terms, query_terms, term_set
 
 SUPPORTED = 0.6
 """Share of a claim's terms that its evidence must contain to count as supported."""
@@ -42,16 +42,17 @@ def qa_judge(fields: dict[str, Any]) -> dict[str, Any]:
     """Each bullet must address the question (hold half of its terms) and be supported by the
     evidence windows around the quotes; the answer must cover most of the question's terms."""
     windows = _as_text(fields.get("evidence_contexts") or fields.get("evidence"))
-    asked = query_words(_as_text(fields.get("query")))
-    question = set(asked)
+    asked = Asked.question(_as_text(fields.get("query")))
+    question = asked.terms
     answer = _as_text(fields.get("answer"))
     issues = []
     for number, bullet in enumerate(_bullets(answer), start=1):
         share = support(bullet, windows)
-        if question and not addresses(bullet, question):
+        if not asked.addressed_by(bullet):
             issues.append(
-                f"Bullet {number} does not address the question (it holds fewer than half of"
-                f" its terms: {', '.join(list(asked.values())[:6])}): {clip_words(bullet, 120)}"
+                f"Bullet {number} does not address the question (it holds neither half of its"
+                f" terms nor a phrase of them: {', '.join(list(asked.words.values())[:6])}):"
+                f" {clip_words(bullet, 120)}"
             )
         elif share < SUPPORTED:
             missing = unsupported_terms(bullet, windows)[:6]
@@ -60,7 +61,7 @@ def qa_judge(fields: dict[str, Any]) -> dict[str, Any]:
                 f"appear; missing: {', '.join(missing)}): {clip_words(bullet, 120)}"
             )
     held = term_set(answer)
-    unanswered = [word for term, word in asked.items() if term not in held]
+    unanswered = [word for term, word in asked.words.items() if term not in held]
     if len(unanswered) * 2 > len(question):
         issues.append(f"The answer leaves most of the question unanswered: {', '.join(unanswered)}")
     return {"ok": "no" if issues else "yes", "issues": issues}
@@ -71,8 +72,7 @@ def task_judge(fields: dict[str, Any]) -> dict[str, Any]:
     task terms not covered, too little detail."""
     output = _as_text(fields.get("output"))
     source = _as_text(fields.get("brief")) + "\n" + _as_text(fields.get("memory"))
-    asked = query_words(_as_text(fields.get("task")))
-    task_terms = set(asked)
+    asked = Asked.task(_as_text(fields.get("task")))
     issues: list[dict[str, str]] = []
     for sentence in sentences(output, min_chars=30):
         if support(sentence, source) < SUPPORTED / 2:
@@ -90,17 +90,17 @@ def task_judge(fields: dict[str, Any]) -> dict[str, Any]:
                     "message": f"Not a whole sentence: {clip_words(item, 120)}",
                 }
             )
-        elif task_terms and not addresses(item, task_terms):
+        elif not asked.addressed_by(item):
             issues.append(
                 {
                     "category": "off_task",
                     "message": "Holds too few of the task's terms "
-                    f"({', '.join(asked.values())}): {clip_words(item, 120)}",
+                    f"({', '.join(asked.words.values())}): {clip_words(item, 120)}",
                 }
             )
     held = term_set(output)
-    uncovered = [word for term, word in asked.items() if term not in held]
-    if task_terms and len(uncovered) > len(task_terms) / 2:
+    uncovered = [word for term, word in asked.words.items() if term not in held]
+    if len(uncovered) > len(asked.words) / 2:
         issues.append(
             {
                 "category": "missing_scope",
@@ -120,8 +120,8 @@ def reasoner(fields: dict[str, Any]) -> dict[str, Any]:
     task = _as_text(fields.get("task"))
     brief = _as_text(fields.get("brief"))
     passages = [line[2:].strip() for line in brief.splitlines() if line.startswith("- ")]
-    task_terms = set(query_terms(task))
-    fitting = [p for p in passages if is_whole_sentence(p) and addresses(p, task_terms)]
+    asked = Asked.task(task)
+    fitting = [p for p in passages if is_whole_sentence(p) and asked.addressed_by(p)]
     wanted = 8 if fields.get("constraints") else 5
     chosen = rank_sentences(task, fitting, wanted)
     if not chosen:
@@ -131,7 +131,7 @@ def reasoner(fields: dict[str, Any]) -> dict[str, Any]:
         }
     body = "\n".join(f"- {p}" for p in chosen)
     output = f'Findings from the document for the task "{clip_words(task, 120)}":\n{body}'
-    covered = sorted({term for p in chosen for term in term_set(p) & task_terms})
+    covered = sorted({term for p in chosen for term in term_set(p) & asked.terms})
     memory = f"Covered {len(chosen)} passages about: {', '.join(covered) or 'the task'}."
     return {"output": output, "memoryUpdate": memory}
 

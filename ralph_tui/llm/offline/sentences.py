@@ -62,6 +62,38 @@ def sentences_of(text: str) -> list[str]:
     return sentences
 
 
+HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*$")
+TABLE_RULE = re.compile(r"^\|?[\s:|-]*-[\s:|-]*\|?$")
+
+
+def cells(row: str) -> list[str]:
+    """The cells of a Markdown table row, stripped."""
+    return [cell.strip() for cell in row.strip().strip("|").split("|")]
+
+
+def table_rows_of(text: str) -> list[str]:
+    """Each row of each Markdown table of ``text`` (one with a header and a rule under it)
+    as one line that names its cells by the header, under the nearest heading above:
+    "Planned maintenance schedule: Task: Isolation valves exercised; Frequency: Quarterly."
+    Not the document's own text, so a brief may hold it and a quote may not."""
+    rows: list[str] = []
+    heading = ""
+    lines = [line.strip() for line in text.split("\n")]
+    for n, line in enumerate(lines):
+        if found := HEADING.match(line):
+            heading = found.group(1)
+        starts_table = n + 1 < len(lines) and TABLE_RULE.match(lines[n + 1]) is not None
+        if not (line.startswith("|") and starts_table):
+            continue
+        header = cells(line)
+        for row in lines[n + 2 :]:
+            if not row.startswith("|"):
+                break
+            named = "; ".join(f"{h}: {v}" for h, v in zip(header, cells(row), strict=False) if v)
+            rows.append(f"{heading}: {named}." if heading else f"{named}.")
+    return rows
+
+
 def rank_sentences(
     sentences: list[str],
     terms: list[str],
@@ -90,6 +122,17 @@ def rank_sentences(
     return [text for *_, text in scored]
 
 
+def candidates(retrieved: list[str], read: list[str], tables: bool) -> list[str]:
+    """The sentences (and with ``tables``, the table rows) to rank, each once: the whole
+    sentences of the ``retrieved`` passages (a chunk is cut at a character count), then
+    those of the texts ``read``."""
+    pool = [s for text in retrieved for s in sentences_of(text) if is_whole_sentence(s)]
+    pool += [s for text in read for s in sentences_of(text)]
+    if tables:
+        pool += [row for text in [*retrieved, *read] for row in table_rows_of(text)]
+    return list(dict.fromkeys(pool))
+
+
 def search_lines(
     context: str,
     retrieved: list[str],
@@ -99,15 +142,15 @@ def search_lines(
     need: int,
     shown: int,
     found_prefix: str,
+    tables: bool = False,
 ) -> list[str]:
     """What the search prints: the terms the sources (``context`` and the ``retrieved``
     passages) hold at all, how many sentences hold enough of them, then the best sentences
-    as JSON strings — those of the retrieved passages first among equals."""
+    (and with ``tables``, table rows) as JSON strings — those of the retrieved passages
+    first among equals."""
     held = term_set(context).union(*(term_set(text) for text in retrieved))
     found = [t for t in terms + focus if t in held]
-    # A retrieved chunk is cut at a character count: of its sentences, only whole ones.
-    pool = [s for text in retrieved for s in sentences_of(text) if is_whole_sentence(s)]
-    sentences = list(dict.fromkeys(pool + sentences_of(context)))
+    sentences = candidates(retrieved, [context], tables)
     best = rank_sentences(sentences, terms, focus, leave_out, need, found)
     lines = [found_prefix + json.dumps(found)]
     lines.append(f"{len(sentences)} sentences; {len(best)} hold enough of the terms")

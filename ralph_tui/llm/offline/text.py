@@ -4,9 +4,18 @@ Terms are ``ralph_tui.words``'s, the same the worker searches with in the sandbo
 
 from __future__ import annotations
 
+import itertools
 import re
+from dataclasses import dataclass
 
-from ralph_tui.words import key_terms, query_terms, term_set
+from ralph_tui.words import (
+    key_terms,
+    names_of,
+    query_terms,
+    query_words,
+    term_pairs,
+    term_set,
+)
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 
@@ -29,12 +38,50 @@ def unsupported_terms(claim: str, source: str) -> list[str]:
     return sorted(set(key_terms(claim)) - term_set(source))
 
 
-def addresses(text: str, asked: set[str]) -> bool:
-    """Whether ``text`` holds at least half of the ``asked`` terms (one of one or two): a
-    passage sharing one word with a longer question or task (a licence's "damages" with
-    "damaged files") is about something else. The worker quotes, the reasoner writes and
-    the judges pass by this one rule."""
-    return len(term_set(text) & asked) * 2 >= len(asked)
+@dataclass(frozen=True)
+class Asked:
+    """What a question or task asks about: its terms, each with its word as written, and
+    its phrases (pairs of consecutive terms, either way round)."""
+
+    words: dict[str, str]
+    phrases: frozenset[frozenset[str]]
+    names: frozenset[str]
+    """The terms a question names (``ralph_tui.words.names_of``): a text holding one is
+    about what the question asks after, and sources lacking one cannot answer it. A task
+    has none: the thing it names is often what the whole document is about ("bzip2" in
+    bzip2's manual), so a passage naming it may still be off the task."""
+
+    @classmethod
+    def of(cls, query: str, *, names: bool) -> Asked:
+        asked = query_words(query)
+        ordered = [term for term in key_terms(query) if term in asked]
+        pairs = itertools.pairwise(ordered)
+        phrases = frozenset(frozenset(pair) for pair in pairs if pair[0] != pair[1])
+        named = frozenset(names_of(query)) & set(asked) if names else frozenset()
+        return cls(asked, phrases, named)
+
+    @classmethod
+    def question(cls, query: str) -> Asked:
+        return cls.of(query, names=True)
+
+    @classmethod
+    def task(cls, task: str) -> Asked:
+        return cls.of(task, names=False)
+
+    @property
+    def terms(self) -> set[str]:
+        return set(self.words)
+
+    def addressed_by(self, text: str) -> bool:
+        """Whether ``text`` holds at least half of the terms (one of one or two), one of
+        the names, or one of the phrases: a passage sharing a common word or two with a
+        longer question or task, apart (a licence's "damages ... data" with "recovers data
+        from damaged files"), is about something else. The worker quotes, the reasoner
+        writes and the judges pass by this one rule."""
+        held = term_set(text)
+        if len(held & self.terms) * 2 >= len(self.terms) or held & self.names:
+            return True
+        return any(frozenset(pair) in self.phrases for pair in term_pairs(text))
 
 
 def rank_sentences(query: str, candidates: list[str], limit: int) -> list[str]:

@@ -22,7 +22,7 @@ from types import ModuleType
 from ralph_tui import words
 from ralph_tui.llm.offline import sentences
 from ralph_tui.llm.offline.constraints import Steering
-from ralph_tui.llm.offline.text import addresses
+from ralph_tui.llm.offline.text import Asked
 
 MAX_QUOTE_CHARS = 160
 MIN_CLAUSE_WORDS = 8
@@ -30,6 +30,9 @@ MIN_CLAUSE_WORDS = 8
 PASSAGES_SHOWN = 12
 RETRIEVED = 6
 """Passages asked of ``retrieve()``: a few chunks beside the whole-text search."""
+RETRIEVED_SOURCES = ("doc", "external")
+"""What the worker quotes from: the documents and fetched pages, never past episodes (the
+baseline's own earlier outputs)."""
 FOUND_PREFIX = "terms found: "
 SHIPPED: tuple[ModuleType, ...] = (words, sentences)
 """The modules the sandbox code installs from their source, in import order."""
@@ -46,10 +49,11 @@ from {search_module} import search_lines
 
 SEARCH_CALL = """
 _retrieve = globals().get("retrieve")
-_retrieved = [p["text"] for p in _retrieve({query!r}, k={k})] if _retrieve else []
+_passages = _retrieve({query!r}, k={k}, sources={sources!r}) if _retrieve else []
+_retrieved = [passage["text"] for passage in _passages]
 for line in search_lines(
     context, _retrieved, {terms!r}, {focus!r}, {leave_out!r}, need={need}, shown={shown},
-    found_prefix={found_prefix!r},
+    found_prefix={found_prefix!r}, tables={tables!r},
 ):
     print(line)
 """
@@ -73,17 +77,20 @@ def shipped_code() -> str:
     return INSTALL.format(sources=sources, search_module=sentences.__name__)
 
 
-def search_code(query: str, steering: Steering) -> str:
-    """The sandbox code: the search's modules, then its call for this query."""
+def search_code(query: str, steering: Steering, *, tables: bool = False) -> str:
+    """The sandbox code: the search's modules, then its call for this query (``tables``:
+    table rows are candidates too, for a brief; a quote must be the document's text)."""
     return shipped_code() + SEARCH_CALL.format(
         query=query,
         k=RETRIEVED,
+        sources=list(RETRIEVED_SOURCES),
         terms=[t for t in search_terms(query) if t not in steering.leave_out],
         focus=steering.focus,
         leave_out=steering.leave_out,
         need=needed_terms(query, steering),
         found_prefix=FOUND_PREFIX,
         shown=PASSAGES_SHOWN,
+        tables=tables,
     )
 
 
@@ -124,12 +131,12 @@ def clauses_of(passage: str) -> list[str]:
     return [part for part in re.split(r"(?<=[,;:])(?=\s)", passage) if part]
 
 
-def quote_from(passage: str, asked: set[str]) -> str | None:
+def quote_from(passage: str, asked: Asked) -> str | None:
     """The whole sentence, or the run of its clauses within 160 characters that holds the
     most of the ``asked`` terms (the first such); ``None`` when no run holds enough words
-    and addresses the question."""
+    and addresses the question (``Asked.addressed_by``)."""
     if len(passage) <= MAX_QUOTE_CHARS:
-        return passage if addresses(passage, asked) else None
+        return passage if asked.addressed_by(passage) else None
     clauses = clauses_of(passage)
     best: tuple[int, str] | None = None
     for first in range(len(clauses)):
@@ -137,8 +144,8 @@ def quote_from(passage: str, asked: set[str]) -> str | None:
             run = "".join(clauses[first : last + 1]).strip()
             if len(run) > MAX_QUOTE_CHARS:
                 break
-            held = len(words.term_set(run) & asked)
-            fits = len(run.split()) >= MIN_CLAUSE_WORDS and addresses(run, asked)
+            held = len(words.term_set(run) & asked.terms)
+            fits = len(run.split()) >= MIN_CLAUSE_WORDS and asked.addressed_by(run)
             if fits and (best is None or held > best[0]):
                 best = (held, run)
     return best[1] if best else None
@@ -162,13 +169,13 @@ def qa_output(
     passages: list[str], query: str, observation: str, steering: Steering
 ) -> dict[str, object]:
     """Bullets and quotes from the printed sentences (each quote addressing the question),
-    or "not found" when the document lacks most of the question's terms or no sentence
-    addresses it."""
+    or "not found" when the sources lack most of the question's terms or a name it names,
+    or no sentence addresses it."""
     missing = missing_terms(query, observation)
-    if len(missing) * 2 > len(search_terms(query)):
+    asked = Asked.question(query)
+    if len(missing) * 2 > len(search_terms(query)) or asked.names.intersection(missing):
         return not_found_output(missing)
     limit = 7 if steering.wants_more else 5
-    asked = set(words.query_terms(query))
     quotes: dict[str, None] = dict.fromkeys(steering.exact_quotes)
     for passage in passages:
         quote = quote_from(passage, asked)
