@@ -5,9 +5,11 @@ from __future__ import annotations
 from ralph_tui.words import (
     fold,
     key_terms,
+    names_of,
     parts_of,
     query_terms,
     query_words,
+    term_pairs,
     term_set,
     terms,
 )
@@ -46,4 +48,17 @@ def test_a_question_is_about_its_subject_not_its_phrasing() -> None:
         "data": "data",
         "damag": "damaged",
         "file": "files",
+    }
+
+
+def test_names_are_capitalised_past_a_sentence_start_or_compound() -> None:
+    assert names_of("Which Python version does the interpreter require?") == ["python"]
+    assert names_of("Summarise how bzip2 recovers data. Then list it.") == ["bzip2"]
+    assert names_of("How many goats graze beside the flotation units?") == []
+
+
+def test_phrases_are_pairs_of_consecutive_terms() -> None:
+    assert term_pairs("Planned maintenance is scheduled") == {
+        ("plan", "mainten"),
+        ("mainten", "schedul"),
     }

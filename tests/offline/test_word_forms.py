@@ -9,6 +9,8 @@ from typing import Any
 
 from ralph_tui.llm.offline import roles, worker
 from ralph_tui.llm.offline.constraints import Steering
+from ralph_tui.llm.offline.sentences import sentences_of, table_rows_of
+from ralph_tui.llm.offline.text import Asked
 from ralph_tui.sandbox import Sandbox
 from tests.offline.test_offline_client import run_worker
 
@@ -134,3 +136,33 @@ def test_the_task_judge_fails_fragments_and_passages_off_the_task() -> None:
     assert "off_task" in categories(f"Findings:\n- {ON_TASK}\n- {DISCLAIMER}")
     assert "fragment" in categories(f"Findings:\n- {ON_TASK}\n- `bzip2` is built on top of")
     assert not {"off_task", "fragment"} & set(categories(f"Findings:\n- {ON_TASK}"))
+
+
+def test_a_task_is_addressed_by_half_its_terms_or_one_of_its_phrases() -> None:
+    asked = Asked.task("Summarize the maintenance schedule and the staff responsible for each item")
+    assert asked.addressed_by("Planned maintenance is scheduled by the Supervisor.")
+    assert not asked.addressed_by("Maintenance staff work days only.")
+    assert not Asked.task(TASK).addressed_by(DISCLAIMER)
+    assert Asked.task(TASK).addressed_by(ON_TASK)
+
+
+def test_a_question_naming_what_the_sources_lack_is_not_answered() -> None:
+    query = "Which Python version does the interpreter require?"
+    observation = worker.FOUND_PREFIX + '["version", "requir", "interpret"]'
+    passages = ["Unless required by applicable law, the interpreter version is 2.0 here."]
+    answer = worker.qa_output(passages, query, observation, Steering())
+    assert answer["evidence"] == [] and "lacks: python" in str(answer["answer"])
+
+
+def test_a_tables_rows_are_named_by_its_header_under_its_heading() -> None:
+    text = (
+        "### 10.1 Planned maintenance schedule\n\nThe table lists the tasks.\n\n"
+        "| Task | Frequency |\n|------|-----------|\n| Isolation valves exercised | Quarterly |\n"
+        "| UV lamps replaced | |\n\nAfter the table."
+    )
+    heading = "10.1 Planned maintenance schedule"
+    assert table_rows_of(text) == [
+        f"{heading}: Task: Isolation valves exercised; Frequency: Quarterly.",
+        f"{heading}: Task: UV lamps replaced.",
+    ]
+    assert not any("Isolation" in sentence for sentence in sentences_of(text))
