@@ -166,3 +166,16 @@ def test_a_tables_rows_are_named_by_its_header_under_its_heading() -> None:
         f"{heading}: Task: UV lamps replaced.",
     ]
     assert not any("Isolation" in sentence for sentence in sentences_of(text))
+
+
+def test_a_sentence_wrapped_around_inline_code_stays_one_sentence() -> None:
+    html_text = (
+        "`bzip2` compresses files\nusing the Burrows-Wheeler block sorting text compression\n"
+        "algorithm, and Huffman coding.\n\nThe manual starts here\n3.2 Invoking asn1Coding\n"
+        "asn1Coding generates a DER encoding from a file."
+    )
+    assert sentences_of(html_text) == [
+        "`bzip2` compresses files\nusing the Burrows-Wheeler block sorting text compression\n"
+        "algorithm, and Huffman coding.",
+        "asn1Coding generates a DER encoding from a file.",
+    ]

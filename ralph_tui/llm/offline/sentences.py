@@ -26,19 +26,20 @@ def is_whole_sentence(text: str) -> bool:
 def runs_of_prose(block: str) -> list[str]:
     """Consecutive prose lines of a paragraph, as they stand in the text: a sentence that a
     PDF or a narrow column wrapped over lines is still one sentence. A list item starts a
-    new run; headings (marked, or a short capitalised line without a full stop where no
-    sentence is open, as HTML and PDF titles come) and table rows are no prose."""
+    new run; headings (marked; or a short capitalised line without a full stop, numbered or
+    where no sentence is open, as HTML and PDF titles come) and table rows are no prose."""
     runs: list[str] = []
     run: list[str] = []
     for line in block.split("\n"):
         bare = line.strip()
         item = bool(re.match(r"([-*]|\d+[.)]) ", bare))
         sentence_open = bool(run) and not run[-1].rstrip().endswith((".", "!", "?", ":"))
+        numbered = re.match(r"\d+(\.\d+)*\.? [A-Z]", bare) is not None
         title = (
             len(bare.split()) < 4
             and not bare.endswith((".", ",", ";", ":"))
             and (bare[:1].isupper() or bare[:1].isdigit())
-            and not sentence_open
+            and (numbered or not sentence_open)
         )
         if bare and bare[0] not in "#|" and not item and not title:
             run.append(line)
