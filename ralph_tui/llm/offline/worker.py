@@ -38,13 +38,16 @@ SHIPPED: tuple[ModuleType, ...] = (words, sentences)
 """The modules the sandbox code installs from their source, in import order."""
 
 INSTALL = """import sys as _sys, types as _types
-for _name, _source in {sources!r}.items():
-    if _name in _sys.modules:
-        continue
-    _module = _types.ModuleType(_name)
-    _sys.modules[_name] = _module
-    exec(compile(_source, _name, "exec"), _module.__dict__)
-from {search_module} import search_lines
+
+
+def _install(name, source):
+    if name not in _sys.modules:
+        module = _sys.modules[name] = _types.ModuleType(name)
+        exec(compile(source, name, "exec"), module.__dict__)
+
+"""
+MODULE = """
+_install({name!r}, r'''{source}''')
 """
 
 SEARCH_CALL = """
@@ -72,9 +75,15 @@ def needed_terms(query: str, steering: Steering) -> int:
 
 def shipped_code() -> str:
     """Sandbox code that installs ``SHIPPED`` under their own names, from their source
-    (where they are not imported already)."""
-    sources = {module.__name__: inspect.getsource(module) for module in SHIPPED}
-    return INSTALL.format(sources=sources, search_module=sentences.__name__)
+    (where they are not imported already), each source shown as it is written."""
+    modules = []
+    for module in SHIPPED:
+        source = inspect.getsource(module)
+        if "'''" in source:
+            raise ValueError(f"{module.__name__} cannot be sent in a raw string literal")
+        modules.append(MODULE.format(name=module.__name__, source=source))
+    imported = f"from {sentences.__name__} import search_lines\n"
+    return INSTALL + "".join(modules) + imported
 
 
 def search_code(query: str, steering: Steering, *, tables: bool = False) -> str:
