@@ -24,7 +24,7 @@ import numpy as np
 from ralph_tui.retrieval.chunks import Chunking, ChunkTable
 from ralph_tui.retrieval.lexical import LexicalIndex
 
-FORMAT = 1
+FORMAT = 2
 """Bumped when what is stored changes shape: older folders are then rebuilt."""
 
 CACHE_ERRORS = (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile)

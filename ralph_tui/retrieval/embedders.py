@@ -22,7 +22,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from ralph_tui.retrieval.words import words_of
+from ralph_tui.words import folded_words
 
 OnProgress = Callable[[int, int], None]
 """Texts embedded so far, texts in all."""
@@ -138,7 +138,7 @@ class WordVectorEmbedder:
     async def embed(
         self, texts: Sequence[str], on_progress: OnProgress | None = None
     ) -> np.ndarray:
-        words = [words_of(text) for text in texts]
+        words = [folded_words(text) for text in texts]
         vocabulary = list(dict.fromkeys(w for text_words in words for w in text_words))
         index = {word: i for i, word in enumerate(vocabulary)}
         vectors = self.vocabulary_vectors(vocabulary) * self.weights_of(vocabulary)[:, None]

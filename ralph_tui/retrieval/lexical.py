@@ -21,7 +21,7 @@ from pathlib import Path
 import bm25s
 import numpy as np
 
-from ralph_tui.retrieval.words import stems_of, words_of
+from ralph_tui.words import folded_words, stems_of
 
 logging.getLogger("bm25s").setLevel(logging.WARNING)
 
@@ -74,7 +74,7 @@ class LexicalIndex:
     def search(self, query: str) -> LexicalHits | None:
         """BM25 score of every chunk and its rare terms, or ``None`` when no query word
         occurs in any chunk."""
-        known = Counter(self._known[s] for s in stems_of(words_of(query)) if s in self._known)
+        known = Counter(self._known[s] for s in stems_of(folded_words(query)) if s in self._known)
         if not known:
             return None
         scores: np.ndarray | None = None

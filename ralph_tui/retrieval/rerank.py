@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ralph_tui.retrieval.words import words_of
+from ralph_tui.words import folded_words
 
 WordVectors = Callable[[Sequence[str]], np.ndarray]
 WordWeights = Callable[[Sequence[str]], np.ndarray]
@@ -24,7 +24,7 @@ def maxsim(
     word_weights: WordWeights | None = None,
 ) -> list[float]:
     """MaxSim score of each passage for ``query`` (0 where either has no words)."""
-    query_words = list(dict.fromkeys(words_of(query)))
+    query_words = list(dict.fromkeys(folded_words(query)))
     if not query_words:
         return [0.0] * len(passages)
     q = word_vectors(query_words)
@@ -33,7 +33,7 @@ def maxsim(
         q = q * (weights / max(float(weights.sum()), 1e-9))[:, None]
     scores = []
     for passage in passages:
-        words = list(dict.fromkeys(words_of(passage)))
+        words = list(dict.fromkeys(folded_words(passage)))
         if not words:
             scores.append(0.0)
             continue

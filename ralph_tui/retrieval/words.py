@@ -1,36 +1,14 @@
-"""Words of a text for retrieval: lowercased word runs, English stop words dropped.
+"""The retrieval's vocabulary: word ids for the texts it indexes.
 
-The lexical leg indexes each word's Snowball stem (so "gardeners" finds "gardener"); the
-word-vector embedder looks words up unstemmed. Both legs share one tokenization pass.
+Words are ``ralph_tui.words.folded_words`` (folded, stop words dropped). The lexical leg
+indexes each word's stem (``ralph_tui.words.stem``, so "gardeners" finds "gardener") and
+stems a query's words the same way; the word-vector embedder looks words up unstemmed. Both
+legs share one tokenization pass.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable
-from functools import cache
-
-import Stemmer
-from bm25s.stopwords import STOPWORDS_EN
-
-WORD = re.compile(r"\w+")
-STOP_WORDS = frozenset(STOPWORDS_EN) | {"what", "which", "who", "whom", "how", "why", "when"}
-
-
-def words_of(text: str) -> list[str]:
-    """The words of ``text`` that carry meaning: lowercased word runs without the stop
-    words."""
-    return [word for word in WORD.findall(text.lower()) if word not in STOP_WORDS]
-
-
-@cache
-def _stemmer() -> Stemmer.Stemmer:
-    return Stemmer.Stemmer("english")
-
-
-def stems_of(words: Iterable[str]) -> list[str]:
-    """Each word's Snowball (English) stem, in order."""
-    return list(_stemmer().stemWords(list(words)))
+from ralph_tui.words import folded_words
 
 
 class Vocabulary:
@@ -41,7 +19,7 @@ class Vocabulary:
 
     def encode(self, text: str) -> list[int]:
         ids = self.ids
-        return [ids.setdefault(word, len(ids)) for word in words_of(text)]
+        return [ids.setdefault(word, len(ids)) for word in folded_words(text)]
 
     @property
     def words(self) -> list[str]:

@@ -19,7 +19,8 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ralph_tui.validate.words import is_content_word, sentences, tokens, word_set
+from ralph_tui.validate.words import sentences, tokens
+from ralph_tui.words import is_content, word_set
 
 AUXILIARIES = word_set(
     """
@@ -152,7 +153,7 @@ def _is_affirmed_at(negation: Negation, words: tuple[str, ...], position: int) -
         if after not in (len(expected_after), len(after_words)):
             continue
         shared = negation.before[len(negation.before) - before :] + expected_after[:after]
-        content = sum(1 for word in shared if is_content_word(word))
+        content = sum(1 for word in shared if is_content(word))
         if before + len(marker) + after >= MIN_SHARED_WORDS and (
             content >= MIN_SHARED_CONTENT_WORDS
         ):

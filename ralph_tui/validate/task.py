@@ -15,7 +15,7 @@ Rules, by stable name:
   least ``MIN_LINKAGE_BRIEF_CHARS`` characters and the output at least
   ``MIN_LINKAGE_BIGRAMS`` distinct bigrams; otherwise the rule passes as not applicable.
 - ``subtask_coverage`` (only when sub-tasks are given): each sub-task has at least half of
-  its key terms (content-word stems, generic task verbs left out) in the output.
+  its key terms (``ralph_tui.words`` terms, generic task verbs left out) in the output.
 """
 
 from __future__ import annotations
@@ -29,15 +29,8 @@ from collections.abc import Sequence
 from ralph_tui.events import RuleResult
 from ralph_tui.validate.contradictions import find_contradictions
 from ralph_tui.validate.qa import preview
-from ralph_tui.validate.words import (
-    content_bigrams,
-    content_stems,
-    is_content_word,
-    sentences,
-    stem,
-    tokens,
-    word_set,
-)
+from ralph_tui.validate.words import content_bigrams, sentences
+from ralph_tui.words import is_content, query_words, stem, term_set, words_of
 
 MIN_OUTPUT_CHARS = 80
 MIN_MEMORY_UPDATE_CHARS = 20
@@ -47,13 +40,6 @@ MIN_LINKAGE_BRIEF_CHARS = 200
 MIN_LINKAGE_BIGRAMS = 8
 MIN_SUBTASK_TERM_SHARE = 0.5
 _SUGGESTED_PHRASES = 5
-_TASK_VERBS = word_set(
-    """
-    describe explain summarize summarise list identify analyze analyse compare discuss
-    provide outline determine give write document section overview detail review find
-    extract assess evaluate report note
-    """
-)
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
 _LIST_MARKER = re.compile(r"^\s*(?:[-*•+]|\d+[.)])\s+")
 
@@ -146,11 +132,11 @@ def _frequent_brief_phrases(brief: str, exclude: set[tuple[str, str]]) -> list[s
     counts: Counter[tuple[str, str]] = Counter()
     wording: dict[tuple[str, str], str] = {}
     for sentence in sentences(brief):
-        words = [word for word in tokens(sentence) if is_content_word(word)]
-        for first, second in itertools.pairwise(words):
+        content = [word for word in words_of(sentence) if is_content(word)]
+        for first, second in itertools.pairwise(content):
             pair = (stem(first), stem(second))
             counts[pair] += 1
-            wording.setdefault(pair, f"{first} {second}")
+            wording.setdefault(pair, f"{first.lower()} {second.lower()}")
     frequent = [wording[pair] for pair, _ in counts.most_common() if pair not in exclude]
     return frequent[:_SUGGESTED_PHRASES]
 
@@ -179,27 +165,21 @@ def check_evidence_linkage(output: str, brief: str) -> RuleResult:
     )
 
 
-def subtask_key_terms(subtask: str) -> list[str]:
-    """Distinct content-word stems of a sub-task, without generic task verbs."""
-    terms = []
-    for word in tokens(subtask):
-        if word in _TASK_VERBS:
-            continue
-        for term in content_stems(word):
-            if len(term) >= 3 and term not in terms:
-                terms.append(term)
-    return terms
+def subtask_key_terms(subtask: str) -> dict[str, str]:
+    """The terms a sub-task asks about, each with its word (``ralph_tui.words.query_words``:
+    generic task verbs left out), of three characters or more."""
+    return {term: word for term, word in query_words(subtask).items() if len(term) >= 3}
 
 
 def check_subtask_coverage(output: str, subtasks: Sequence[str]) -> RuleResult:
     """Each sub-task must have at least half of its key terms in the output."""
-    present = set(content_stems(output))
+    present = term_set(output)
     problems = []
     for number, subtask in enumerate(subtasks, 1):
         terms = subtask_key_terms(subtask)
         if not terms:
             continue
-        missing = [term for term in terms if term not in present]
+        missing = [word for term, word in terms.items() if term not in present]
         needed = max(1, math.ceil(len(terms) * MIN_SUBTASK_TERM_SHARE))
         if len(terms) - len(missing) < needed:
             problems.append(

@@ -9,7 +9,7 @@ import pytest
 
 from ralph_tui.evals.needle import HANDBOOK, NEEDLES, needle_suite, parse_depth, parse_size
 from ralph_tui.evals.sample import sample_suite
-from ralph_tui.llm.offline.text import content_words
+from ralph_tui.words import query_terms
 
 
 def test_each_needle_is_planted_at_its_depth_in_prose_of_its_size(tmp_path: Path) -> None:
@@ -33,7 +33,7 @@ def test_a_needle_names_nothing_the_handbook_does_and_is_asked_in_other_words(
     handbook = HANDBOOK.read_text(encoding="utf-8").lower()
     fact, question, answer = needle.fact, needle.question, needle.answer  # type: ignore[attr-defined]
     assert answer.lower() not in handbook and answer.lower() not in question.lower()
-    fact_words, asked = set(content_words(fact)), set(content_words(question))
+    fact_words, asked = set(query_terms(fact)), set(query_terms(question))
     assert len(fact_words & asked) * 2 < len(asked), "the question mostly uses other words"
     assert any(word.lower() not in handbook for word in fact_words & asked)
 

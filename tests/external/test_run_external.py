@@ -61,7 +61,8 @@ def test_external_passages_reach_the_doc_reader_with_their_urls(
     assert {"url": site.base + "/docs/missing.html", "reason": "HTTP 404"} in source["failed"]
 
     [trace] = TraceStore(out).iterations(str(result["sessionId"]))
-    [prephase] = trace.model_extra["retrieval"]  # type: ignore[index]
+    searches = trace.model_extra["retrieval"]  # type: ignore[index]
+    [prephase] = [search for search in searches if search["origin"] == "prephase"]
     chosen = [s for s in prephase["selected"] if s["source"] == "external"]
     assert 1 <= len(chosen) <= 2
     first_request = "\n".join(str(m["content"]) for m in server.bodies["doc_reader"][0]["messages"])

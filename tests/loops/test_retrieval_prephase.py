@@ -45,7 +45,8 @@ def test_the_doc_reader_receives_labelled_passages_and_the_trace_says_how(
     document = SAMPLE.read_text(encoding="utf-8")
     assert "retrievedContext" in first_request
     [trace] = TraceStore(out).iterations(str(result["sessionId"]))
-    [prephase] = trace.model_extra["retrieval"]  # type: ignore[index]
+    searches = trace.model_extra["retrieval"]  # type: ignore[index]
+    [prephase] = [search for search in searches if search["origin"] == "prephase"]
     assert prephase["origin"] == "prephase" and prephase["query"] == TASK
     assert prephase["candidates"]["dense"] == {} and "dense" in prephase["skipped"]
     assert len(prephase["selected"]) == 3

@@ -44,9 +44,13 @@ def tool_for(model: type[BaseModel]) -> ToolDefinition:
 
 
 async def run_worker(
-    query: str, document: str, constraints: list[str] | None = None
+    query: str,
+    document: str,
+    constraints: list[str] | None = None,
+    functions: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Drive the offline worker through its code steps, running each cell in-process."""
+    """Drive the offline worker through its code steps, running each cell in-process with
+    ``context`` and the sandbox ``functions`` (``retrieve``) given."""
     messages = conversation({"query": query, "constraints": constraints or []})
     tool = rlm_tool(QAOutput)
     for _ in range(4):
@@ -64,7 +68,7 @@ async def run_worker(
             return dict(action)
         printed = io.StringIO()
         with contextlib.redirect_stdout(printed):
-            exec(action["code"], {"context": document})
+            exec(action["code"], {"context": document, **(functions or {})})
         messages.append(
             ChatMessage(
                 role="tool", tool_call_id=f"c{len(messages) - 1}", content=printed.getvalue()

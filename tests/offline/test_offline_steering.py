@@ -7,8 +7,8 @@ import json
 from typing import Any
 
 from ralph_tui.llm.offline.constraints import read_constraints
-from ralph_tui.llm.offline.text import stem
 from ralph_tui.roles.judge import JudgeOutput
+from ralph_tui.words import stem
 from tests.offline.test_offline_client import SAMPLE, conversation, play, run_worker, tool_for
 
 DOCUMENT = SAMPLE.read_text(encoding="utf-8")

@@ -140,7 +140,8 @@ class OfflineClient:
         steps_taken = sum(1 for m in messages if m.role == "assistant" and m.tool_calls)
         if steps_taken == 0:
             search_for = " ".join([query, *map(str, hints)])
-            return {"code": worker.search_code(search_for, steering)}
+            tables = "evidence" not in props
+            return {"code": worker.search_code(search_for, steering, tables=tables)}
         observations = "\n".join(m.content for m in messages if m.role == "tool")
         passages = worker.printed_passages(observations)
         if "evidence" in props:

@@ -18,7 +18,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from ralph_tui.llm.offline.text import content_words, stem
+from ralph_tui.words import query_terms
 
 _LEAVE_OUT = re.compile(
     r"^\W*(?:please\s+)?(?:leave out|exclude|omit|ignore|skip|without|"
@@ -38,17 +38,13 @@ class Steering:
     """The constraints as the baseline acts on them."""
 
     focus: list[str] = field(default_factory=list)
-    """Search stems a constraint named; passages holding them rank first."""
+    """Search terms a constraint named; passages holding them rank first."""
     leave_out: list[str] = field(default_factory=list)
-    """Stems whose passages are dropped."""
+    """Terms whose passages are dropped."""
     exact_quotes: list[str] = field(default_factory=list)
     """Document text the validator gave verbatim, quoted first."""
     wants_more: bool = False
     """The validator asked for more lines or quotes: accept passages matching one term."""
-
-
-def _stems_of(text: str) -> list[str]:
-    return list(dict.fromkeys(stem(word) for word in content_words(text)))
 
 
 def read_constraints(constraints: list[str]) -> Steering:
@@ -64,9 +60,9 @@ def read_constraints(constraints: list[str]) -> Steering:
             wants_more = True
             continue
         if found := _LEAVE_OUT.search(constraint):
-            leave_out += _stems_of(found.group(1))
+            leave_out += query_terms(found.group(1))
         elif found := _FOCUS.search(constraint):
-            focus += _stems_of(found.group(1))
+            focus += query_terms(found.group(1))
     leave = list(dict.fromkeys(leave_out))
     return Steering(
         focus=[term for term in dict.fromkeys(focus) if term not in leave],

@@ -1,10 +1,11 @@
 """The offline baseline as an LCM worker: the tools it calls, and what it reads back.
 
 It never sees the document, only what its tools return. Its first turn greps the document
-for each search term (and retrieves passages for the whole query, when it may); its second
-reads a window around the best places — where the rarest terms meet; its third answers from
-the sentences of what it read, with the same sentence search and the same honest "not found"
-as the RLM baseline (a term no grep found counts as missing)."""
+for each search term and retrieves passages for the whole query from the run's index (the
+document's and fetched pages' alike), when it may; its second reads a window around the best
+places of the document — where the rarest terms meet; its third answers from the sentences
+of what it read and retrieved, with the same sentence search and the same honest "not found"
+as the RLM baseline (a term no grep found and no passage holds counts as missing)."""
 
 from __future__ import annotations
 
@@ -15,8 +16,9 @@ from typing import Any
 
 from ralph_tui.llm.offline import worker
 from ralph_tui.llm.offline.constraints import Steering
-from ralph_tui.llm.offline.sentences import rank_sentences, sentences_of
+from ralph_tui.llm.offline.sentences import candidates, rank_sentences
 from ralph_tui.llm.types import ChatMessage, ToolDefinition
+from ralph_tui.words import fold, is_content, stem, term_set, words_of
 
 HITS_PER_TERM = 12
 RETRIEVED = 4
@@ -29,10 +31,12 @@ Call = tuple[str, dict[str, Any]]
 
 @dataclass
 class Findings:
-    """What the tools returned so far: hits per term, retrieved spans, texts read."""
+    """What the tools returned so far: hits per grep pattern, retrieved document spans and
+    passage texts (of every source), texts read."""
 
     hits: dict[str, list[int]] = field(default_factory=dict)
     retrieved: list[int] = field(default_factory=list)
+    passages: list[str] = field(default_factory=list)
     read: list[str] = field(default_factory=list)
     searched: bool = False
 
@@ -60,6 +64,7 @@ class Findings:
             self.hits[term] = [hit["span"][0] for hit in value.get("hits", []) if "span" in hit]
         elif tool == "retrieve" and isinstance(value, list):
             self.retrieved += [p["span"][0] for p in value if p.get("source") == "doc"]
+            self.passages += [str(p["text"]) for p in value if p.get("text")]
 
 
 def _arguments(raw: str) -> dict[str, Any]:
@@ -89,13 +94,31 @@ def _read_text(result: str) -> str:
     return text
 
 
-def term_pattern(term: str) -> str:
-    return r"(?i)\b" + re.escape(term)
+def term_pattern(prefix: str) -> str:
+    return r"(?i)\b" + re.escape(prefix)
+
+
+def _shared_start(first: str, second: str) -> str:
+    size = next((n for n, (a, b) in enumerate(zip(first, second, strict=False)) if a != b), None)
+    return first[: min(len(first), len(second)) if size is None else size]
+
+
+def grep_prefixes(text: str, terms: list[str]) -> dict[str, str]:
+    """For each of ``terms``, what to grep for: the start its word in ``text`` shares with
+    its stem ("qualifi", the stem of "qualify", greps "qualif"); the term itself when no
+    word of ``text`` has it (a constraint's term)."""
+    prefixes = {term: term for term in terms}
+    for word in words_of(text):
+        term = stem(word)
+        if is_content(word) and prefixes.get(term) == term:
+            prefixes[term] = _shared_start(fold(word), term) or term
+    return prefixes
 
 
 def windows(found: Findings, size_hint: int = WINDOW_CHARS) -> list[tuple[int, int]]:
-    """Up to ``WINDOWS`` places to read, best first: each hit's neighbourhood, scored by
-    the rarity of the distinct terms it holds (a retrieved passage counts as one term)."""
+    """Up to ``WINDOWS`` places to read, best first: each hit's neighbourhood (mostly what
+    follows it), scored by the rarity of the distinct terms it holds (a retrieved passage
+    counts as one term)."""
     weight = {term: 1 / len(spans) for term, spans in found.hits.items() if spans}
     points = [p for spans in found.hits.values() for p in spans] + found.retrieved
     half = size_hint // 2
@@ -109,7 +132,9 @@ def windows(found: Findings, size_hint: int = WINDOW_CHARS) -> list[tuple[int, i
         if len(chosen) == WINDOWS:
             break
         if all(abs(at - (a + b) // 2) > half for a, b in chosen):
-            chosen.append((max(0, at - half), at + half))
+            # What follows a hit (a heading's section, a table under its caption) says
+            # more than what precedes it: a quarter of the window before, the rest after.
+            chosen.append((max(0, at - half // 2), at + size_hint - half // 2))
     return chosen
 
 
@@ -124,23 +149,29 @@ def play(
     query = str(fields.get("query") or fields.get("task") or "")
     search_for = " ".join([query, *map(str, fields.get("docReaderHints") or [])])
     terms = [t for t in worker.search_terms(search_for) if t not in steering.leave_out]
+    prefixes = grep_prefixes(search_for, terms + steering.focus)
     found = Findings.of(messages)
     if not found.searched:
         calls: list[Call] = [
-            ("grep", {"pattern": term_pattern(t), "limit": HITS_PER_TERM}) for t in terms
-        ]
-        calls += [
-            ("grep", {"pattern": term_pattern(f), "limit": HITS_PER_TERM}) for f in steering.focus
+            ("grep", {"pattern": term_pattern(prefix), "limit": HITS_PER_TERM})
+            for prefix in dict.fromkeys(prefixes.values())
         ]
         if "retrieve" in tools:
-            calls.append(("retrieve", {"query": search_for, "k": RETRIEVED, "sources": ["doc"]}))
+            sources = list(worker.RETRIEVED_SOURCES)
+            calls.append(("retrieve", {"query": search_for, "k": RETRIEVED, "sources": sources}))
         return calls
     places = windows(found)
     if not found.read and places:
         return [("read", {"start": a, "end": b}) for a, b in places]
-    present = [t for t in terms + steering.focus if found.hits.get(term_pattern(t))]
+    retrieved = term_set(" ".join(found.passages))
+    present = [
+        t
+        for t in terms + steering.focus
+        if found.hits.get(term_pattern(prefixes[t])) or t in retrieved
+    ]
+    answers = "evidence" in output.parameters.get("properties", {})
     ranked = rank_sentences(
-        sentences_of("\n\n".join(found.read)),
+        candidates(found.passages, ["\n\n".join(found.read)], tables=not answers),
         terms,
         steering.focus,
         steering.leave_out,
@@ -148,7 +179,7 @@ def play(
         present,
     )
     passages = list(dict.fromkeys(ranked))
-    if "evidence" in output.parameters.get("properties", {}):
+    if answers:
         observation = worker.FOUND_PREFIX + json.dumps(present)
         return [(output.name, worker.qa_output(passages, query, observation, steering))]
     return [(output.name, worker.brief_output(passages))]

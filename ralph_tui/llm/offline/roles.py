@@ -9,17 +9,21 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ralph_tui.llm.offline.sentences import is_whole_sentence
 from ralph_tui.llm.offline.text import (
+    Asked,
     clip_words,
-    content_words,
     rank_sentences,
     sentences,
-    stems,
     support,
+    unsupported_terms,
 )
+from ralph_tui.words import key_terms, query_terms, term_set
 
 SUPPORTED = 0.6
-"""Share of a claim's content stems that its evidence must contain to count as supported."""
+"""Share of a claim's terms that its evidence must contain to count as supported."""
+MIN_OUTPUT_TERMS = 25
+"""Terms an output needs to be specific."""
 
 
 def _as_text(value: Any) -> str:
@@ -35,35 +39,40 @@ def _bullets(answer: str) -> list[str]:
 
 
 def qa_judge(fields: dict[str, Any]) -> dict[str, Any]:
-    """Each bullet must address the question (share a term with it) and be supported by the
+    """Each bullet must address the question (hold half of its terms) and be supported by the
     evidence windows around the quotes; the answer must cover most of the question's terms."""
     windows = _as_text(fields.get("evidence_contexts") or fields.get("evidence"))
-    question = stems(_as_text(fields.get("query")))
+    asked = Asked.question(_as_text(fields.get("query")))
+    question = asked.terms
     answer = _as_text(fields.get("answer"))
     issues = []
     for number, bullet in enumerate(_bullets(answer), start=1):
         share = support(bullet, windows)
-        if question and not stems(bullet) & question:
+        if not asked.addressed_by(bullet):
             issues.append(
-                f"Bullet {number} does not address the question (it shares none of its terms:"
-                f" {', '.join(sorted(question)[:6])}): {clip_words(bullet, 120)}"
+                f"Bullet {number} does not address the question (it holds neither half of its"
+                f" terms nor a phrase of them: {', '.join(list(asked.words.values())[:6])}):"
+                f" {clip_words(bullet, 120)}"
             )
         elif share < SUPPORTED:
-            missing = sorted(stems(bullet) - stems(windows))[:6]
+            missing = unsupported_terms(bullet, windows)[:6]
             issues.append(
                 f"Bullet {number} is not supported by the evidence ({share:.0%} of its terms "
                 f"appear; missing: {', '.join(missing)}): {clip_words(bullet, 120)}"
             )
-    unanswered = sorted(question - stems(answer))
+    held = term_set(answer)
+    unanswered = [word for term, word in asked.words.items() if term not in held]
     if len(unanswered) * 2 > len(question):
         issues.append(f"The answer leaves most of the question unanswered: {', '.join(unanswered)}")
     return {"ok": "no" if issues else "yes", "issues": issues}
 
 
 def task_judge(fields: dict[str, Any]) -> dict[str, Any]:
-    """Categorized issues: unsupported sentences, task terms not covered, too little detail."""
+    """Categorized issues: unsupported sentences, items that are fragments or off the task,
+    task terms not covered, too little detail."""
     output = _as_text(fields.get("output"))
     source = _as_text(fields.get("brief")) + "\n" + _as_text(fields.get("memory"))
+    asked = Asked.task(_as_text(fields.get("task")))
     issues: list[dict[str, str]] = []
     for sentence in sentences(output, min_chars=30):
         if support(sentence, source) < SUPPORTED / 2:
@@ -73,16 +82,32 @@ def task_judge(fields: dict[str, Any]) -> dict[str, Any]:
                     "message": f"Not supported by the brief: {clip_words(sentence, 120)}",
                 }
             )
-    task_terms = stems(_as_text(fields.get("task")))
-    uncovered = sorted(task_terms - stems(output))
-    if task_terms and len(uncovered) > len(task_terms) / 2:
+    for item in _bullets(output):
+        if not is_whole_sentence(item):
+            issues.append(
+                {
+                    "category": "fragment",
+                    "message": f"Not a whole sentence: {clip_words(item, 120)}",
+                }
+            )
+        elif not asked.addressed_by(item):
+            issues.append(
+                {
+                    "category": "off_task",
+                    "message": "Holds too few of the task's terms "
+                    f"({', '.join(asked.words.values())}): {clip_words(item, 120)}",
+                }
+            )
+    held = term_set(output)
+    uncovered = [word for term, word in asked.words.items() if term not in held]
+    if len(uncovered) > len(asked.words) / 2:
         issues.append(
             {
                 "category": "missing_scope",
                 "message": "The output does not address: " + ", ".join(uncovered[:8]),
             }
         )
-    if len(content_words(output)) < 25:
+    if len(key_terms(output)) < MIN_OUTPUT_TERMS:
         issues.append(
             {"category": "low_specificity", "message": "The output is too short to be specific."}
         )
@@ -90,22 +115,25 @@ def task_judge(fields: dict[str, Any]) -> dict[str, Any]:
 
 
 def reasoner(fields: dict[str, Any]) -> dict[str, Any]:
-    """Compose the output from the brief's passages that best match the task."""
+    """Compose the output from the brief's whole passages that are on the task, those
+    holding most of its terms first."""
     task = _as_text(fields.get("task"))
     brief = _as_text(fields.get("brief"))
     passages = [line[2:].strip() for line in brief.splitlines() if line.startswith("- ")]
-    passages = passages or sentences(brief)
+    asked = Asked.task(task)
+    fitting = [p for p in passages if is_whole_sentence(p) and asked.addressed_by(p)]
     wanted = 8 if fields.get("constraints") else 5
-    chosen = rank_sentences(task, passages, wanted) or passages[:wanted]
+    chosen = rank_sentences(task, fitting, wanted)
     if not chosen:
+        # Not restating the task: its words in the output would count as covering it.
         return {
-            "output": f"The brief holds nothing relevant to the task: {task}",
-            "memoryUpdate": "No relevant passage found yet; search with other terms.",
+            "output": "The brief holds no whole passage on the task.",
+            "memoryUpdate": "No passage on the task found yet; search with other terms.",
         }
     body = "\n".join(f"- {p}" for p in chosen)
     output = f'Findings from the document for the task "{clip_words(task, 120)}":\n{body}'
-    terms = sorted({w for p in chosen for w in stems(p)} & stems(task))
-    memory = f"Covered {len(chosen)} passages about: {', '.join(terms) or 'the task'}."
+    covered = sorted({term for p in chosen for term in term_set(p) & asked.terms})
+    memory = f"Covered {len(chosen)} passages about: {', '.join(covered) or 'the task'}."
     return {"output": output, "memoryUpdate": memory}
 
 
@@ -114,7 +142,7 @@ def decomposer(fields: dict[str, Any]) -> dict[str, Any]:
     task = _as_text(fields.get("task")).strip()
     parts = [p.strip(" .") for p in re.split(r";|\band then\b|(?<=[.?!])\s+", task)]
     parts = [re.sub(r"^(?:then|and)\s+", "", p, flags=re.IGNORECASE) for p in parts]
-    parts = [p for p in parts if len(content_words(p)) >= 2][:5]
+    parts = [p for p in parts if len(query_terms(p)) >= 2][:5]
     if len(parts) < 2:
         parts = [f"Find the passages of the document relevant to: {task}", task]
     subtasks = []

@@ -1,28 +1,46 @@
 """The offline baseline's sentence search, one implementation for both inner modes: the RLM
-worker sends this module's source to the sandbox as the code it runs over ``context``; the
-LCM worker calls it on the text its tools returned. It imports only the standard library,
-so it runs as it is in the sandbox."""
+worker sends this module's source (with ``ralph_tui.words``, the terms it compares) to the
+sandbox as the code it runs over ``context`` and the passages ``retrieve()`` returned; the
+LCM worker calls it on the text its tools returned. It imports only the standard library
+and ``ralph_tui.words``, so it runs as it is in the sandbox."""
 
 import json
 import math
 import re
 
+from ralph_tui.words import term_set
 
-def has(term: str, low: str) -> bool:
-    return re.search(r"\b" + re.escape(term), low) is not None
+WHOLE_END = re.compile(r"""[.!?:](?:["'`)\]*_]*)$""")
+
+
+def is_whole_sentence(text: str) -> bool:
+    """Whether ``text`` reads as a whole sentence: it opens with a capital letter, a digit
+    or a mark (quote, backtick, bracket) and ends at a full stop, a question or exclamation
+    mark, or a colon — not a line cut out of a wrapped paragraph."""
+    bare = text.strip()
+    if not bare or bare[0].islower():
+        return False
+    return WHOLE_END.search(bare) is not None
 
 
 def runs_of_prose(block: str) -> list[str]:
     """Consecutive prose lines of a paragraph, as they stand in the text: a sentence that a
     PDF or a narrow column wrapped over lines is still one sentence. A list item starts a
-    new run; headings (marked, or a short line without a full stop, as HTML and PDF titles
-    come) and table rows are no prose."""
+    new run; headings (marked; or a short capitalised line without a full stop, numbered or
+    where no sentence is open, as HTML and PDF titles come) and table rows are no prose."""
     runs: list[str] = []
     run: list[str] = []
     for line in block.split("\n"):
         bare = line.strip()
         item = bool(re.match(r"([-*]|\d+[.)]) ", bare))
-        title = len(bare.split()) < 4 and not bare.endswith((".", ",", ";", ":"))
+        sentence_open = bool(run) and not run[-1].rstrip().endswith((".", "!", "?", ":"))
+        numbered = re.match(r"\d+(\.\d+)*\.? [A-Z]", bare) is not None
+        title = (
+            len(bare.split()) < 4
+            and not bare.endswith((".", ",", ";", ":"))
+            and (bare[:1].isupper() or bare[:1].isdigit())
+            and (numbered or not sentence_open)
+        )
         if bare and bare[0] not in "#|" and not item and not title:
             run.append(line)
             continue
@@ -45,6 +63,38 @@ def sentences_of(text: str) -> list[str]:
     return sentences
 
 
+HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*$")
+TABLE_RULE = re.compile(r"^\|?[\s:|-]*-[\s:|-]*\|?$")
+
+
+def cells(row: str) -> list[str]:
+    """The cells of a Markdown table row, stripped."""
+    return [cell.strip() for cell in row.strip().strip("|").split("|")]
+
+
+def table_rows_of(text: str) -> list[str]:
+    """Each row of each Markdown table of ``text`` (one with a header and a rule under it)
+    as one line that names its cells by the header, under the nearest heading above:
+    "Planned maintenance schedule: Task: Isolation valves exercised; Frequency: Quarterly."
+    Not the document's own text, so a brief may hold it and a quote may not."""
+    rows: list[str] = []
+    heading = ""
+    lines = [line.strip() for line in text.split("\n")]
+    for n, line in enumerate(lines):
+        if found := HEADING.match(line):
+            heading = found.group(1)
+        starts_table = n + 1 < len(lines) and TABLE_RULE.match(lines[n + 1]) is not None
+        if not (line.startswith("|") and starts_table):
+            continue
+        header = cells(line)
+        for row in lines[n + 2 :]:
+            if not row.startswith("|"):
+                break
+            named = "; ".join(f"{h}: {v}" for h, v in zip(header, cells(row), strict=False) if v)
+            rows.append(f"{heading}: {named}." if heading else f"{named}.")
+    return rows
+
+
 def rank_sentences(
     sentences: list[str],
     terms: list[str],
@@ -54,37 +104,54 @@ def rank_sentences(
     present: list[str],
 ) -> list[str]:
     """The sentences holding enough of ``terms`` (or the rarest of those the text holds at
-    all, ``present``, or a ``focus`` phrase) and none of ``leave_out``, best first: a term
+    all, ``present``, or a ``focus`` term) and none of ``leave_out``, best first: a term
     in few sentences says more about the question than one in many."""
-    lows = [text.lower() for text in sentences]
-    weight = {t: math.log(1 + len(lows) / (1 + sum(has(t, low) for low in lows))) for t in terms}
+    held_sets = [term_set(text) for text in sentences]
+    weight = {
+        t: math.log(1 + len(held_sets) / (1 + sum(t in held for held in held_sets))) for t in terms
+    }
     rarest = max((t for t in terms if t in present), key=lambda t: weight[t], default=None)
     scored = []
-    for n, low in enumerate(lows):
-        if any(has(t, low) for t in leave_out):
+    for n, holds in enumerate(held_sets):
+        if any(t in holds for t in leave_out):
             continue
-        held = [t for t in terms if has(t, low)]
-        hits = sum(has(t, low) for t in focus)
+        held = [t for t in terms if t in holds]
+        hits = sum(t in holds for t in focus)
         if len(held) >= need or rarest in held or hits:
             scored.append((-hits, -len(held), -sum(weight[t] for t in held), n, sentences[n]))
     scored.sort()
     return [text for *_, text in scored]
 
 
+def candidates(retrieved: list[str], read: list[str], tables: bool) -> list[str]:
+    """The sentences (and with ``tables``, the table rows) to rank, each once: the whole
+    sentences of the ``retrieved`` passages (a chunk is cut at a character count), then
+    those of the texts ``read``."""
+    pool = [s for text in retrieved for s in sentences_of(text) if is_whole_sentence(s)]
+    pool += [s for text in read for s in sentences_of(text)]
+    if tables:
+        pool += [row for text in [*retrieved, *read] for row in table_rows_of(text)]
+    return list(dict.fromkeys(pool))
+
+
 def search_lines(
     context: str,
+    retrieved: list[str],
     terms: list[str],
     focus: list[str],
     leave_out: list[str],
     need: int,
     shown: int,
     found_prefix: str,
+    tables: bool = False,
 ) -> list[str]:
-    """What the search prints: the terms ``context`` holds at all, how many sentences hold
-    enough of them, then the best sentences as JSON strings."""
-    whole = context.lower()
-    found = [t for t in terms + focus if has(t, whole)]
-    sentences = sentences_of(context)
+    """What the search prints: the terms the sources (``context`` and the ``retrieved``
+    passages) hold at all, how many sentences hold enough of them, then the best sentences
+    (and with ``tables``, table rows) as JSON strings — those of the retrieved passages
+    first among equals."""
+    held = term_set(context).union(*(term_set(text) for text in retrieved))
+    found = [t for t in terms + focus if t in held]
+    sentences = candidates(retrieved, [context], tables)
     best = rank_sentences(sentences, terms, focus, leave_out, need, found)
     lines = [found_prefix + json.dumps(found)]
     lines.append(f"{len(sentences)} sentences; {len(best)} hold enough of the terms")

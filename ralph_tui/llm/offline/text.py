@@ -1,45 +1,23 @@
-"""Lexical tools of the offline baseline: words, sentences, overlap scores."""
+"""Lexical tools of the offline baseline's non-code roles: sentences, overlap scores.
+
+Terms are ``ralph_tui.words``'s, the same the worker searches with in the sandbox."""
 
 from __future__ import annotations
 
+import itertools
 import re
+from dataclasses import dataclass
 
-_STOPWORD_TEXT = """a about above after again against all also am an and any are as at be
-    because been
-    before being below between both but by can could did do does doing down during each few
-    for from further had has have having he her here hers herself him himself his how i if in
-    into is it its itself just me more most my myself no nor not now of off on once only or
-    other our ours ourselves out over own same she should so some such than that the their
-    theirs them themselves then there these they this those through to too under until up very
-    was we were what when where which while who whom why will with would you your yours
-    yourself yourselves explain describe summarize list give tell document text please
-    often carried carry happen happens happened long many much kind type way ways make made
-    take takes taken done need needs use used"""
-STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+from ralph_tui.words import (
+    key_terms,
+    names_of,
+    query_terms,
+    query_words,
+    term_pairs,
+    term_set,
+)
 
-_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'\-]*")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
-
-
-def content_words(text: str) -> list[str]:
-    """Lower-cased words of three or more letters that are not stopwords, in order."""
-    return [
-        w
-        for w in (m.group(0).lower().removesuffix("'s").strip("'-") for m in _WORD.finditer(text))
-        if len(w) >= 3 and w not in STOPWORDS
-    ]
-
-
-def stem(word: str) -> str:
-    """A crude suffix stripper so "loops" matches "loop" and "validated" matches "validate"."""
-    for suffix in ("ations", "ation", "ings", "ing", "ies", "es", "ed", "s"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)]
-    return word
-
-
-def stems(text: str) -> set[str]:
-    return {stem(w) for w in content_words(text)}
 
 
 def sentences(text: str, min_chars: int = 20) -> list[str]:
@@ -48,19 +26,70 @@ def sentences(text: str, min_chars: int = 20) -> list[str]:
 
 
 def support(claim: str, source: str) -> float:
-    """Share of the claim's content stems found in ``source`` (1.0 for an empty claim)."""
-    claim_stems = stems(claim)
-    if not claim_stems:
+    """Share of the claim's terms found in ``source`` (1.0 for a claim without terms)."""
+    claim_terms = set(key_terms(claim))
+    if not claim_terms:
         return 1.0
-    return len(claim_stems & stems(source)) / len(claim_stems)
+    return len(claim_terms & term_set(source)) / len(claim_terms)
+
+
+def unsupported_terms(claim: str, source: str) -> list[str]:
+    """The claim's terms ``source`` does not hold, sorted."""
+    return sorted(set(key_terms(claim)) - term_set(source))
+
+
+@dataclass(frozen=True)
+class Asked:
+    """What a question or task asks about: its terms, each with its word as written, and
+    its phrases (pairs of consecutive terms, either way round)."""
+
+    words: dict[str, str]
+    phrases: frozenset[frozenset[str]]
+    names: frozenset[str]
+    """The terms a question names (``ralph_tui.words.names_of``): a text holding one is
+    about what the question asks after, and sources lacking one cannot answer it. A task
+    has none: the thing it names is often what the whole document is about ("bzip2" in
+    bzip2's manual), so a passage naming it may still be off the task."""
+
+    @classmethod
+    def of(cls, query: str, *, names: bool) -> Asked:
+        asked = query_words(query)
+        ordered = [term for term in key_terms(query) if term in asked]
+        pairs = itertools.pairwise(ordered)
+        phrases = frozenset(frozenset(pair) for pair in pairs if pair[0] != pair[1])
+        named = frozenset(names_of(query)) & set(asked) if names else frozenset()
+        return cls(asked, phrases, named)
+
+    @classmethod
+    def question(cls, query: str) -> Asked:
+        return cls.of(query, names=True)
+
+    @classmethod
+    def task(cls, task: str) -> Asked:
+        return cls.of(task, names=False)
+
+    @property
+    def terms(self) -> set[str]:
+        return set(self.words)
+
+    def addressed_by(self, text: str) -> bool:
+        """Whether ``text`` holds at least half of the terms (one of one or two), one of
+        the names, or one of the phrases: a passage sharing a common word or two with a
+        longer question or task, apart (a licence's "damages ... data" with "recovers data
+        from damaged files"), is about something else. The worker quotes, the reasoner
+        writes and the judges pass by this one rule."""
+        held = term_set(text)
+        if len(held & self.terms) * 2 >= len(self.terms) or held & self.names:
+            return True
+        return any(frozenset(pair) in self.phrases for pair in term_pairs(text))
 
 
 def rank_sentences(query: str, candidates: list[str], limit: int) -> list[str]:
-    """The ``limit`` candidates sharing most query stems (ties keep document order)."""
-    query_stems = stems(query)
-    scored = [(len(query_stems & stems(s)), -i, s) for i, s in enumerate(candidates) if s.strip()]
+    """The ``limit`` candidates holding most of the query's terms (ties keep their order)."""
+    asked = set(query_terms(query))
+    scored = [(len(asked & term_set(s)), -i, s) for i, s in enumerate(candidates) if s.strip()]
     scored.sort(reverse=True)
-    return [s for score, _, s in scored[:limit] if score > 0 or not query_stems]
+    return [s for score, _, s in scored[:limit] if score > 0 or not asked]
 
 
 def clip_words(text: str, limit: int) -> str:

@@ -1,44 +1,70 @@
 """The offline baseline as an RLM worker: the code it writes, and what it reads back.
 
-It never sees the document. Its first step writes search code that runs in the sandbox over
-``context`` (``sentences.py``, sent as source): it splits the document into sentences, keeps
-those holding enough of the search terms (and none of the left-out ones), and prints which
-terms the document holds at all and the best sentences as JSON strings. Its last step
-answers from those printed sentences only: each quote is a whole sentence (or a clause ending
-at punctuation), each bullet its quote's text, and a question whose terms the document mostly
-lacks gets an honest "not found".
+It never sees the document. Its first step writes search code that runs in the sandbox: it
+asks ``retrieve()`` (where the sandbox has it) for the passages of the run's index about the
+query — the document's and fetched pages' alike — splits them and ``context`` into
+sentences, keeps those holding enough of the search terms (and none of the left-out ones),
+and prints which terms the sources hold at all and the best sentences as JSON strings. The
+search is ``sentences.py`` and the terms are ``ralph_tui.words``, both sent as source, so
+the sandbox folds words exactly as the host does. Its last step answers from those printed
+sentences only: each quote is a whole sentence (or a clause ending at punctuation), each
+bullet its quote's text, and a question whose terms the sources mostly lack gets an honest
+"not found".
 """
 
 from __future__ import annotations
 
 import inspect
 import json
+import re
+from types import ModuleType
 
+from ralph_tui import words
 from ralph_tui.llm.offline import sentences
 from ralph_tui.llm.offline.constraints import Steering
-from ralph_tui.llm.offline.text import content_words, stem
+from ralph_tui.llm.offline.text import Asked
 
 MAX_QUOTE_CHARS = 160
 MIN_CLAUSE_WORDS = 8
 """A clause shorter than this is more likely a list cut at a comma than a statement."""
 PASSAGES_SHOWN = 12
+RETRIEVED = 6
+"""Passages asked of ``retrieve()``: a few chunks beside the whole-text search."""
+RETRIEVED_SOURCES = ("doc", "external")
+"""What the worker quotes from: the documents and fetched pages, never past episodes (the
+baseline's own earlier outputs)."""
 FOUND_PREFIX = "terms found: "
+SHIPPED: tuple[ModuleType, ...] = (words, sentences)
+"""The modules the sandbox code installs from their source, in import order."""
+
+INSTALL = """import sys as _sys, types as _types
+
+
+def _install(name, source):
+    if name not in _sys.modules:
+        module = _sys.modules[name] = _types.ModuleType(name)
+        exec(compile(source, name, "exec"), module.__dict__)
+
+"""
+MODULE = """
+_install({name!r}, r'''{source}''')
+"""
 
 SEARCH_CALL = """
+_retrieve = globals().get("retrieve")
+_passages = _retrieve({query!r}, k={k}, sources={sources!r}) if _retrieve else []
+_retrieved = [passage["text"] for passage in _passages]
 for line in search_lines(
-    context, {terms!r}, {focus!r}, {leave_out!r}, need={need}, shown={shown},
-    found_prefix={found_prefix!r},
+    context, _retrieved, {terms!r}, {focus!r}, {leave_out!r}, need={need}, shown={shown},
+    found_prefix={found_prefix!r}, tables={tables!r},
 ):
     print(line)
 """
 
 
 def search_terms(text: str, limit: int = 8) -> list[str]:
-    """Distinct stems of the query's content words, longest first (most specific)."""
-    seen: dict[str, None] = {}
-    for word in content_words(text):
-        seen.setdefault(stem(word), None)
-    return sorted(seen, key=len, reverse=True)[:limit]
+    """The terms the query asks about, longest first (most specific)."""
+    return sorted(words.query_terms(text), key=len, reverse=True)[:limit]
 
 
 def needed_terms(query: str, steering: Steering) -> int:
@@ -47,15 +73,33 @@ def needed_terms(query: str, steering: Steering) -> int:
     return 1 if steering.wants_more else min(2, len(search_terms(query)))
 
 
-def search_code(query: str, steering: Steering) -> str:
-    """The sandbox code: the sentence search's source, then its call for this query."""
-    return inspect.getsource(sentences) + SEARCH_CALL.format(
+def shipped_code() -> str:
+    """Sandbox code that installs ``SHIPPED`` under their own names, from their source
+    (where they are not imported already), each source shown as it is written."""
+    modules = []
+    for module in SHIPPED:
+        source = inspect.getsource(module)
+        if "'''" in source:
+            raise ValueError(f"{module.__name__} cannot be sent in a raw string literal")
+        modules.append(MODULE.format(name=module.__name__, source=source))
+    imported = f"from {sentences.__name__} import search_lines\n"
+    return INSTALL + "".join(modules) + imported
+
+
+def search_code(query: str, steering: Steering, *, tables: bool = False) -> str:
+    """The sandbox code: the search's modules, then its call for this query (``tables``:
+    table rows are candidates too, for a brief; a quote must be the document's text)."""
+    return shipped_code() + SEARCH_CALL.format(
+        query=query,
+        k=RETRIEVED,
+        sources=list(RETRIEVED_SOURCES),
         terms=[t for t in search_terms(query) if t not in steering.leave_out],
         focus=steering.focus,
         leave_out=steering.leave_out,
         need=needed_terms(query, steering),
         found_prefix=FOUND_PREFIX,
         shown=PASSAGES_SHOWN,
+        tables=tables,
     )
 
 
@@ -90,14 +134,30 @@ def missing_terms(query: str, observation: str) -> list[str]:
     return [term for term in search_terms(query) if term not in found]
 
 
-def quote_from(passage: str) -> str | None:
-    """The whole sentence, or its longest opening clause ending at punctuation within 160
-    characters; ``None`` when no such clause holds enough words."""
+def clauses_of(passage: str) -> list[str]:
+    """The passage cut after each comma, semicolon or colon, verbatim (joined they give it
+    back)."""
+    return [part for part in re.split(r"(?<=[,;:])(?=\s)", passage) if part]
+
+
+def quote_from(passage: str, asked: Asked) -> str | None:
+    """The whole sentence, or the run of its clauses within 160 characters that holds the
+    most of the ``asked`` terms (the first such); ``None`` when no run holds enough words
+    and addresses the question (``Asked.addressed_by``)."""
     if len(passage) <= MAX_QUOTE_CHARS:
-        return passage
-    cut = max(passage.rfind(mark, 0, MAX_QUOTE_CHARS) for mark in (", ", "; ", ": "))
-    clause = passage[: cut + 1] if cut > 0 else ""
-    return clause if len(clause.split()) >= MIN_CLAUSE_WORDS else None
+        return passage if asked.addressed_by(passage) else None
+    clauses = clauses_of(passage)
+    best: tuple[int, str] | None = None
+    for first in range(len(clauses)):
+        for last in range(first, len(clauses)):
+            run = "".join(clauses[first : last + 1]).strip()
+            if len(run) > MAX_QUOTE_CHARS:
+                break
+            held = len(words.term_set(run) & asked.terms)
+            fits = len(run.split()) >= MIN_CLAUSE_WORDS and asked.addressed_by(run)
+            if fits and (best is None or held > best[0]):
+                best = (held, run)
+    return best[1] if best else None
 
 
 def bullet_of(quote: str) -> str:
@@ -117,15 +177,17 @@ def not_found_output(missing: list[str]) -> dict[str, object]:
 def qa_output(
     passages: list[str], query: str, observation: str, steering: Steering
 ) -> dict[str, object]:
-    """Bullets and quotes from the printed sentences, or "not found" when the document
-    lacks most of the question's terms or no sentence holds enough of them."""
+    """Bullets and quotes from the printed sentences (each quote addressing the question),
+    or "not found" when the sources lack most of the question's terms or a name it names,
+    or no sentence addresses it."""
     missing = missing_terms(query, observation)
-    if len(missing) * 2 > len(search_terms(query)):
+    asked = Asked.question(query)
+    if len(missing) * 2 > len(search_terms(query)) or asked.names.intersection(missing):
         return not_found_output(missing)
     limit = 7 if steering.wants_more else 5
     quotes: dict[str, None] = dict.fromkeys(steering.exact_quotes)
     for passage in passages:
-        quote = quote_from(passage)
+        quote = quote_from(passage, asked)
         if quote is not None and len(quotes) < limit:
             quotes.setdefault(quote, None)
     if not quotes:
@@ -135,11 +197,13 @@ def qa_output(
 
 
 def brief_output(passages: list[str], limit_chars: int = 1800) -> dict[str, object]:
+    """The passages as a brief, one line each (a passage wrapped over lines is joined, so
+    whoever reads the brief line by line reads it whole)."""
     if not passages:
         return {"brief": "No passage of the document holds the task's terms."}
     lines = ["Passages of the document relevant to the task:"]
     for passage in passages:
-        line = f"- {passage}"
+        line = "- " + " ".join(passage.split())
         if sum(len(x) + 1 for x in lines) + len(line) > limit_chars:
             break
         lines.append(line)

@@ -1,0 +1,198 @@
+"""Word forms, folded once: what counts as the same term, for every part that compares terms.
+
+A word is folded (Unicode NFKC form, then case folded: "ﬁle" and "File" are "file") and
+stemmed (Snowball English: "terminated" and "terminate" are "termin"). A compound word —
+camelCase or letters and digits run together, ``asn1Coding``, ``bzip2recover`` — is one term
+as a whole, and a text holding it also holds its parts: the pieces between case changes
+and after digits (``asn1``, ``coding``), and a piece's letters without its digits
+(``asn``). So a question naming ``asn1Coding`` or ``bzip2`` finds either.
+
+A question names its terms by whole words (``key_terms``, ``query_terms``); a text holds
+its words' wholes and parts (``terms``). The offline worker and judge, the validator's term
+checks and the retrieval's lexical leg all read terms here.
+
+It imports only the standard library and PyStemmer, and no name of its own package: the
+offline worker sends this module's source to the sandbox, where it runs as it is.
+"""
+
+import itertools
+import re
+import unicodedata
+from collections.abc import Iterable
+from functools import cache
+
+import Stemmer
+
+
+def word_set(words: str) -> frozenset[str]:
+    """The whitespace-separated words of ``words`` as a set (for readable word lists)."""
+    return frozenset(words.split())
+
+
+STOP_WORDS = word_set(
+    """
+    a about above after again against all also am an and any are as at be because been
+    before being below between both but by can could did do does doing done down during
+    each either etc few for from further had has have having he her here hers herself him
+    himself his how i if in into is it its itself just let may me might more most much must
+    my myself no nor not now of off on once one only or other our ours ourselves out over
+    own per same she should so some such than that the their theirs them themselves then
+    there these they this those through thus to too under until up upon us very via was we
+    were what when where whether which while who whom whose why will with within without
+    would yet you your yours yourself yourselves
+    """
+)
+"""Words that carry no subject of their own."""
+
+INSTRUCTION_WORDS = word_set(
+    """
+    describe explain summarize summarise list identify analyze analyse compare discuss
+    provide outline determine give tell write document text section overview detail review
+    find extract assess evaluate report note please often happen kind type way make take
+    need use
+    """
+)
+"""Words a question or task is phrased with rather than about (compared by stem, so
+"summarises" and "used" count too)."""
+
+WORD = re.compile(r"\w+")
+
+
+@cache
+def _stemmer() -> Stemmer.Stemmer:
+    return Stemmer.Stemmer("english")
+
+
+def fold(text: str) -> str:
+    """``text`` in Unicode NFKC form, case folded."""
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
+@cache
+def stem(word: str) -> str:
+    """The Snowball (English) stem of ``word`` once folded."""
+    return str(_stemmer().stemWord(fold(word)))
+
+
+@cache
+def _instruction_stems() -> frozenset[str]:
+    return frozenset(stem(word) for word in INSTRUCTION_WORDS)
+
+
+def _is_simple(word: str) -> bool:
+    """Letters only, without a case change past the first: a word with no parts."""
+    return word.isalpha() and (word.islower() or word[1:].islower() or word.isupper())
+
+
+def _pieces(word: str) -> list[str]:
+    """``word`` cut where a lower-case letter meets an upper-case one, where an upper-case
+    run meets a capitalised word (``HTMLParser``), after digits followed by a letter, and
+    at underscores."""
+    pieces: list[str] = []
+    current = ""
+    for index, char in enumerate(word):
+        if char == "_":
+            pieces.append(current)
+            current = ""
+            continue
+        if current:
+            before, after = current[-1], word[index + 1 : index + 2]
+            camel = before.islower() and char.isupper()
+            acronym_end = before.isupper() and char.isupper() and after.islower()
+            if camel or acronym_end or (before.isdigit() and char.isalpha()):
+                pieces.append(current)
+                current = ""
+        current += char
+    pieces.append(current)
+    return [piece for piece in pieces if piece]
+
+
+def parts_of(word: str) -> list[str]:
+    """The parts of a compound word, each once, in order: its pieces (``asn1``, ``Coding``)
+    and each piece's letters without its trailing digits (``asn``). Empty for a word with
+    no parts."""
+    if _is_simple(word):
+        return []
+    pieces = _pieces(word)
+    parts = [*pieces, *(piece.rstrip("0123456789") for piece in pieces)]
+    return [part for part in dict.fromkeys(parts) if part and part != word]
+
+
+def is_content(word: str) -> bool:
+    """Whether a word names something: two characters or more, not a stop word."""
+    return len(word) > 1 and fold(word) not in STOP_WORDS
+
+
+@cache
+def word_terms(word: str) -> tuple[str, ...]:
+    """The terms a text holding ``word`` holds: its whole stem, then its parts' stems (the
+    content ones), each once."""
+    found = [stem(word)] if is_content(word) else []
+    found += [stem(part) for part in parts_of(word) if is_content(part)]
+    return tuple(dict.fromkeys(found))
+
+
+def words_of(text: str) -> list[str]:
+    """The word runs of ``text``, as written."""
+    return WORD.findall(text)
+
+
+def terms(text: str) -> list[str]:
+    """Every term ``text`` holds (each word's whole and parts), in order, repeats kept."""
+    return [term for word in words_of(text) for term in word_terms(word)]
+
+
+def term_set(text: str) -> set[str]:
+    """The distinct terms ``text`` holds."""
+    return set(terms(text))
+
+
+def key_terms(text: str) -> list[str]:
+    """One term per content word of ``text``: its whole stem, in order, repeats kept."""
+    return [stem(word) for word in words_of(text) if is_content(word)]
+
+
+def term_pairs(text: str) -> set[tuple[str, str]]:
+    """The pairs of consecutive content-word terms of ``text`` (its phrases, as terms)."""
+    return set(itertools.pairwise(key_terms(text)))
+
+
+def names_of(text: str) -> list[str]:
+    """The terms of the names ``text`` uses, each once, in order: words written with a
+    capital letter past the start of a sentence ("Ravensgill", "NTU") or as compounds
+    (camelCase, letters with digits: "asn1Coding", "bzip2")."""
+    found: dict[str, None] = {}
+    for sentence in re.split(r"(?<=[.!?:])\s+", text):
+        for position, word in enumerate(words_of(sentence)):
+            capital = position > 0 and word[:1].isupper()
+            if is_content(word) and (capital or parts_of(word)):
+                found.setdefault(stem(word), None)
+    return list(found)
+
+
+def query_words(text: str) -> dict[str, str]:
+    """The terms a question or task asks about, each with its first word as written
+    (folded): its words' whole stems, without the words it is phrased with
+    (``INSTRUCTION_WORDS``), in order. The word is what a message names the term by."""
+    instructions = _instruction_stems()
+    asked: dict[str, str] = {}
+    for word in words_of(text):
+        term = stem(word)
+        if is_content(word) and term not in instructions:
+            asked.setdefault(term, fold(word))
+    return asked
+
+
+def query_terms(text: str) -> list[str]:
+    """The distinct terms a question or task asks about (see ``query_words``), in order."""
+    return list(query_words(text))
+
+
+def folded_words(text: str) -> list[str]:
+    """The content words of ``text``, folded, in order (the retrieval's vocabulary)."""
+    return [fold(word) for word in words_of(text) if is_content(word)]
+
+
+def stems_of(words: Iterable[str]) -> list[str]:
+    """Each word's stem (as ``stem`` gives it), in order, in one call of the stemmer."""
+    return [str(term) for term in _stemmer().stemWords([fold(word) for word in words])]

@@ -1,0 +1,181 @@
+"""The offline worker and judges read words as ``ralph_tui.words`` folds them, in the
+sandbox and on the host alike; the worker quotes fetched pages; the task roles keep to
+whole passages on the task."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ralph_tui.llm.offline import roles, worker
+from ralph_tui.llm.offline.constraints import Steering
+from ralph_tui.llm.offline.sentences import sentences_of, table_rows_of
+from ralph_tui.llm.offline.text import Asked
+from ralph_tui.sandbox import Sandbox
+from tests.offline.test_offline_client import run_worker
+
+DATA = Path(__file__).parent / "data"
+TERMINATED = (
+    "If your rights have been terminated and not permanently reinstated, you do not qualify"
+    " to receive new licenses for the same material under section 10."
+)
+
+
+def test_the_judge_sees_an_inflected_answer_address_the_question() -> None:
+    verdict = roles.qa_judge(
+        {
+            "query": "When does the license terminate?",
+            "answer": f"- {TERMINATED}",
+            "evidence": [TERMINATED],
+        }
+    )
+    assert verdict == {"ok": "yes", "issues": []}
+
+
+def test_the_judge_names_the_question_words_a_bullet_lacks() -> None:
+    verdict = roles.qa_judge(
+        {
+            "query": "When does the license terminate?",
+            "answer": "- Any attempt otherwise to propagate or modify it is void.",
+            "evidence": ["Any attempt otherwise to propagate or modify it is void."],
+        }
+    )
+    assert verdict["ok"] == "no"
+    assert "license, terminate" in verdict["issues"][0]
+
+
+async def test_the_workers_term_of_a_camel_case_name_finds_it() -> None:
+    manual = (DATA / "libtasn1.info.txt").read_text(encoding="utf-8")
+    query = "What does asn1Coding do?"
+    assert worker.search_terms(query) == ["asn1cod"]
+    result = await run_worker(query, manual)
+    assert result["evidence"]
+    assert all("asn1Coding" in quote for quote in result["evidence"])
+    verdict = roles.qa_judge({"query": query, **result})
+    assert verdict["ok"] == "yes", verdict
+
+
+async def test_a_long_sentence_is_quoted_where_it_holds_the_questions_term() -> None:
+    sentence = (
+        "Among the options, -c or --check checks the syntax only, -o or --output=FILE names"
+        " the output file, -n or --name=NAME names the array, and -h or --help shows the"
+        " help text of asn1Coding and exits."
+    )
+    document = f"Invoking the tools\n\n{sentence}\n"
+    query = "What does asn1Coding show for --help?"
+    result = await run_worker(query, document)
+    assert result["evidence"] and all("asn1Coding" in q for q in result["evidence"])
+    assert all(quote in sentence for quote in result["evidence"])
+    assert roles.qa_judge({"query": query, **result})["ok"] == "yes"
+
+
+async def test_the_worker_quotes_a_fetched_page_that_retrieve_returns() -> None:
+    page = (
+        "The libffi library aligns each structure member to its natural alignment. "
+        "A structure passed by value through libffi keeps that alignment on every platform."
+    )
+    asked: list[str] = []
+
+    def retrieve(query: str, k: int = 5, sources: list[str] | None = None) -> list[dict[str, Any]]:
+        assert sources == ["doc", "external"], "never the baseline's own past episodes"
+        asked.append(query)
+        return [{"text": page, "source": "external", "url": "https://example.org/ffi"}]
+
+    query = "How does libffi align structure members?"
+    document = (DATA / "GPL-3.txt").read_text(encoding="utf-8")
+    assert (await run_worker(query, document))["evidence"] == []
+    result = await run_worker(query, document, functions={"retrieve": retrieve})
+    assert asked == [query]
+    assert result["evidence"] and all(quote in page for quote in result["evidence"])
+
+
+async def test_the_search_runs_in_the_sandbox_as_on_the_host() -> None:
+    query = "What does asn1Coding do?"
+    manual = (DATA / "libtasn1.info.txt").read_text(encoding="utf-8")
+    code = worker.search_code(query, Steering())
+    async with await Sandbox.start(globals={"context": manual}) as sandbox:
+        result = await sandbox.execute(code)
+    assert result.error is None, result.error
+    host = await run_worker(query, manual)
+    assert worker.printed_passages(result.output)
+    answer = worker.qa_output(worker.printed_passages(result.output), query, result.output,
+                              Steering())  # fmt: skip
+    assert {**answer, "resultReady": True} == host
+
+
+def brief_of(*passages: str) -> str:
+    return "\n".join(
+        ["Passages of the document relevant to the task:", *map("- {}".format, passages)]
+    )
+
+
+TASK = "Summarise how bzip2 recovers data from damaged files"
+ON_TASK = "You can use `bzip2recover` to try to recover data from damaged files."
+DISCLAIMER = (
+    "IN NO EVENT SHALL THE AUTHOR BE LIABLE FOR ANY DIRECT DAMAGES (INCLUDING LOSS OF USE,"
+    " DATA, OR PROFITS) ARISING IN ANY WAY OUT OF THE USE OF THIS SOFTWARE."
+)
+
+
+def test_a_wrapped_passage_stays_whole_in_the_brief() -> None:
+    brief = worker.brief_output(["`bzip2` is built on top of\n`libbzip2`, a library."])
+    assert "- `bzip2` is built on top of `libbzip2`, a library." in str(brief["brief"])
+
+
+def test_the_reasoner_writes_from_whole_passages_on_the_task() -> None:
+    brief = brief_of(ON_TASK, DISCLAIMER, "`bzip2` is built on top of", "damaged files data")
+    written = roles.reasoner({"task": TASK, "brief": brief})
+    assert written["output"].splitlines()[1:] == [f"- {ON_TASK}"]
+
+
+def test_the_task_judge_fails_fragments_and_passages_off_the_task() -> None:
+    def categories(output: str) -> list[str]:
+        verdict = roles.task_judge({"task": TASK, "output": output, "brief": brief_of(output)})
+        return [issue["category"] for issue in verdict["issues"]]
+
+    assert "off_task" in categories(f"Findings:\n- {ON_TASK}\n- {DISCLAIMER}")
+    assert "fragment" in categories(f"Findings:\n- {ON_TASK}\n- `bzip2` is built on top of")
+    assert not {"off_task", "fragment"} & set(categories(f"Findings:\n- {ON_TASK}"))
+
+
+def test_a_task_is_addressed_by_half_its_terms_or_one_of_its_phrases() -> None:
+    asked = Asked.task("Summarize the maintenance schedule and the staff responsible for each item")
+    assert asked.addressed_by("Planned maintenance is scheduled by the Supervisor.")
+    assert not asked.addressed_by("Maintenance staff work days only.")
+    assert not Asked.task(TASK).addressed_by(DISCLAIMER)
+    assert Asked.task(TASK).addressed_by(ON_TASK)
+
+
+def test_a_question_naming_what_the_sources_lack_is_not_answered() -> None:
+    query = "Which Python version does the interpreter require?"
+    observation = worker.FOUND_PREFIX + '["version", "requir", "interpret"]'
+    passages = ["Unless required by applicable law, the interpreter version is 2.0 here."]
+    answer = worker.qa_output(passages, query, observation, Steering())
+    assert answer["evidence"] == [] and "lacks: python" in str(answer["answer"])
+
+
+def test_a_tables_rows_are_named_by_its_header_under_its_heading() -> None:
+    text = (
+        "### 10.1 Planned maintenance schedule\n\nThe table lists the tasks.\n\n"
+        "| Task | Frequency |\n|------|-----------|\n| Isolation valves exercised | Quarterly |\n"
+        "| UV lamps replaced | |\n\nAfter the table."
+    )
+    heading = "10.1 Planned maintenance schedule"
+    assert table_rows_of(text) == [
+        f"{heading}: Task: Isolation valves exercised; Frequency: Quarterly.",
+        f"{heading}: Task: UV lamps replaced.",
+    ]
+    assert not any("Isolation" in sentence for sentence in sentences_of(text))
+
+
+def test_a_sentence_wrapped_around_inline_code_stays_one_sentence() -> None:
+    html_text = (
+        "`bzip2` compresses files\nusing the Burrows-Wheeler block sorting text compression\n"
+        "algorithm, and Huffman coding.\n\nThe manual starts here\n3.2 Invoking asn1Coding\n"
+        "asn1Coding generates a DER encoding from a file."
+    )
+    assert sentences_of(html_text) == [
+        "`bzip2` compresses files\nusing the Burrows-Wheeler block sorting text compression\n"
+        "algorithm, and Huffman coding.",
+        "asn1Coding generates a DER encoding from a file.",
+    ]
