@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
@@ -152,10 +153,14 @@ class SessionScreen(Screen[None]):
         ),
     ]
 
-    def __init__(self, session_id: str, store: TraceStore) -> None:
+    def __init__(
+        self, session_id: str, store: TraceStore, clock: Callable[[], float] = time.time
+    ) -> None:
         super().__init__()
         self.session_id = session_id
         self.store = store
+        self.clock = clock
+        """Now, in Unix seconds: what a running session's elapsed time is counted to."""
         self.data: SessionData | None = None
         self.progress = RunProgress()
         self.book = TranscriptBook()
@@ -218,6 +223,8 @@ class SessionScreen(Screen[None]):
         """Replay the event log, then show each change to the folder as it happens."""
         from watchfiles import awatch
 
+        if not folder.is_dir():
+            return  # The session is gone: reading it says so, once.
         follower = SessionFollower(folder)
         self._followed(await asyncio.to_thread(follower.follow))
         async for changes in awatch(
@@ -244,7 +251,7 @@ class SessionScreen(Screen[None]):
         if update.reload:
             self.load()
         if update.events or update.restarted or self.progress.running:
-            self.query_one(RunStatusLine).show(self.progress, time.time())
+            self.query_one(RunStatusLine).show(self.progress, self.clock())
 
     def _replay(self, update: FollowUpdate) -> None:
         for event in update.events:
@@ -278,7 +285,7 @@ class SessionScreen(Screen[None]):
             isolation = (trace.model_extra or {}).get("isolation")
             if isinstance(isolation, str) and self.progress.isolation is None:
                 self.progress.isolation = isolation
-                self.query_one(RunStatusLine).show(self.progress)
+                self.query_one(RunStatusLine).show(self.progress, self.clock())
                 return
 
     def _settle_status(self) -> None:
@@ -288,7 +295,7 @@ class SessionScreen(Screen[None]):
         record = self.data.record
         self.progress.status = self.data.status
         self.progress.finished_ts = record.finished_at or record.updated_at
-        self.query_one(RunStatusLine).show(self.progress)
+        self.query_one(RunStatusLine).show(self.progress, self.clock())
 
     # -- showing ------------------------------------------------------------------------------
 
@@ -345,7 +352,7 @@ class SessionScreen(Screen[None]):
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         if event.option_list.id == "children" and event.option.id is not None:
-            self.app.push_screen(SessionScreen(event.option.id, self.store))
+            self.app.push_screen(SessionScreen(event.option.id, self.store, self.clock))
 
     def trace(self, iteration: int | None) -> IterationTrace | None:
         traces = self.data.traces if self.data else []
@@ -388,7 +395,7 @@ class SessionScreen(Screen[None]):
         if parent is None:
             self.notify("This session is not a re-run of another.")
             return
-        self.app.push_screen(SessionScreen(parent, self.store))
+        self.app.push_screen(SessionScreen(parent, self.store, self.clock))
 
     def action_copy_output(self) -> None:
         trace = self.trace(self.selected)
