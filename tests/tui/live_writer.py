@@ -30,7 +30,7 @@ def _raw(handle: SessionHandle, data: bytes) -> None:
 
 def main(out_dir: Path) -> None:
     store = TraceStore(out_dir)
-    handle = store.create_session(SessionRecord(mode="qa", query=QUESTION, created_at=0.0))
+    handle = store.create_session(SessionRecord(mode="qa", query=QUESTION))
     events = scripted_events(handle.session_id)
     print(handle.session_id, flush=True)
     for command in sys.stdin:

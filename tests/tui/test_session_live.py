@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 from textual.widgets import OptionList
 
+from ralph_tui.traces.models import SessionRecord
 from ralph_tui.traces.store import TraceStore
 from ralph_tui.tui.app import RalphApp
-from ralph_tui.tui.screens.session_screen import SessionScreen
+from ralph_tui.tui.screens.session_screen import SessionScreen, load_session_data
 from ralph_tui.tui.widgets.sandbox_pane import SandboxPane
 from ralph_tui.tui.widgets.status_line import RunStatusLine
 from tests.tui.conftest import MakeApp, wait_for
@@ -109,3 +110,14 @@ async def test_a_writer_that_dies_mid_run_shows_as_crashed(
         await wait_for(pilot, lambda: screen.progress.status == "crashed")
         assert screen.data is not None and screen.data.status == "crashed"
         assert " CRASHED " in str(screen.query_one(RunStatusLine).render())
+
+
+def test_a_session_without_a_document_reads_no_files(out_dir: Path) -> None:
+    """Its document is unknown, not the working directory (whose files include the index
+    itself: reading those would make SQLite drop this process's locks on it)."""
+    store = TraceStore(out_dir)
+    handle = store.create_session(SessionRecord(mode="qa", query="q"))
+    assert Path("handbook.md").is_file()  # The working directory holds a document.
+    data = load_session_data(store, handle.session_id, with_document=True)
+    assert data.document is None
+    store.close()

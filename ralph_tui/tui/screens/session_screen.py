@@ -70,8 +70,9 @@ class SessionData:
 def load_session_data(store: TraceStore, session_id: str, with_document: bool) -> SessionData:
     record = store.load_session(session_id)
     data = SessionData(record, store.iterations(session_id), store.index.children(session_id))
-    if with_document:
-        specs = record.settings.get("docs") or [record.doc_path]
+    specs = [spec for spec in record.settings.get("docs") or [record.doc_path] if spec]
+    if with_document and specs:
+        # No spec, no document: an empty path would read the working directory as a folder.
         data.document = read_document_text(*(Path(spec) for spec in specs))
     return data
 
