@@ -86,6 +86,9 @@ async def test_a_session_written_by_another_process_is_followed_live(
         transcript = screen.query_one(SandboxPane)
         await wait_for(pilot, lambda: len(transcript.entries) == 2)
         assert screen.progress.checks[1].passed is False
+        await pilot.press("t")
+        await pilot.pause()
+        assert transcript.scroll_y == 0  # Not scrolled off to where no entry is.
 
         writer.send("events 12 24")  # Iteration 2 passes, the run ends.
         writer.send("iteration 2")

@@ -183,6 +183,8 @@ class SessionScreen(Screen[None]):
                 with TabPane("Diff", id="tab-diff"), VerticalScroll():
                     yield Static("", id="diff", classes="detail")
                 with TabPane("Transcript", id="tab-transcript"):
+                    # Not following: the timeline lists finished iterations, whose
+                    # transcripts are whole (and anchoring a hidden pane scrolls it away).
                     yield SandboxPane(
                         id="transcript",
                         empty_text="No sandbox cells in this iteration.",
@@ -215,7 +217,6 @@ class SessionScreen(Screen[None]):
         self._settle_status()
         self._show_info()
         self._learn_isolation(data.traces)
-        self.query_one(SandboxPane).set_follow(data.status == "running")
         self._show_timeline()
         self._show_children()
 
