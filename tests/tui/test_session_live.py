@@ -4,19 +4,24 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from textual.widgets import OptionList
 
+from ralph_tui.traces.atomic import write_atomic
+from ralph_tui.traces.files import EVENTS_FILE
 from ralph_tui.traces.models import SessionRecord
+from ralph_tui.traces.session_ids import session_dir
 from ralph_tui.traces.store import TraceStore
 from ralph_tui.tui.app import RalphApp
 from ralph_tui.tui.screens.session_screen import SessionScreen, load_session_data
 from ralph_tui.tui.widgets.sandbox_pane import SandboxPane
 from ralph_tui.tui.widgets.status_line import RunStatusLine
 from tests.tui.conftest import MakeApp, wait_for
+from tests.tui.scripted import T0, scripted_events
 
 SIZE = (120, 40)
 REPO = Path(__file__).parents[2]
@@ -53,8 +58,10 @@ def writer(out_dir: Path) -> Iterator[Writer]:
     writer.process.wait()
 
 
-def open_screen(app: RalphApp, writer: Writer, out_dir: Path) -> SessionScreen:
-    app.push_screen(SessionScreen(writer.session_id, TraceStore(out_dir)))
+def open_screen(
+    app: RalphApp, writer: Writer, out_dir: Path, clock: Callable[[], float] = time.time
+) -> SessionScreen:
+    app.push_screen(SessionScreen(writer.session_id, TraceStore(out_dir), clock))
     screen = app.screen
     assert isinstance(screen, SessionScreen)
     return screen
@@ -124,3 +131,36 @@ def test_a_session_without_a_document_reads_no_files(out_dir: Path) -> None:
     data = load_session_data(store, handle.session_id, with_document=True)
     assert data.document is None
     store.close()
+
+
+async def test_a_quiet_running_session_still_counts_its_time(
+    make_app: MakeApp, out_dir: Path, writer: Writer
+) -> None:
+    writer.send("events 0 5")
+    now = [T0 + 60]
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = open_screen(app, writer, out_dir, lambda: now[0])
+        await wait_for(pilot, lambda: screen.progress.cells == 1)
+        status = screen.query_one(RunStatusLine)
+        await wait_for(pilot, lambda: "  1:00  " in str(status.render()))
+        now[0] = T0 + 125  # Nothing is written: the watcher's quiet wake-up moves the clock.
+        await wait_for(pilot, lambda: "  2:05  " in str(status.render()))
+
+
+async def test_a_replaced_event_log_is_replayed_from_its_start(
+    make_app: MakeApp, out_dir: Path, fixture_sessions: dict[str, str]
+) -> None:
+    session_id = fixture_sessions["main"]
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.push_screen(SessionScreen(session_id, TraceStore(out_dir)))
+        screen = app.screen
+        assert isinstance(screen, SessionScreen)
+        await wait_for(pilot, lambda: screen.progress.cells == 2 and screen.selected == 2)
+        first_iteration = scripted_events(session_id)[:12]  # Up to iteration 1's end.
+        log = "".join(event.model_dump_json() + "\n" for event in first_iteration)
+        write_atomic(session_dir(out_dir, session_id) / EVENTS_FILE, log)
+        await wait_for(pilot, lambda: screen.progress.cells == 1)
+        assert screen.progress.iteration == 1 and screen.book.entries(2) == []
+        assert len(screen.book.entries(1)) == 2 and screen.query_one(SandboxPane).entries == []
