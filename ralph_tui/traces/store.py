@@ -149,7 +149,7 @@ class TraceStore:
         except FileNotFoundError:
             return [], offset
         end = chunk.rfind(b"\n") + 1
-        return _parse_events(chunk[:end]), offset + end
+        return parse_event_lines(chunk[:end]), offset + end
 
     def mark_crashed(self) -> list[str]:
         """Record ``crashed`` for running sessions whose writer process has died.
@@ -353,7 +353,8 @@ def _remove_if_empty(folder: Path) -> None:
         return
 
 
-def _parse_events(chunk: bytes) -> list[BaseEvent]:
+def parse_event_lines(chunk: bytes) -> list[BaseEvent]:
+    """The events in ``chunk``, whole JSON lines; a line that is no known event is skipped."""
     events = []
     for line in chunk.splitlines():
         if not line.strip():

@@ -141,7 +141,7 @@ def scripted_events(session_id: str, doc_path: str = DOC_NAME) -> list[BaseEvent
     return [e.model_copy(update={"session_id": session_id}) for e in events]
 
 
-def _trace(iteration: int, passed: bool) -> IterationTrace:
+def iteration_trace(iteration: int, passed: bool) -> IterationTrace:
     events = _iteration_events(iteration, T0, passed)
     hard = next(e for e in events if isinstance(e, HardValidation))
     judge = next(e for e in events if isinstance(e, JudgeVerdict))
@@ -184,18 +184,18 @@ def write_fixture_sessions(out_dir: Path, doc_path: str = DOC_NAME) -> dict[str,
     main = _session(store, QUESTION, "qa", T0, None, doc_path)
     for event in scripted_events(main.session_id, doc_path):
         main.append_event(event)
-    main.write_iteration(_trace(1, passed=False))
-    main.write_iteration(_trace(2, passed=True))
+    main.write_iteration(iteration_trace(1, passed=False))
+    main.write_iteration(iteration_trace(2, passed=True))
     main.finish("passed", duration_ms=20_000, input_tokens=4800, output_tokens=1200, cost_usd=0.0)
 
     rerun = _session(store, QUESTION, "qa", T0 + 3600, main.session_id, doc_path)
-    rerun.write_iteration(_trace(1, passed=True))
+    rerun.write_iteration(iteration_trace(1, passed=True))
     rerun.finish("passed", duration_ms=9_000, input_tokens=2400, output_tokens=600, cost_usd=0.0)
 
     task = _session(
         store, "Summarise the alarm escalation rules", "task", T0 + 7200, None, doc_path
     )
-    task.write_iteration(_trace(1, passed=False))
+    task.write_iteration(iteration_trace(1, passed=False))
     task.finish(
         "failed", duration_ms=65_000, input_tokens=9100, output_tokens=2300, cost_usd=0.0421
     )

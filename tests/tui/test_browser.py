@@ -16,7 +16,14 @@ from ralph_tui.traces.store import TraceStore
 from ralph_tui.tui.app import RalphApp
 from ralph_tui.tui.screens.browser_screen import PAGE_SIZE, SessionBrowser
 from ralph_tui.tui.screens.session_screen import SessionScreen
-from ralph_tui.tui.widgets.session_table import SessionTable, session_cells
+from ralph_tui.tui.widgets.session_table import (
+    COLUMNS,
+    SessionTable,
+    header_line,
+    session_cells,
+    session_line,
+    shown_columns,
+)
 from tests.tui.conftest import MakeApp, wait_for
 from tests.tui.scripted import QUESTION
 
@@ -235,3 +242,18 @@ async def test_more_sessions_load_at_the_end_of_the_list(make_app: MakeApp, out_
         await pilot.press("end")
         await wait_for(pilot, lambda: len(listed(app)) == PAGE_SIZE + 20)
         assert len(set(listed(app))) == PAGE_SIZE + 20
+
+
+def test_a_narrow_line_gives_up_columns_before_the_query_wraps() -> None:
+    record = SessionRecord(mode="qa", query=QUESTION, created_at=0.0, parent_session_id="d/qa-1")
+    assert [label for label, _ in shown_columns(140)] == [label for label, _ in COLUMNS]
+    assert [label for label, _ in shown_columns(78)] == [
+        label for label, _ in COLUMNS if label != "Parent"
+    ]
+    assert [label for label, _ in shown_columns(65)] == [
+        label for label, _ in COLUMNS if label not in ("Parent", "Tokens")
+    ]
+    wide, narrow = session_line(record, 140).plain, session_line(record, 78).plain
+    assert len(wide) == 140 and "qa-1" in wide
+    assert len(narrow) == 78 and "qa-1" not in narrow and QUESTION[:14] in narrow
+    assert len(header_line(78)) <= 78 and "Parent" not in header_line(78)

@@ -29,6 +29,7 @@ from ralph_tui.tui.widgets.session_table import SessionTable, header_line
 from ralph_tui.tui.worker_errors import forward_worker_error
 
 PAGE_SIZE = 100
+NO_SESSIONS = "No sessions yet: start a run (F2); runs from other processes appear here too."
 RELOAD_DEBOUNCE_S = 0.3
 SEARCH_DEBOUNCE_S = 0.15
 STATUSES = RUN_STATUSES
@@ -129,7 +130,7 @@ class SessionBrowser(Screen[None]):
                 [(f"sort: {s}", s) for s in SORTS], value="newest", allow_blank=False, id="sort"
             )
         yield Label("Loading sessions…", id="count")
-        yield Static(header_line(), id="header", markup=False)
+        yield Static("", id="header", markup=False)
         yield SessionTable(id="sessions")
         yield Footer()
 
@@ -185,6 +186,7 @@ class SessionBrowser(Screen[None]):
             return  # A newer query is on its way.
         self.total = total
         if query.offset == 0:
+            self.query_one("#header", Static).update(header_line(self.table.line_width))
             self.table.show(records, keep)
         else:
             self.table.append(records)
@@ -192,9 +194,13 @@ class SessionBrowser(Screen[None]):
 
     def _show_count(self) -> None:
         shown = self.table.option_count
+        if self.total == 0 and self.query_state == SessionQuery():
+            count = NO_SESSIONS
+        else:
+            count = f"{self.total} session{'' if self.total == 1 else 's'}"
         more = f" (showing {shown}: move to the end for more)" if shown < self.total else ""
         # A fixed-size label: no layout pass needed (that would reflow the whole table).
-        self.query_one("#count", Label).update(f"{self.total} sessions{more}", layout=False)
+        self.query_one("#count", Label).update(count + more, layout=False)
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         shown = self.table.option_count

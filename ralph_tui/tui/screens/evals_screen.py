@@ -8,7 +8,7 @@ from typing import ClassVar
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal, ScrollableContainer
 from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
@@ -48,6 +48,7 @@ class EvalsScreen(Screen[None]):
     DEFAULT_CSS = """
     EvalsScreen #evals-list { width: 44; border: round $primary 50%; }
     EvalsScreen #eval-report-box { border: round $primary 50%; padding: 0 1; }
+    EvalsScreen #eval-report { width: auto; text-wrap: nowrap; }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -57,7 +58,8 @@ class EvalsScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         with Horizontal():
             yield OptionList(id="evals-list")
-            with VerticalScroll(id="eval-report-box"):
+            # Scrolls both ways: a table's rows stay whole however narrow the terminal.
+            with ScrollableContainer(id="eval-report-box"):
                 yield Static(NO_EVALS, id="eval-report", markup=False)
         yield Footer()
 

@@ -33,7 +33,9 @@ class OptimizerScreen(Screen[None]):
     DEFAULT_CSS = """
     OptimizerScreen #front { height: auto; border: round $primary 50%; padding: 0 1; }
     OptimizerScreen #variants-header { color: $text-muted; padding: 0 1; }
-    OptimizerScreen #variants { height: 1fr; border: round $primary 50%; }
+    OptimizerScreen #variants {
+        height: 1fr; border: round $primary 50%; text-wrap: nowrap; text-overflow: ellipsis;
+    }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [

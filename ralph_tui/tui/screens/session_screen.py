@@ -1,13 +1,16 @@
 """One session: its iterations as a timeline, each one's trace, diff and sandbox transcript.
 
-The trace files are read in a thread. The transcript is replayed from the session's
-``events.jsonl``; while the session is running (in this process or another) the file
-is tailed from the last offset read, so the screen follows the run live.
+The trace files are read in a thread. One worker watches the session's folder
+(``watchfiles``) and hands each change to a ``SessionFollower``, which says what is
+new: events to replay (the whole log when the screen opens, then whatever its
+writer, in this process or another, appends), and when to read the session again.
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
@@ -19,14 +22,13 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
-from textual.timer import Timer
 from textual.widgets import Footer, Label, OptionList, Static, TabbedContent, TabPane
 from textual.widgets.option_list import Option
 from textual.worker import Worker
 
-from ralph_tui.events import BaseEvent, IterationFinished, RunFinished
 from ralph_tui.traces.liveness import effective_status
 from ralph_tui.traces.models import IterationTrace, SessionRecord
+from ralph_tui.traces.session_ids import session_dir
 from ralph_tui.traces.store import TraceStore
 from ralph_tui.tui import formatting as fmt
 from ralph_tui.tui.context import evidence_minimum
@@ -34,6 +36,7 @@ from ralph_tui.tui.run_state import RunProgress
 from ralph_tui.tui.screens.constraints_editor import ConstraintsEditor
 from ralph_tui.tui.screens.passage_modal import PassageModal
 from ralph_tui.tui.session_detail import diff_content, iteration_content, timeline_label
+from ralph_tui.tui.session_follower import FollowUpdate, SessionFollower, is_followed_file
 from ralph_tui.tui.transcripts import TranscriptBook
 from ralph_tui.tui.widgets.retrieval_pane import RetrievalPane
 from ralph_tui.tui.widgets.run_monitor import read_document_text
@@ -41,9 +44,13 @@ from ralph_tui.tui.widgets.sandbox_pane import SandboxPane
 from ralph_tui.tui.widgets.status_line import RunStatusLine
 from ralph_tui.tui.worker_errors import forward_worker_error
 
-TAIL_INTERVAL_S = 0.5
-RECHECK_INTERVAL_S = 2.0
-FLUSH_INTERVAL_S = 0.04
+WATCH_DEBOUNCE_MS = 200
+"""A burst of appends is shown at most this often: one repaint per batch, not per event."""
+WATCH_STEP_MS = 50
+"""How long the folder must be quiet before a change is shown (the latency of a lone event)."""
+QUIET_WAKE_MS = 1000
+"""Without changes the watcher still wakes this often: the elapsed clock of a running
+session moves on, and a writer that died (which never says so) is noticed."""
 
 
 @dataclass
@@ -63,8 +70,9 @@ class SessionData:
 def load_session_data(store: TraceStore, session_id: str, with_document: bool) -> SessionData:
     record = store.load_session(session_id)
     data = SessionData(record, store.iterations(session_id), store.index.children(session_id))
-    if with_document:
-        specs = record.settings.get("docs") or [record.doc_path]
+    specs = [spec for spec in record.settings.get("docs") or [record.doc_path] if spec]
+    if with_document and specs:
+        # No spec, no document: an empty path would read the working directory as a folder.
         data.document = read_document_text(*(Path(spec) for spec in specs))
     return data
 
@@ -146,16 +154,19 @@ class SessionScreen(Screen[None]):
         ),
     ]
 
-    def __init__(self, session_id: str, store: TraceStore) -> None:
+    def __init__(
+        self, session_id: str, store: TraceStore, clock: Callable[[], float] = time.time
+    ) -> None:
         super().__init__()
         self.session_id = session_id
         self.store = store
+        self.clock = clock
+        """Now, in Unix seconds: what a running session's elapsed time is counted to."""
         self.data: SessionData | None = None
         self.progress = RunProgress()
         self.book = TranscriptBook()
-        self.events_offset = 0
         self.selected: int | None = None
-        self._follow_timers: list[Timer] = []
+        self._stop_follow = asyncio.Event()
 
     def compose(self) -> ComposeResult:
         yield RunStatusLine(id="status")
@@ -172,6 +183,8 @@ class SessionScreen(Screen[None]):
                 with TabPane("Diff", id="tab-diff"), VerticalScroll():
                     yield Static("", id="diff", classes="detail")
                 with TabPane("Transcript", id="tab-transcript"):
+                    # Not following: the timeline lists finished iterations, whose
+                    # transcripts are whole (and anchoring a hidden pane scrolls it away).
                     yield SandboxPane(
                         id="transcript",
                         empty_text="No sandbox cells in this iteration.",
@@ -182,10 +195,11 @@ class SessionScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.set_interval(FLUSH_INTERVAL_S, self.query_one(SandboxPane).flush)
-        self.set_interval(1.0, self._tick)
         self.load(with_document=True)
-        self._tail()
+        self._follow(session_dir(self.store.out_dir, self.session_id))
+
+    def on_unmount(self) -> None:
+        self._stop_follow.set()
 
     # -- loading ------------------------------------------------------------------------------
 
@@ -203,46 +217,65 @@ class SessionScreen(Screen[None]):
         self._settle_status()
         self._show_info()
         self._learn_isolation(data.traces)
-        self.query_one(SandboxPane).set_follow(data.status == "running")
         self._show_timeline()
         self._show_children()
-        self._follow_while_running(data.status == "running")
 
-    def _follow_while_running(self, running: bool) -> None:
-        """Tail the events of a running session, and re-read its record now and then: a
-        writer that dies never says so, and its session then shows as crashed."""
-        if running and not self._follow_timers:
-            self._follow_timers = [
-                self.set_interval(TAIL_INTERVAL_S, self._tail),
-                self.set_interval(RECHECK_INTERVAL_S, self.load),
-            ]
-        elif not running and self._follow_timers:
-            for timer in self._follow_timers:
-                timer.stop()
-            self._follow_timers = []
-            self._tail()
+    @work(exclusive=True, group="follow", exit_on_error=False, name="Following the session")
+    async def _follow(self, folder: Path) -> None:
+        """Replay the event log, then show each change to the folder as it happens."""
+        from watchfiles import awatch
 
-    @work(thread=True, group="tail", exit_on_error=False, name="Reading events")
-    def _tail(self) -> None:
-        start = self.events_offset
-        events, offset = self.store.tail_events(self.session_id, start)
-        if offset != start:
-            self.app.call_from_thread(self._events_arrived, events, start, offset)
+        if not folder.is_dir():
+            return  # The session is gone: reading it says so, once.
+        follower = SessionFollower(folder)
+        self._followed(await asyncio.to_thread(follower.follow))
+        async for changes in awatch(
+            folder,
+            watch_filter=lambda _change, path: is_followed_file(path),
+            recursive=False,
+            debounce=WATCH_DEBOUNCE_MS,
+            step=WATCH_STEP_MS,
+            rust_timeout=QUIET_WAKE_MS,
+            yield_on_timeout=True,
+            stop_event=self._stop_follow,
+        ):
+            paths = [path for _change, path in changes]
+            self._followed(await asyncio.to_thread(follower.follow, paths))
 
-    def _events_arrived(self, events: list[BaseEvent], start: int, offset: int) -> None:
-        if start != self.events_offset:
-            return  # Another read got here first and already delivered these events.
-        self.events_offset = offset
-        for event in events:
+    def _followed(self, update: FollowUpdate) -> None:
+        if update.restarted:
+            self.progress = RunProgress()
+            self.book = TranscriptBook()
+            self.query_one(SandboxPane).reset()
+            self._learn_isolation(self.data.traces if self.data else [])
+        if update.events:
+            self._replay(update)
+        if update.reload:
+            self.load()
+        if update.events or update.restarted or self.progress.running:
+            self.query_one(RunStatusLine).show(self.progress, self.clock())
+
+    def _replay(self, update: FollowUpdate) -> None:
+        for event in update.events:
             self.progress.apply(event)
         self._settle_status()
-        self.query_one(RunStatusLine).show(self.progress)
         self.query_one(RetrievalPane).show(self.progress, self.selected)
-        added = self.book.add(events)
-        if self.selected in added:
-            self.query_one(SandboxPane).add(added[self.selected])
-        if any(isinstance(e, IterationFinished | RunFinished) for e in events):
-            self.load()
+        added = self.book.add(update.events)
+        if self.selected is None:
+            return
+        # After a restart the pane is empty: it gets the iteration's whole new transcript.
+        entries = self.book.entries(self.selected) if update.restarted else added.get(self.selected)
+        if entries:
+            self.query_one(SandboxPane).add(entries)
+            self._flush_transcript()
+
+    def _flush_transcript(self) -> None:
+        """Show the transcript's queued entries a batch per repaint, so a long one never
+        stalls the screen."""
+        transcript = self.query_one(SandboxPane)
+        transcript.flush()
+        if transcript.pending:
+            self.call_after_refresh(self._flush_transcript)
 
     def on_screen_resume(self) -> None:
         if self.data is not None:
@@ -254,7 +287,7 @@ class SessionScreen(Screen[None]):
             isolation = (trace.model_extra or {}).get("isolation")
             if isinstance(isolation, str) and self.progress.isolation is None:
                 self.progress.isolation = isolation
-                self.query_one(RunStatusLine).show(self.progress)
+                self.query_one(RunStatusLine).show(self.progress, self.clock())
                 return
 
     def _settle_status(self) -> None:
@@ -264,11 +297,7 @@ class SessionScreen(Screen[None]):
         record = self.data.record
         self.progress.status = self.data.status
         self.progress.finished_ts = record.finished_at or record.updated_at
-        self.query_one(RunStatusLine).show(self.progress)
-
-    def _tick(self) -> None:
-        if self.progress.running:
-            self.query_one(RunStatusLine).show(self.progress, time.time())
+        self.query_one(RunStatusLine).show(self.progress, self.clock())
 
     # -- showing ------------------------------------------------------------------------------
 
@@ -325,7 +354,7 @@ class SessionScreen(Screen[None]):
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         if event.option_list.id == "children" and event.option.id is not None:
-            self.app.push_screen(SessionScreen(event.option.id, self.store))
+            self.app.push_screen(SessionScreen(event.option.id, self.store, self.clock))
 
     def trace(self, iteration: int | None) -> IterationTrace | None:
         traces = self.data.traces if self.data else []
@@ -352,6 +381,7 @@ class SessionScreen(Screen[None]):
             transcript = self.query_one(SandboxPane)
             transcript.reset()
             transcript.add(self.book.entries(iteration) if iteration is not None else [])
+            self._flush_transcript()
             self.query_one(RetrievalPane).show(self.progress, iteration)
 
     # -- actions ------------------------------------------------------------------------------
@@ -367,7 +397,7 @@ class SessionScreen(Screen[None]):
         if parent is None:
             self.notify("This session is not a re-run of another.")
             return
-        self.app.push_screen(SessionScreen(parent, self.store))
+        self.app.push_screen(SessionScreen(parent, self.store, self.clock))
 
     def action_copy_output(self) -> None:
         trace = self.trace(self.selected)

@@ -29,6 +29,9 @@ COLUMNS = (
     ("Query", 0),
 )
 """Column labels and widths; the query takes what is left of the line."""
+DROPPED_WHEN_NARROW = ("Parent", "Tokens", "Iter")
+"""Columns given up, in this order, so that the query keeps ``MIN_QUERY_WIDTH`` on a
+narrow terminal rather than every line wrapping."""
 GAP = " "
 STATUS_STYLES = {
     "passed": "bold $text-success",
@@ -48,13 +51,28 @@ def _fixed(text: str, width: int) -> str:
     return fmt.clip(text, width).ljust(width)
 
 
-def header_line() -> str:
-    return GAP.join(_fixed(label, width) if width else label for label, width in COLUMNS)
+def _used(columns: Sequence[tuple[str, int]]) -> int:
+    """The width of the fixed columns and the gaps between all of them."""
+    return sum(width for _label, width in columns) + len(GAP) * (len(columns) - 1)
+
+
+def shown_columns(line_width: int) -> list[tuple[str, int]]:
+    """The columns a line of ``line_width`` shows: all of them, or fewer when narrow."""
+    columns = list(COLUMNS)
+    for label in DROPPED_WHEN_NARROW:
+        if _used(columns) + MIN_QUERY_WIDTH <= line_width:
+            break
+        columns = [column for column in columns if column[0] != label]
+    return columns
+
+
+def header_line(line_width: int) -> str:
+    columns = shown_columns(line_width)
+    return GAP.join(_fixed(label, width) if width else label for label, width in columns)
 
 
 def query_width(line_width: int) -> int:
-    used = sum(width for _label, width in COLUMNS) + len(GAP) * (len(COLUMNS) - 1)
-    return max(MIN_QUERY_WIDTH, line_width - used)
+    return max(MIN_QUERY_WIDTH, line_width - _used(shown_columns(line_width)))
 
 
 def session_cells(record: SessionRecord) -> list[str]:
@@ -74,13 +92,15 @@ def session_cells(record: SessionRecord) -> list[str]:
 
 
 def session_line(record: SessionRecord, width: int) -> Content:
-    """``record`` as one line of fixed columns, its status coloured."""
-    cells = session_cells(record)
-    widths = [w or query_width(width) for _label, w in COLUMNS]
+    """``record`` as one line of fixed columns (those ``width`` has room for), its status
+    coloured."""
+    cells = dict(zip((label for label, _width in COLUMNS), session_cells(record), strict=True))
+    columns = shown_columns(width)
     parts: list[str | tuple[str, str]] = []
-    for number, (cell, cell_width) in enumerate(zip(cells, widths, strict=True)):
-        text = _fixed(cell, cell_width) + (GAP if number < len(cells) - 1 else "")
-        parts.append((text, STATUS_STYLES.get(cell, "")) if number == 2 else text)
+    for number, (label, cell_width) in enumerate(columns):
+        text = _fixed(cells[label], cell_width or query_width(width))
+        text += GAP if number < len(columns) - 1 else ""
+        parts.append((text, STATUS_STYLES.get(cells[label], "")) if label == "Status" else text)
     return Content.assemble(*parts)
 
 
@@ -105,9 +125,14 @@ class SessionTable(OptionList):
         elif self.option_count:
             self.highlighted = 0
 
+    @property
+    def line_width(self) -> int:
+        """The width of a line: the list's, less room for a scrollbar, so lines never wrap
+        once the list can scroll."""
+        return self.scrollable_content_region.width - SCROLLBAR_WIDTH
+
     def append(self, records: Sequence[SessionRecord]) -> None:
-        # Leave room for a scrollbar, so lines never wrap once the list can scroll.
-        width = self.scrollable_content_region.width - SCROLLBAR_WIDTH
+        width = self.line_width
         fresh = [r for r in records if r.session_id not in self.records]
         self.records.update((r.session_id, r) for r in fresh)
         self.add_options([Option(session_line(r, width), id=r.session_id) for r in fresh])

@@ -39,6 +39,16 @@ def cache_share(p: RunProgress) -> list[str]:
     return [f"  cache {p.cache_read_tokens * 100 // p.input_tokens}%"]
 
 
+def _sandbox(isolation: str | None) -> str | tuple[str, str]:
+    """The sandbox's isolation; a warning when the run had to settle for a weaker one."""
+    # Imported here: the sandbox package loads pexpect, which the app's start-up can skip.
+    from ralph_tui.sandbox.host import DEGRADED
+
+    if isolation in DEGRADED:
+        return (f"  sandbox {isolation}: not fully isolated", "bold $text-warning")
+    return f"  sandbox {isolation or '?'}"
+
+
 def status_content(progress: RunProgress, now: float | None = None) -> Content:
     """The line for ``progress`` at time ``now`` (the elapsed clock and heartbeat use it)."""
     p = progress
@@ -60,7 +70,7 @@ def status_content(progress: RunProgress, now: float | None = None) -> Content:
         *cache_share(p),
         f"  {fmt.cost(p.cost_usd)}",
         f"  {fmt.duration(p.elapsed_s(now))}",
-        f"  sandbox {p.isolation or '?'}",
+        _sandbox(p.isolation),
     ]
     if p.index is not None and p.index.stage != "ready":
         share = f" {p.index.done * 100 // p.index.total}%" if p.index.total else ""
