@@ -5,6 +5,7 @@ the command runs, so the other commands start without it."""
 from __future__ import annotations
 
 import argparse
+import socket
 from pathlib import Path
 from typing import Any
 
@@ -49,8 +50,16 @@ def run_mcp(args: argparse.Namespace) -> int:
 
 
 def http_address(text: str) -> tuple[str, int]:
-    """``HOST:PORT`` as a host and a port; ``InputError`` for anything else."""
+    """``HOST:PORT`` as a host and a port; ``InputError`` for anything else, or for an
+    address this process cannot listen on (checked here, so a port in use is exit 2 with
+    one line rather than the HTTP server's own startup failure)."""
     host, _, port = text.rpartition(":")
     if not host or not port.isdigit() or not 0 < int(port) < 65536:
         raise InputError(f"--http {text}: give HOST:PORT, e.g. 127.0.0.1:8765")
-    return host.strip("[]"), int(port)
+    address = (host.strip("[]"), int(port))
+    try:
+        with socket.create_server(address):
+            pass
+    except OSError as exc:
+        raise InputError(f"--http {text}: cannot listen there ({exc.strerror or exc})") from None
+    return address

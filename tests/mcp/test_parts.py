@@ -4,6 +4,7 @@ may give, the roots check, and the command's refusals before it serves."""
 from __future__ import annotations
 
 import itertools
+import socket
 from pathlib import Path
 
 import pytest
@@ -81,5 +82,9 @@ def test_the_command_refuses_a_bad_root_or_address_before_serving(
 ) -> None:
     assert run_cli(["mcp", "--root", str(tmp_path / "missing")]) == 2
     assert run_cli(["mcp", "--root", str(tmp_path), "--http", "localhost"]) == 2
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        assert run_cli(["mcp", "--root", str(tmp_path), "--http", f"127.0.0.1:{port}"]) == 2
     errors = capsys.readouterr().err.splitlines()
-    assert len(errors) == 2 and "not a folder" in errors[0] and "HOST:PORT" in errors[1]
+    assert len(errors) == 3 and "not a folder" in errors[0] and "HOST:PORT" in errors[1]
+    assert "cannot listen there" in errors[2]

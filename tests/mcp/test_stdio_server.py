@@ -1,9 +1,13 @@
 """``ralph-tui mcp`` end to end: the server spawned as a subprocess (``python -m ralph_tui
-mcp``), driven over stdio by the MCP SDK's own client, with the offline provider."""
+mcp``), driven over stdio (and once over streamable HTTP) by the MCP SDK's own client, with
+the offline provider."""
 
 from __future__ import annotations
 
+import os
 import shutil
+import socket
+import subprocess
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -179,3 +183,32 @@ async def test_cancelling_a_running_ask_records_the_session_cancelled(tmp_path: 
         )
     assert detail.status == "cancelled" and 1 <= detail.iterations < 50
     assert detail.iteration_traces, "the traces of the iterations before the cancel are kept"
+
+
+async def test_the_same_tools_over_streamable_http(tmp_path: Path) -> None:
+    with socket.create_server(("127.0.0.1", 0)) as probe:
+        port = probe.getsockname()[1]
+    shutil.copy(SAMPLE, tmp_path / SAMPLE.name)
+    command = [sys.executable, "-m", "ralph_tui", "mcp", "--http", f"127.0.0.1:{port}",
+               "--root", str(tmp_path), "--out", str(tmp_path / "out")]  # fmt: skip
+    server = subprocess.Popen(command, env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=tmp_path)
+    try:
+        with anyio.fail_after(60):
+            while not listening(port):
+                assert server.poll() is None, "the server stopped before it listened"
+                await anyio.sleep(0.3)
+        async with Client(f"http://127.0.0.1:{port}/mcp") as client:
+            arguments = {"query": "backwash", "paths": ["."], "settings": TOP_2}
+            found = await call(client, "search_documents", **arguments)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    assert len(found["passages"]) == 2
+
+
+def listening(port: int) -> bool:
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+    except OSError:
+        return False
+    return True
