@@ -7,6 +7,7 @@ the same one-line message the command line prints; the server goes on.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable
 from dataclasses import dataclass
 from typing import Annotated, Any, TypeVar
@@ -18,7 +19,7 @@ from pydantic import Field
 from ralph_tui import api
 from ralph_tui.config import Settings
 from ralph_tui.errors import RalphError
-from ralph_tui.events import RunStatus
+from ralph_tui.events import Emit, RunStatus
 from ralph_tui.loops.requests import Mode
 from ralph_tui.mcp.client_settings import client_values
 from ralph_tui.mcp.progress import ProgressUpdate
@@ -73,14 +74,24 @@ def build_server(config: ServerConfig) -> MCPServer:
     )
     out_dir = config.settings.out_dir
 
-    async def run(mode: Mode, query: str, paths: list[str], ctx: Context, **kw: Any) -> Any:
+    async def run(
+        mode: Mode,
+        query: str,
+        paths: list[str],
+        ctx: Context,
+        *,
+        urls: list[str] | None,
+        settings: dict[str, Any] | None,
+        decompose: bool = False,
+    ) -> api.RunResult:
         docs = config.roots.check_all(paths)
-        options = client_values(kw.pop("settings"))
+        options = client_values(settings)
 
-        def start(on_event: Any, cancel: Any) -> Awaitable[api.RunResult]:
+        def start(on_event: Emit, cancel: asyncio.Event) -> Awaitable[api.RunResult]:
             return api.arun(
-                mode, query, docs, settings=config.settings, out_dir=out_dir,
-                on_event=on_event, cancel=cancel, **kw, **options,
+                mode, query, docs, urls=urls or [], decompose=decompose,
+                settings=config.settings, out_dir=out_dir, on_event=on_event, cancel=cancel,
+                **options,
             )  # fmt: skip
 
         async def report(update: ProgressUpdate) -> None:
@@ -117,7 +128,7 @@ def build_server(config: ServerConfig) -> MCPServer:
         """Carry out a task over documents (summarise, extract, compare...), validated like
         an answer; the output and its evidence come back with the run's status."""
         return await _as_tool_error(
-            run("task", task, paths, ctx, urls=urls or [], decompose=decompose, settings=settings)
+            run("task", task, paths, ctx, urls=urls, settings=settings, decompose=decompose)
         )
 
     @server.tool()
