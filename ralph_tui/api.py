@@ -15,27 +15,35 @@ it); a ``.env`` file only when ``env_file`` names one. Traces go to ``out_dir``,
 temporary folder that is removed afterwards unless ``keep=True``. Bad input raises the
 project's errors (``InputError``, ``SettingsError``: both ``UsageError``); a run that ends,
 however it ends, returns a ``RunResult`` with its status.
+
+Beside runs: ``search`` finds passages in documents without any LLM, ``sessions`` lists the
+sessions of an out dir and ``session`` gives one with its iterations.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shutil
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
 
 from ralph_tui.config import Settings, load_settings, with_values
-from ralph_tui.documents import InputError
+from ralph_tui.documents import Corpus, InputError
 from ralph_tui.events import Emit, RunStatus
 from ralph_tui.loops.requests import Mode, RunRequest
 from ralph_tui.loops.runner import RunOutcome, execute_run
-from ralph_tui.traces.models import JudgeResult
-from ralph_tui.traces.session_ids import session_dir
+from ralph_tui.retrieval.retriever import Retrieved
+from ralph_tui.retrieval.search import check_query, open_corpus_index, read_searchable, search_index
+from ralph_tui.traces.liveness import effective_status
+from ralph_tui.traces.models import IterationTrace, JudgeResult, SessionRecord
+from ralph_tui.traces.session_ids import is_session_id, session_dir
 from ralph_tui.traces.store import TraceStore
 
 PathLike = str | os.PathLike[str]
@@ -145,9 +153,7 @@ async def arun(
     override them by setting name. ``on_event`` gets every typed event of the run;
     setting ``cancel`` stops it (the result's status is then ``cancelled``).
     """
-    specs = [Path(docs)] if isinstance(docs, str | os.PathLike) else [Path(d) for d in docs]
-    if not specs:
-        raise InputError("no documents: give at least one file, folder or glob")
+    specs = _doc_specs(docs)
     temporary = out_dir is None
     out = Path(tempfile.mkdtemp(prefix="ralph-tui-")) if temporary else Path(out_dir)  # type: ignore[arg-type]
     values = {**options, "out_dir": out}
@@ -184,6 +190,19 @@ def _ignore(_event: object) -> None:
     return None
 
 
+def _doc_specs(docs: PathLike | Sequence[PathLike]) -> list[Path]:
+    specs = [Path(docs)] if isinstance(docs, str | os.PathLike) else [Path(d) for d in docs]
+    if not specs:
+        raise InputError("no documents: give at least one file, folder or glob")
+    return specs
+
+
+def _evidence(quotes: list[str], sources: Sequence[dict[str, Any] | None]) -> list[Evidence]:
+    """Each quote with where it stands (``sources`` in the same order; missing: not found)."""
+    located = list(sources) + [None] * (len(quotes) - len(sources))
+    return [Evidence(quote=q, **(s or {})) for q, s in zip(quotes, located, strict=False)]
+
+
 def _result(outcome: RunOutcome, out: Path, *, kept: bool) -> RunResult:
     store = TraceStore(out)
     try:
@@ -192,7 +211,6 @@ def _result(outcome: RunOutcome, out: Path, *, kept: bool) -> RunResult:
         store.close()
     output = outcome.output
     quotes = [str(q) for q in (output or {}).get("evidence") or []]
-    sources = outcome.evidence_sources + [None] * (len(quotes) - len(outcome.evidence_sources))
     usage = outcome.usage.to_event()
     return RunResult(
         status=outcome.status,
@@ -201,7 +219,7 @@ def _result(outcome: RunOutcome, out: Path, *, kept: bool) -> RunResult:
         iterations=outcome.iterations,
         output=output,
         answer=_answer_lines(output),
-        evidence=[Evidence(quote=q, **(s or {})) for q, s in zip(quotes, sources, strict=True)],
+        evidence=_evidence(quotes, outcome.evidence_sources),
         judge=traces[-1].judge if traces else None,
         usage=Usage(
             input_tokens=usage.input_tokens,
@@ -219,3 +237,181 @@ def _answer_lines(output: dict[str, Any] | None) -> list[str]:
     if not isinstance(answer, str):
         return []
     return [line.strip().removeprefix("- ").strip() for line in answer.splitlines() if line.strip()]
+
+
+class Passage(BaseModel):
+    """One passage a search found, and where it comes from."""
+
+    text: str
+    label: str
+    """How a person names the place: ``manual.pdf p. 12``, or the URL."""
+    document: str | None = None
+    page: int | None = None
+    start: int | None = None
+    """Where the passage starts in the documents' text (all of them, one after another)."""
+    end: int | None = None
+    url: str | None = None
+    ranks: dict[str, int] = Field(default_factory=dict)
+    """Its rank in each leg of the search (``lexical``, ``dense``)."""
+    scores: dict[str, float] = Field(default_factory=dict)
+
+
+class SearchResult(BaseModel):
+    """The passages that best match a query, best first."""
+
+    query: str
+    passages: list[Passage]
+
+
+async def asearch(
+    query: str,
+    docs: PathLike | Sequence[PathLike],
+    *,
+    settings: Settings | None = None,
+    env_file: PathLike | None = None,
+    out_dir: PathLike | None = None,
+    **options: Any,
+) -> SearchResult:
+    """The passages of ``docs`` that best match ``query``, without any LLM (unless the
+    embedder is the OpenAI API). The index is cached under ``out_dir`` (else a temporary
+    folder, removed afterwards); ``options`` are settings by name (``top_k=3``)."""
+    check_query(query)
+    specs = _doc_specs(docs)
+    with _out_folder(out_dir) as out:
+        run_settings = _settings(settings, {**options, "out_dir": out}, env_file)
+        corpus = read_searchable(specs, run_settings)
+        index = await open_corpus_index(corpus, run_settings)
+        result = await search_index(index, corpus, run_settings, query)
+    return SearchResult(query=query, passages=[_passage(p, corpus) for p in result.passages])
+
+
+def _passage(found: Retrieved, corpus: Corpus) -> Passage:
+    """A found passage with the document (and page) its span lies in."""
+    info = found.info
+    source = corpus.source_of(info.span[0]) if info.span else None
+    return Passage(
+        text=info.text,
+        label=source.label if source else info.label,
+        document=source.document if source else info.document,
+        page=source.page if source else info.page,
+        start=info.span[0] if info.span else None,
+        end=info.span[1] if info.span else None,
+        url=info.url,
+        ranks=found.ranks,
+        scores=found.scores,
+    )
+
+
+def search(query: str, docs: PathLike | Sequence[PathLike], **options: Any) -> SearchResult:
+    """``asearch``, for code that is not async."""
+    return asyncio.run(asearch(query, docs, **options))
+
+
+@contextlib.contextmanager
+def _out_folder(out_dir: PathLike | None) -> Iterator[Path]:
+    """``out_dir``, or a temporary folder removed on the way out."""
+    if out_dir is not None:
+        yield Path(out_dir)
+        return
+    folder = Path(tempfile.mkdtemp(prefix="ralph-tui-"))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+class SessionSummary(BaseModel):
+    """One recorded session, as a list shows it."""
+
+    session_id: str
+    created_at: datetime
+    mode: str
+    status: RunStatus
+    """``crashed`` for a session still marked running whose process is gone."""
+    query: str
+    document: str
+    iterations: int
+    duration_s: float | None
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float | None
+    parent_session_id: str | None = None
+    error: str | None = None
+
+    @classmethod
+    def of(cls, record: SessionRecord) -> SessionSummary:
+        return cls(
+            session_id=record.session_id,
+            created_at=datetime.fromtimestamp(record.created_at, UTC),
+            mode=record.mode,
+            status=effective_status(record),
+            query=record.query,
+            document=record.doc_path,
+            iterations=record.iterations,
+            duration_s=None if record.duration_ms is None else round(record.duration_ms / 1000, 1),
+            input_tokens=record.input_tokens,
+            output_tokens=record.output_tokens,
+            cost_usd=record.cost_usd,
+            parent_session_id=record.parent_session_id,
+            error=record.error,
+        )
+
+
+class SessionDetail(SessionSummary):
+    """One session with every iteration's trace, and the last output with its evidence."""
+
+    output: dict[str, Any] | None = None
+    evidence: list[Evidence] = Field(default_factory=list)
+    iteration_traces: list[IterationTrace] = Field(default_factory=list)
+
+
+def sessions(
+    out_dir: PathLike | None = None,
+    *,
+    mode: Mode | None = None,
+    status: RunStatus | None = None,
+    text: str | None = None,
+    limit: int = 20,
+) -> list[SessionSummary]:
+    """The sessions in ``out_dir`` (else the ``out_dir`` setting's), newest first, with
+    ``text`` among the words of their query or output if given."""
+    out = _sessions_out(out_dir)
+    if not (out / "sessions").is_dir():
+        return []
+    store = TraceStore(out)
+    try:
+        records = store.index.list_sessions(mode=mode, status=status, text=text, limit=limit)
+    finally:
+        store.close()
+    return [SessionSummary.of(record) for record in records]
+
+
+def session(session_id: str, out_dir: PathLike | None = None) -> SessionDetail:
+    """The session ``session_id`` of ``out_dir`` (else the ``out_dir`` setting's), with its
+    iterations; ``InputError`` when there is none."""
+    out = _sessions_out(out_dir)
+    if not is_session_id(session_id):
+        raise InputError(f"{session_id!r} is not a session id")
+    store = TraceStore(out)
+    try:
+        record = store.load_session(session_id)
+        traces = store.iterations(session_id)
+    except (OSError, ValueError):
+        raise InputError(f"no session {session_id} in {out}") from None
+    finally:
+        store.close()
+    output = traces[-1].output if traces else None
+    quotes = [str(q) for q in (output or {}).get("evidence") or []]
+    sources = ((traces[-1].model_extra or {}).get("evidenceSources") or []) if traces else []
+    return SessionDetail(
+        **SessionSummary.of(record).model_dump(),
+        output=output,
+        evidence=_evidence(quotes, sources),
+        iteration_traces=traces,
+    )
+
+
+def _sessions_out(out_dir: PathLike | None) -> Path:
+    if out_dir is not None:
+        return Path(out_dir)
+    return load_settings({}, env_file=Path(os.devnull)).out_dir

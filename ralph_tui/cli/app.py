@@ -19,6 +19,7 @@ from ralph_tui.cli.config_command import add_config_parser, run_config
 from ralph_tui.cli.doctor import add_doctor_parser, run_doctor
 from ralph_tui.cli.evals import add_eval_parser, run_eval_command
 from ralph_tui.cli.external import add_external_parser, run_external
+from ralph_tui.cli.mcp_command import add_mcp_parser, run_mcp
 from ralph_tui.cli.optimize import add_optimize_parser, run_optimize
 from ralph_tui.cli.reporting import report_error
 from ralph_tui.cli.retrieval import add_retrieval_parsers, run_retrieval_command
@@ -72,6 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_optimize_parser(sub)
     add_config_parser(sub)
     add_doctor_parser(sub)
+    add_mcp_parser(sub)
     return parser
 
 
@@ -85,6 +87,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "optimize": run_optimize,
     "config": run_config,
     "doctor": run_doctor,
+    "mcp": run_mcp,
 }
 
 

@@ -12,23 +12,16 @@ from typing import Any
 
 from ralph_tui.cli.progress import IndexProgressLines
 from ralph_tui.cli.settings_flags import add_settings_flags, settings_from_args
-from ralph_tui.config import Settings
-from ralph_tui.documents import Corpus, InputError, Limits, read_corpus
-from ralph_tui.documents.cache import ExtractionCache
+from ralph_tui.documents import Corpus
 from ralph_tui.events import BaseEvent, Emit, IndexProgress
-from ralph_tui.llm.factory import embeddings_client
-from ralph_tui.llm.usage import UsageLedger
-from ralph_tui.retrieval.cache import IndexCache
 from ralph_tui.retrieval.index import DocumentIndex
-from ralph_tui.retrieval.retriever import RetrievalResult, Retriever
-from ralph_tui.retrieval.run import (
-    cache_root,
-    chunking_of,
-    embedder_of,
-    open_document_index,
-    search_options_of,
+from ralph_tui.retrieval.retriever import RetrievalResult
+from ralph_tui.retrieval.search import (
+    check_query,
+    open_corpus_index,
+    read_searchable,
+    search_index,
 )
-from ralph_tui.retrieval.sources import DocumentSource
 
 PREVIEW_CHARS = 300
 
@@ -57,43 +50,28 @@ def add_retrieval_parsers(sub: Any) -> None:
 def run_retrieval_command(args: argparse.Namespace) -> int:
     """``index`` or ``search``: bad input is one line and exit 2, with nothing written."""
     settings = settings_from_args(args)
-    if args.command == "search" and not args.query.strip():
-        raise InputError("the query is empty: say what to look for")
-    corpus = _read(args.doc, settings)
-    index = asyncio.run(_open(corpus, settings, args))
+    if args.command == "search":
+        check_query(args.query)
+    corpus = read_searchable([args.doc], settings)
+    index = asyncio.run(
+        open_corpus_index(
+            corpus,
+            settings,
+            rebuild=getattr(args, "rebuild", False),
+            emit=_progress_printer(),
+            on_notice=_notice,
+        )
+    )
     if args.command == "index":
         _print_index(index, corpus, as_json=args.json)
         return 0
-    result = asyncio.run(_search(index, corpus, settings, args.query))
+    result = asyncio.run(search_index(index, corpus, settings, args.query, on_notice=_notice))
     _print_search(result, as_json=args.json)
     return 0
 
 
-def _read(doc: Path, settings: Settings) -> Corpus:
-    corpus = read_corpus(
-        [doc],
-        Limits.of(settings),
-        cache=ExtractionCache(settings.out_dir / "cache" / "documents"),
-    )
-    if not corpus.text.strip():
-        raise InputError(f"{doc} has no text to index (a scan without a text layer?)")
-    return corpus
-
-
-async def _open(corpus: Corpus, settings: Settings, args: argparse.Namespace) -> DocumentIndex:
-    if getattr(args, "rebuild", False):
-        IndexCache(cache_root(settings.out_dir)).drop(
-            IndexCache.key_of(corpus.text, chunking_of(settings))
-        )
-    embedder = embedder_of(settings, embeddings_client(settings, UsageLedger()))
-    return await open_document_index(
-        corpus.text,
-        settings,
-        embedder,
-        table=corpus.table,
-        emit=_progress_printer(),
-        on_notice=lambda message: print(f"ralph-tui: {message}", file=sys.stderr),
-    )
+def _notice(message: str) -> None:
+    print(f"ralph-tui: {message}", file=sys.stderr)
 
 
 def _progress_printer() -> Emit:
@@ -106,19 +84,6 @@ def _progress_printer() -> Emit:
             print(text.strip(), file=sys.stderr, flush=True)
 
     return show
-
-
-async def _search(
-    index: DocumentIndex, corpus: Corpus, settings: Settings, query: str
-) -> RetrievalResult:
-    retriever = Retriever(
-        [DocumentSource(index, corpus.table)],
-        index.embedder,
-        search_options_of(settings),
-        on_notice=lambda message: print(f"ralph-tui: {message}", file=sys.stderr),
-        index_figures=index.figures.to_json(),
-    )
-    return await retriever.search(query)
 
 
 def _print_index(index: DocumentIndex, corpus: Corpus, *, as_json: bool) -> None:

@@ -1,0 +1,90 @@
+"""The MCP server's parts that need no client: progress from events, the settings a client
+may give, the roots check, and the command's refusals before it serves."""
+
+from __future__ import annotations
+
+import itertools
+import socket
+from pathlib import Path
+
+import pytest
+
+from ralph_tui.cli.app import run_cli
+from ralph_tui.config import SettingsError
+from ralph_tui.documents import InputError
+from ralph_tui.events import IterationFinished, IterationStarted, Notice, PhaseStarted, RunFinished
+from ralph_tui.mcp.client_settings import client_settable, client_values
+from ralph_tui.mcp.progress import ProgressTracker
+from ralph_tui.mcp.roots import Roots
+
+
+def test_progress_follows_iterations_and_phases_and_only_grows() -> None:
+    tracker = ProgressTracker()
+    events = [
+        IterationStarted(iteration=1, max_iters=3),
+        PhaseStarted(iteration=1, phase="worker"),
+        Notice(message="not progress"),
+        PhaseStarted(iteration=1, phase="judge"),
+        IterationFinished(iteration=1, passed=False),
+        IterationStarted(iteration=2, max_iters=3),
+        IterationStarted(iteration=1, max_iters=2),  # a sub-task counts from 1 again
+        RunFinished(status="failed", iterations=2),
+    ]
+    updates = [u for u in map(tracker.update, events) if u is not None]
+    assert [u.message for u in updates] == [
+        "iteration 1 of 3 started",
+        "iteration 1 of 3: worker",
+        "iteration 1 of 3: judge",
+        "iteration 1 of 3 did not pass",
+        "iteration 2 of 3 started",
+        "iteration 1 of 2 started",
+        "run finished: failed",
+    ]
+    values = [u.progress for u in updates]
+    assert all(a < b for a, b in itertools.pairwise(values)), values
+    assert 0 < values[1] < values[2] < 1 == values[3]
+    assert values[-1] == 2 == updates[-1].total
+
+
+def test_a_client_sets_run_settings_but_not_paths_keys_or_endpoints() -> None:
+    assert client_values({"max_iters": 3, "topK": 2}) == {"max_iters": 3, "top_k": 2}
+    settable = client_settable()
+    assert {"provider", "max_iters", "top_k", "external_docs"} <= set(settable)
+    assert not {"out_dir", "mem_file", "openai_api_key", "openai_base_url"} & set(settable)
+    with pytest.raises(SettingsError) as raised:
+        client_values({"openai_base_url": "http://evil", "maxiters": 2})
+    assert raised.value.problems == [
+        "openai_base_url is the server's to set (where ralph-tui mcp starts)",
+        "maxiters is not a setting; did you mean max_iters?",
+    ]
+
+
+def test_roots_take_relative_paths_from_the_first_and_refuse_what_lies_outside(
+    tmp_path: Path,
+) -> None:
+    inside = tmp_path / "docs"
+    (inside / "sub").mkdir(parents=True)
+    (tmp_path / "escape").symlink_to(tmp_path.parent)
+    roots = Roots.of([inside, tmp_path / "docs" / "sub"])
+    assert roots.check("a.md") == inside / "a.md"
+    assert roots.check(str(inside / "sub" / "*.pdf")) == inside / "sub" / "*.pdf"
+    for outside in ("../a.md", "/etc/passwd", str(tmp_path / "escape" / "x.md"), "sub/../../b"):
+        with pytest.raises(InputError, match="outside the folders"):
+            roots.check(outside)
+    with pytest.raises(InputError, match="no paths"):
+        roots.check_all([])
+    with pytest.raises(InputError, match="not a folder"):
+        Roots.of([tmp_path / "missing"])
+
+
+def test_the_command_refuses_a_bad_root_or_address_before_serving(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run_cli(["mcp", "--root", str(tmp_path / "missing")]) == 2
+    assert run_cli(["mcp", "--root", str(tmp_path), "--http", "localhost"]) == 2
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        assert run_cli(["mcp", "--root", str(tmp_path), "--http", f"127.0.0.1:{port}"]) == 2
+    errors = capsys.readouterr().err.splitlines()
+    assert len(errors) == 3 and "not a folder" in errors[0] and "HOST:PORT" in errors[1]
+    assert "cannot listen there" in errors[2]
