@@ -21,7 +21,7 @@ from ralph_tui.sandbox.limits import SandboxLimits
 from ralph_tui.traces.models import IterationTrace, SessionRecord
 
 ROOT = Path(__file__).resolve().parents[1]
-SNAPSHOTS = ROOT / "tests" / "tui" / "__snapshots__" / "test_snapshots"
+SNAPSHOTS = ROOT / "tests" / "tui" / "__snapshots__"
 SCREENS = "assets/screens"
 """Where the snapshots appear in the site: ``assets/screens/<test name without test_>.svg``."""
 
@@ -44,7 +44,7 @@ GENERATED: dict[str, Callable[[], str]] = {
 
 
 def on_files(files: Files, config: Any) -> Files:
-    for snapshot in sorted(SNAPSHOTS.glob("test_*.svg")):
+    for snapshot in sorted(SNAPSHOTS.rglob("test_*.svg")):
         uri = f"{SCREENS}/{snapshot.name.removeprefix('test_')}"
         files.append(File.generated(config, uri, abs_src_path=str(snapshot)))
     return files
