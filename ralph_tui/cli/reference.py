@@ -143,7 +143,7 @@ def _argument_row(parser: argparse.ArgumentParser, action: argparse.Action) -> s
     what = parser._get_formatter()._expand_help(action) if action.help else ""
     if action.default not in (None, False, [], argparse.SUPPRESS) and action.nargs != 0:
         what += f" (default: `{action.default}`)"
-    if isinstance(action, argparse._AppendAction):
+    if isinstance(action, argparse._AppendAction) and "repeat" not in what:
         what += " (repeatable)"
     return f"| {names} | {value} | {cell(what)} |"
 
