@@ -34,18 +34,27 @@ class SessionRecord(BaseModel):
     model_config = ConfigDict(extra="allow", populate_by_name=True)
 
     session_id: str = ""
+    """``YYYY-MM-DD/<mode>-<hash8>[-N]``, and ``/subtask-<id>`` for a sub-task."""
     mode: str
+    """``qa`` or ``task``."""
     query: str
+    """The question or the task."""
     doc_path: str = ""
+    """The (first) document's path."""
     doc_sha256: str = ""
+    """The SHA-256 of the documents' text."""
     doc_chars: int = 0
+    """The length of the documents' text, in characters."""
     settings: dict[str, Any] = Field(default_factory=dict)
+    """Every recorded setting, by its camelCase name."""
     parent_session_id: str | None = None
+    """The session this one re-runs, if it does."""
     status: RunStatus = "running"
     created_at: float = Field(default_factory=time.time)
     updated_at: float = Field(default_factory=time.time)
     finished_at: float | None = None
     iterations: int = 0
+    """Iterations completed."""
     duration_ms: float | None = None
     """How long the session ran, over all its legs (a ``--resume`` starts a new leg)."""
     leg_started_at: float | None = None
@@ -55,13 +64,19 @@ class SessionRecord(BaseModel):
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float | None = None
+    """Known cost in US dollars (``None`` when no call had a known price)."""
     llm_calls: int = 0
     """Requests sent, over every leg of the session (as a server's log counts them)."""
     error: str | None = None
+    """What stopped the run, when something did."""
     pid: int = Field(default_factory=os.getpid)
+    """The process writing the session."""
     host: str = Field(default_factory=socket.gethostname)
+    """The machine that process runs on."""
     subtask_of: str | None = None
+    """A sub-task's session: the decomposed session it belongs to."""
     subtask_id: str | None = None
+    """A sub-task's id within its decomposed session (``s1``, ``s2``...)."""
     skipped_files: list[str] = Field(default_factory=list)
     """Files the ``--doc`` folders held that are not documents ralph-tui reads."""
     failed_files: list[str] = Field(default_factory=list)
@@ -122,20 +137,30 @@ class IterationTrace(BaseModel):
     )
 
     iteration: int
+    """1 for the first."""
     query: str = Field(default="", validation_alias=AliasChoices("query", "task"))
     constraints: list[str] = Field(default_factory=list)
+    """The constraints this iteration ran under."""
     output: dict[str, Any] = Field(default_factory=dict)
+    """The candidate: ``answer`` and ``evidence`` (QA), ``output`` and ``memoryUpdate`` (task)."""
     hard_validation: HardValidationResult = Field(
         default_factory=lambda: HardValidationResult(ok=False)
     )
+    """The deterministic checks, rule by rule."""
     judge: JudgeResult | None = None
+    """The judge's verdict (``None`` when the judge gave none)."""
     passed: bool = False
     fallback: bool = False
+    """The output was salvaged after the worker ran out of steps: never a pass."""
     timings: dict[str, float] = Field(default_factory=dict)
+    """Milliseconds of each phase (``workerMs``, ...)."""
     failure_tag: str | None = None
+    """The phase that failed the iteration (``worker_error``, ``judge_error``, ...), if one did."""
     brief_len: int | None = None
+    """Task mode: the DocReader's brief, in characters."""
     output_len: int | None = None
     feedback: list[str] = Field(default_factory=list)
+    """The constraints this iteration hands to the next."""
     started_at: float | None = None
     finished_at: float | None = None
 
