@@ -170,6 +170,15 @@ class RalphApp(App[int]):
             )
             screen.action_start_run()
 
+    def palette_commands(self) -> list[tuple[str, str]]:
+        """App actions offered in the command palette without a key of their own."""
+        return [("Doctor: check the sandbox, keys, models and converters", "doctor")]
+
+    def action_doctor(self) -> None:
+        from ralph_tui.tui.screens.doctor_screen import DoctorScreen
+
+        self.push_screen(DoctorScreen(self.context.settings))
+
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):
             return

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
+from textual.app import App
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.screen import Screen
 
@@ -49,8 +50,9 @@ def bound_commands(screen: Screen[Any], enabled_only: bool = True) -> Iterator[P
         yield PaletteCommand(title, keys, run, binding.id or "")
 
 
-def screen_commands(screen: Screen[Any]) -> Iterator[PaletteCommand]:
-    """Commands a screen offers without a key (``palette_commands()``, if it has one)."""
+def screen_commands(screen: Screen[Any] | App[Any]) -> Iterator[PaletteCommand]:
+    """Commands a screen (or the app) offers without a key (``palette_commands()``, if it
+    has one)."""
     extra = getattr(screen, "palette_commands", None)
     if callable(extra):
         for title, action in extra():
@@ -61,7 +63,11 @@ class RalphCommands(Provider):
     """Every action of the current screen and the app, searchable by name."""
 
     def _all(self) -> list[PaletteCommand]:
-        commands = [*bound_commands(self.screen), *screen_commands(self.screen)]
+        commands = [
+            *bound_commands(self.screen),
+            *screen_commands(self.screen),
+            *screen_commands(self.app),
+        ]
         return sorted(commands, key=lambda command: command.title)
 
     async def discover(self) -> Hits:

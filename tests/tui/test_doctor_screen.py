@@ -1,0 +1,33 @@
+"""The doctor's checks in the app: offered in the command palette, run off the app's loop,
+shown one row each with what to do."""
+
+from __future__ import annotations
+
+import inspect
+
+from textual.widgets import DataTable
+
+from ralph_tui.tui.commands import screen_commands
+from ralph_tui.tui.screens.doctor_screen import DoctorScreen
+from tests.tui.conftest import MakeApp, wait_for
+
+
+async def test_the_palette_opens_the_doctors_checks(make_app: MakeApp) -> None:
+    app = make_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        [entry] = [c for c in screen_commands(app) if c.title.startswith("Doctor")]
+        opened = entry.run()  # the palette awaits what an entry returns; so does this
+        if inspect.isawaitable(opened):
+            await opened
+        await wait_for(pilot, lambda: isinstance(app.screen, DoctorScreen))
+        screen = app.screen
+        assert isinstance(screen, DoctorScreen)
+        await wait_for(pilot, lambda: screen.checks is not None, timeout=60)
+        names = [check.name for check in screen.checks or []]
+        assert {"sandbox", "html converter", "out dir"} <= set(names)
+        assert "anthropic key" in names, "the app's settings have no keys: that check fails"
+        table = screen.query_one(DataTable)
+        assert table.row_count == len(names)
+        assert "failed" in str(screen.query_one("#doctor-title").render())
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, DoctorScreen))
