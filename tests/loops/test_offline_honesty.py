@@ -47,7 +47,10 @@ def test_answerable_questions_pass_with_whole_sentence_quotes(
     bullets = [line.removeprefix("- ") for line in output["answer"].splitlines()]
     for quote, bullet in zip(output["evidence"], bullets, strict=True):
         assert quote in document and quote[-1] in ".!?,;:"
-        assert bullet == quote.rstrip(",;: ")  # the quote's own words; no full stop added
+        # The quote's own words, no full stop added; a run from inside a sentence is marked.
+        inside = quote[0].islower()
+        assert bullet == ("… " if inside else "") + quote.rstrip(",;: ")
+        assert not bullet[0].islower(), "no answer line passes off a fragment as a sentence"
 
 
 @pytest.mark.parametrize("query", UNANSWERABLE)

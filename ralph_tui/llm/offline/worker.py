@@ -161,8 +161,11 @@ def quote_from(passage: str, asked: Asked) -> str | None:
 
 
 def bullet_of(quote: str) -> str:
-    """The quote as an answer line: its own words and final punctuation, nothing added."""
-    return "- " + " ".join(quote.split()).rstrip(",;: ")
+    """The quote as an answer line: its own words and final punctuation, and nothing added
+    but an ellipsis in front of a run taken from inside a sentence, so that it is not
+    passed off as a sentence of its own."""
+    text = " ".join(quote.split()).rstrip(",;: ")
+    return "- " + (f"… {text}" if text[:1].islower() else text)
 
 
 def not_found_output(missing: list[str]) -> dict[str, object]:
