@@ -8,14 +8,7 @@ import pytest
 from ralph_tui.cli import run_cli
 from ralph_tui.config import SettingsError, load_settings, misspelled_settings, setting_specs
 
-SEED_ENV = [name for spec in setting_specs().values() for name in spec.env_names]
-
-
-@pytest.fixture(autouse=True)
-def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    for name in SEED_ENV:
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.chdir(tmp_path)
+pytestmark = pytest.mark.usefixtures("clean_env")
 
 
 def test_defaults_follow_the_seeds() -> None:

@@ -8,15 +8,8 @@ from pathlib import Path
 import pytest
 
 from ralph_tui.cli import run_cli
-from ralph_tui.config import setting_specs
 
-
-@pytest.fixture(autouse=True)
-def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    for spec in setting_specs().values():
-        for name in spec.env_names:
-            monkeypatch.delenv(name, raising=False)
-    monkeypatch.chdir(tmp_path)
+pytestmark = pytest.mark.usefixtures("clean_env")
 
 
 def doctor(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict[str, dict[str, str]]]:

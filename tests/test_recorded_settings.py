@@ -29,12 +29,7 @@ SAMPLE = Path(__file__).parents[1] / "ralph_tui" / "data" / "sample_document.md"
 SPECIAL = {"prices": "local=1/2", "external_docs": "https://docs.example/a,https://docs.example/b"}
 
 
-@pytest.fixture(autouse=True)
-def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    for spec in setting_specs().values():
-        for name in spec.env_names:
-            monkeypatch.delenv(name, raising=False)
-    monkeypatch.chdir(tmp_path)
+pytestmark = pytest.mark.usefixtures("clean_env")
 
 
 def other_value(spec: SettingSpec, tmp_path: Path) -> Any:

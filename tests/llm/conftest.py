@@ -7,7 +7,6 @@ from typing import Any
 
 import pytest
 
-from ralph_tui.config import setting_specs
 from ralph_tui.llm.anthropic_client import AnthropicClient
 from ralph_tui.llm.openai_client import OpenAIClient
 from tests.llm.llm_wire import FakeAPI
@@ -45,12 +44,3 @@ def make_openai(api: FakeAPI) -> Callable[..., OpenAIClient]:
         )
 
     return make
-
-
-@pytest.fixture
-def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
-    """No setting or key from the machine's environment or a stray ``.env`` leaks in."""
-    for spec in setting_specs().values():
-        for name in spec.env_names:
-            monkeypatch.delenv(name, raising=False)
-    monkeypatch.chdir(tmp_path)
