@@ -22,7 +22,8 @@ from packaging.requirements import Requirement
 
 ROOT = Path(__file__).parents[1]
 PACKAGE = "ralph_tui"
-DEVELOPMENT_EXTRA = "dev"
+DEVELOPMENT_EXTRAS = ("dev", "docs")
+"""Extras for working on ralph-tui (tests, the docs site), not for running it."""
 """Tools that check the code; the code itself must run without them."""
 
 
@@ -54,7 +55,7 @@ def _runtime_declared() -> set[str]:
     """Distributions the shipped code may import: the dependencies and the runtime extras."""
     extras = _project()["optional-dependencies"]
     assert isinstance(extras, dict)
-    groups = [None, *(name for name in extras if name != DEVELOPMENT_EXTRA)]
+    groups = [None, *(name for name in extras if name not in DEVELOPMENT_EXTRAS)]
     return {_canonical(req.name) for group in groups for req in _requirements(group)}
 
 
