@@ -15,6 +15,7 @@ from mkdocs.exceptions import PluginError
 from ralph_tui.cli import reference
 from ralph_tui.cli.app import build_parser
 from ralph_tui.config import setting_specs
+from ralph_tui.config.docs import settings_anchor
 from ralph_tui.config.settings import GROUPS
 from ralph_tui.errors import ExitCode
 from ralph_tui.traces.models import IterationTrace, SessionRecord
@@ -77,11 +78,11 @@ def test_the_cli_reference_leaves_out_hidden_flags() -> None:
 def test_the_settings_reference_has_every_setting_under_its_group() -> None:
     text = reference.settings_reference()
     for group in GROUPS:
-        heading = f"## {group.group.capitalize()} {{#{reference.settings_anchor(group.group)}}}"
+        heading = f"## {group.group.capitalize()} {{#{settings_anchor(group.group)}}}"
         assert heading in text
     for spec in setting_specs().values():
         assert f"`{spec.env}`" in text
-    assert "**" not in text  # every group's bold title became a heading
+    assert "**" not in text  # each group is named by a heading, not a bold line
     assert "<out>" not in text and "(default &lt;out>/context.md)" in text
 
 

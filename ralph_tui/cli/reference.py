@@ -20,9 +20,9 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
 from ralph_tui.cli.app import build_parser
+from ralph_tui.config import docs as settings_docs
 from ralph_tui.config import setting_specs
-from ralph_tui.config.docs import README_END, README_START, readme_reference
-from ralph_tui.config.settings import GROUPS
+from ralph_tui.config.docs import settings_anchor
 from ralph_tui.errors import ExitCode
 from ralph_tui.events import EXIT_CODE_OF_STATUS, BaseEvent, Event
 
@@ -53,24 +53,10 @@ def class_doc(cls: type) -> str:
     return markdown_text(inspect.cleandoc(doc)) if doc else ""
 
 
-def settings_anchor(group: str) -> str:
-    """The anchor of a settings group's heading on the settings page."""
-    return group.replace(" ", "-")
-
-
-# ---- settings ----------------------------------------------------------------------------
-
-
 def settings_reference() -> str:
-    """Every setting, a table per group under its own heading (the README's tables)."""
-    text = readme_reference().removeprefix(README_START).removesuffix(README_END).strip()
-    for group in GROUPS:
-        title = group.group.capitalize()
-        bold = f"**{title}**"
-        if bold not in text:
-            raise ValueError(f"the settings reference has no group {bold}")
-        text = text.replace(bold, f"## {title} {{#{settings_anchor(group.group)}}}", 1)
-    return markdown_text_lines(text)
+    """Every setting, a table per group under its own heading (``settings_docs``), as the
+    site's Markdown."""
+    return markdown_text_lines(settings_docs.settings_reference())
 
 
 def markdown_text_lines(text: str) -> str:
