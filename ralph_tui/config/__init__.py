@@ -4,7 +4,7 @@ current directory > defaults, each declared once.
 Every setting is a field of one of the groups in ``run_groups`` and ``source_groups``,
 declared with ``setting()`` or ``key()``: its canonical ``RALPH_*`` environment name, the
 research prototype's names as aliases, its flag, help text, and whether a session records
-it. The flags of every subcommand, the recorded settings, the README's settings reference
+it. The flags of every subcommand, the recorded settings, the docs' settings reference
 and ``.env.example`` are derived from those declarations (``setting_specs()``).
 """
 

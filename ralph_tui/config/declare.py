@@ -2,7 +2,7 @@
 whether it is recorded with a session; and the ``SettingSpec`` everything else reads.
 
 A setting's group is the settings class that declares it (``ModelSettings``: models, ...),
-so the flags of a subcommand, the recorded settings, the README's reference and
+so the flags of a subcommand, the recorded settings, the docs' settings reference and
 ``.env.example`` are all derived from the fields, never listed by hand.
 """
 

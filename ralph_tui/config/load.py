@@ -181,6 +181,6 @@ def misspelled_settings(
         close = difflib.get_close_matches(key.upper(), known, n=1, cutoff=0.75)
         if not close and not key.upper().startswith(OWN_PREFIXES):
             continue  # another tool's variable in a shared .env
-        hint = f"did you mean {close[0]}?" if close else "see the settings table in the README"
+        hint = f"did you mean {close[0]}?" if close else "ralph-tui config lists every setting"
         warnings.append(f"unknown setting {key} in {where} is ignored: {hint}")
     return warnings

@@ -1,8 +1,8 @@
 """The dense leg's store: chunk vectors searched by cosine similarity.
 
-``VectorStore`` is the one seam a larger engine would slot into (Qdrant, pgvector: see the
-README); ``ExactVectorStore`` is exact brute force with numpy, which stays within tens of
-milliseconds up to a few hundred thousand chunks.
+``VectorStore`` is the one seam a larger engine would slot into (Qdrant, pgvector: see
+docs/guide/retrieval.md); ``ExactVectorStore`` is exact brute force with numpy, which stays
+within tens of milliseconds up to a few hundred thousand chunks.
 """
 
 from __future__ import annotations

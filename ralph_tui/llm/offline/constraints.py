@@ -1,6 +1,6 @@
 """What the offline baseline understands in its constraints, read from their plain text.
 
-It understands four kinds, and nothing else (the README lists them):
+It understands four kinds, and nothing else (docs/reference/offline.md lists them):
 
 - a constraint starting with ``focus on``, ``mention``, ``include``,
   ``emphasise`` or ``look for`` names terms: they join the search and their passages rank first;
