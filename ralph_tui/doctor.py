@@ -190,7 +190,7 @@ def out_dir_check(settings: Settings) -> Check:
             count = db.execute("SELECT count(*) FROM sessions").fetchone()[0]
     except sqlite3.Error as exc:
         return Check("out dir", "warn", f"{index}: {exc}", "run ralph-tui sessions reindex")
-    return Check("out dir", "ok", f"{out}: {count} sessions indexed")
+    return Check("out dir", "ok", f"{out}: {count} session{'s' * (count != 1)} indexed")
 
 
 def ray_check() -> Check:

@@ -54,6 +54,12 @@ def test_sigterm_cancels_the_run_keeps_its_traces_and_exits_143(tmp_path: Path) 
     assert TraceStore(out).iterations(record.session_id), "the traces so far are kept"
 
 
+def as_in_a_terminal() -> None:
+    """Ctrl-C reaches the child as it reaches a command typed in a terminal, even when the
+    tests themselves run in the background (where the shell makes SIGINT ignored)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_while_starting_is_one_line_and_exit_130(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen(
@@ -61,6 +67,7 @@ def test_ctrl_c_while_starting_is_one_line_and_exit_130(tmp_path: Path) -> None:
          "--provider", "offline", "--query", UNANSWERABLE, "--doc", str(SAMPLE),
          "--out", str(tmp_path / "out")],
         text=True, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        preexec_fn=as_in_a_terminal,
     )  # fmt: skip
     assert proc.stderr is not None
     for line in proc.stderr:  # -X importtime reports each module as its import ends

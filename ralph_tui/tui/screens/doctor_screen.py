@@ -8,9 +8,9 @@ from typing import Any, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import DataTable, Label
+from textual.widgets import Label, Static
 from textual.worker import Worker, WorkerState
 
 from ralph_tui.config import Settings
@@ -29,7 +29,7 @@ class DoctorScreen(ModalScreen[None]):
         border: thick $primary; background: $surface; padding: 1 2;
     }
     DoctorScreen #doctor-title { text-style: bold; }
-    DoctorScreen DataTable { height: auto; max-height: 24; margin-top: 1; }
+    DoctorScreen VerticalScroll { height: auto; max-height: 30; margin-top: 1; }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "close", "Close", id="doctor.close")]
@@ -44,11 +44,10 @@ class DoctorScreen(ModalScreen[None]):
             yield Label(
                 "Doctor: checking the sandbox, keys, models, converters…", id="doctor-title"
             )
-            yield DataTable(cursor_type="row", zebra_stripes=True)
+            with VerticalScroll():
+                yield Static("", id="doctor-checks", markup=False)
 
     def on_mount(self) -> None:
-        table = self.query_one(DataTable)
-        table.add_columns("", "check", "found", "what to do")
         self.run_worker(self._check, name="doctor", thread=True, exit_on_error=False)
 
     def _check(self) -> list[Check]:
@@ -64,10 +63,13 @@ class DoctorScreen(ModalScreen[None]):
 
     def show(self, checks: Any) -> None:
         self.checks = list(checks)
-        table = self.query_one(DataTable)
+        width = max(len(check.name) for check in self.checks)
+        lines = []
         for check in self.checks:
-            fix = check.fix if check.status != "ok" else ""
-            table.add_row(MARKS[check.status], check.name, check.detail, fix)
+            lines.append(f"{MARKS[check.status]:<4}  {check.name:<{width}}  {check.detail}")
+            if check.fix and check.status != "ok":
+                lines.append(f"{'':<4}  {'':<{width}}  -> {check.fix}")
+        self.query_one("#doctor-checks", Static).update("\n".join(lines))
         failed = sum(check.status == "fail" for check in self.checks)
         verdict = f"{failed} failed" if failed else "nothing failed"
         self.query_one("#doctor-title", Label).update(f"Doctor: {verdict} (escape closes)")
