@@ -100,7 +100,7 @@ def fold(text: str) -> str:
 def is_unspaced(word: str) -> bool:
     """Whether ``word`` is of a script written without spaces (its terms are character
     pairs, unstemmed)."""
-    return UNSPACED_CHAR.match(word) is not None
+    return not word.isascii() and UNSPACED_CHAR.match(word) is not None
 
 
 @cache
@@ -180,8 +180,11 @@ def _pairs(run: str) -> list[str]:
 def words_of(text: str) -> list[str]:
     """The word runs of ``text``, as written; a run of an unspaced script as its character
     pairs (in NFKC form; a grammar run whole)."""
+    runs = WORD.findall(text)
+    if UNSPACED_CHAR.search(text) is None:
+        return runs
     found: list[str] = []
-    for run in WORD.findall(text):
+    for run in runs:
         if is_unspaced(run) and not GRAMMAR_RUN.fullmatch(run):
             # NFKC first: a half-width Katakana letter and its voicing mark are one letter.
             found += _pairs(unicodedata.normalize("NFKC", run))
