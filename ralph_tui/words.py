@@ -7,6 +7,17 @@ as a whole, and a text holding it also holds its parts: the pieces between case 
 and after digits (``asn1``, ``coding``), and a piece's letters without its digits
 (``asn``). So a question naming ``asn1Coding`` or ``bzip2`` finds either.
 
+Chinese and Japanese set no spaces between words, Korean none between a word and its
+particles: without a dictionary there is no word to find, so runs of Han, Katakana and
+Hangul (each script a run of its own) are cut into overlapping
+character pairs ("逆洗水量" holds "逆洗", "洗水", "水量"; a lone character is a term of its
+own), as a CJK bigram index does: a two-character word, the commonest length, is one term,
+a longer one is its pairs in order (a phrase of terms), and one pair per character keeps the
+index small. Hiragana writes Japanese particles and endings ("は", "を行う", "ますか") and a
+few Han characters only ask ("什么", "吗": ``CHINESE_PARTICLES``): these runs are no content,
+as stop words are, and no pair spans them. Stemming is English and applies only to words of
+other scripts; NFKC makes half-width Katakana whole.
+
 A question names its terms by whole words (``key_terms``, ``query_terms``); a text holds
 its words' wholes and parts (``terms``). The offline worker and judge, the validator's term
 checks and the retrieval's lexical leg all read terms here.
@@ -55,7 +66,25 @@ INSTRUCTION_WORDS = word_set(
 """Words a question or task is phrased with rather than about (compared by stem, so
 "summarises" and "used" count too)."""
 
-WORD = re.compile(r"\w+")
+HAN = "\u3005\u3007\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
+KATAKANA = "\u30a1-\u30fa\u30fc-\u30ff\u31f0-\u31ff\uff66-\uff9f"
+HIRAGANA = "\u3041-\u309f"
+HANGUL = "\u1100-\u11ff\u3130-\u318f\ua960-\ua97f\uac00-\ud7af\ud7b0-\ud7ff"
+UNSPACED = HAN + KATAKANA + HIRAGANA + HANGUL
+"""The scripts whose words are not set apart by spaces (character ranges for a regex class)."""
+CHINESE_PARTICLES = "什么麼吗嗎呢吧啊哪谁誰怎"
+"""Han characters that only ask or end a sentence ("什么", "吗", "怎么"): like Hiragana,
+no content, and a break between the terms around them."""
+GRAMMAR = f"{HIRAGANA}{CHINESE_PARTICLES}"
+
+WORD = re.compile(
+    f"[{GRAMMAR}]+|(?:(?![{CHINESE_PARTICLES}])[{HAN}])+|[{KATAKANA}]+|[{HANGUL}]+"
+    f"|(?:(?![{UNSPACED}])\\w)+"
+)
+"""A run of grammar (Hiragana, Chinese particles), of Han, of Katakana or of Hangul, or of
+other word characters."""
+UNSPACED_CHAR = re.compile(f"[{UNSPACED}]")
+GRAMMAR_RUN = re.compile(f"[{GRAMMAR}]+")
 
 
 @cache
@@ -68,10 +97,17 @@ def fold(text: str) -> str:
     return unicodedata.normalize("NFKC", text).casefold()
 
 
+def is_unspaced(word: str) -> bool:
+    """Whether ``word`` is of a script written without spaces (its terms are character
+    pairs, unstemmed)."""
+    return not word.isascii() and UNSPACED_CHAR.match(word) is not None
+
+
 @cache
 def stem(word: str) -> str:
-    """The Snowball (English) stem of ``word`` once folded."""
-    return str(_stemmer().stemWord(fold(word)))
+    """The Snowball (English) stem of ``word`` once folded (an unspaced word folded only)."""
+    folded = fold(word)
+    return folded if is_unspaced(word) else str(_stemmer().stemWord(folded))
 
 
 @cache
@@ -111,7 +147,7 @@ def parts_of(word: str) -> list[str]:
     """The parts of a compound word, each once, in order: its pieces (``asn1``, ``Coding``)
     and each piece's letters without its trailing digits (``asn``). Empty for a word with
     no parts."""
-    if _is_simple(word):
+    if _is_simple(word) or is_unspaced(word):
         return []
     pieces = _pieces(word)
     parts = [*pieces, *(piece.rstrip("0123456789") for piece in pieces)]
@@ -119,7 +155,10 @@ def parts_of(word: str) -> list[str]:
 
 
 def is_content(word: str) -> bool:
-    """Whether a word names something: two characters or more, not a stop word."""
+    """Whether a word names something: two characters or more, not a stop word; of an
+    unspaced script, any character pair or lone character but Hiragana's."""
+    if is_unspaced(word):
+        return GRAMMAR_RUN.fullmatch(word) is None
     return len(word) > 1 and fold(word) not in STOP_WORDS
 
 
@@ -132,9 +171,35 @@ def word_terms(word: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(found))
 
 
+def _pairs(run: str) -> list[str]:
+    """An unspaced run's overlapping character pairs (the run itself when it is one
+    character)."""
+    return [run[i : i + 2] for i in range(max(1, len(run) - 1))]
+
+
 def words_of(text: str) -> list[str]:
-    """The word runs of ``text``, as written."""
-    return WORD.findall(text)
+    """The word runs of ``text``, as written; a run of an unspaced script as its character
+    pairs (in NFKC form; a grammar run whole)."""
+    runs = WORD.findall(text)
+    if UNSPACED_CHAR.search(text) is None:
+        return runs
+    found: list[str] = []
+    for run in runs:
+        if is_unspaced(run) and not GRAMMAR_RUN.fullmatch(run):
+            # NFKC first: a half-width Katakana letter and its voicing mark are one letter.
+            found += _pairs(unicodedata.normalize("NFKC", run))
+        else:
+            found.append(run)
+    return found
+
+
+def word_count(text: str) -> int:
+    """How many words ``text`` holds: its whitespace-separated runs holding a letter or
+    digit, each character of an unspaced script counted as a word (a run without spaces
+    is a sentence, not a word)."""
+    spaced = [UNSPACED_CHAR.sub(" ", part) for part in text.split()]
+    unspaced = len(UNSPACED_CHAR.findall(text))
+    return unspaced + sum(1 for part in spaced if any(char.isalnum() for char in part))
 
 
 def terms(text: str) -> list[str]:
@@ -195,4 +260,8 @@ def folded_words(text: str) -> list[str]:
 
 def stems_of(words: Iterable[str]) -> list[str]:
     """Each word's stem (as ``stem`` gives it), in order, in one call of the stemmer."""
-    return [str(term) for term in _stemmer().stemWords([fold(word) for word in words])]
+    folded = [fold(word) for word in words]
+    stemmed = _stemmer().stemWords(folded)
+    return [
+        word if is_unspaced(word) else str(term) for word, term in zip(folded, stemmed, strict=True)
+    ]

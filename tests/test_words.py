@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import re
+
 from ralph_tui.words import (
     fold,
+    folded_words,
     key_terms,
     names_of,
     parts_of,
     query_terms,
     query_words,
+    stems_of,
     term_pairs,
     term_set,
     terms,
+    word_count,
+    words_of,
 )
 
 
@@ -62,3 +68,49 @@ def test_phrases_are_pairs_of_consecutive_terms() -> None:
         ("plan", "mainten"),
         ("mainten", "schedul"),
     }
+
+
+def test_japanese_is_han_and_katakana_pairs_without_its_grammar() -> None:
+    sentence = "逆洗の前に、運転員は原水の濁度を記録する。"
+    assert words_of(sentence) == [
+        *["逆洗", "の", "前", "に", "運転", "転員", "は", "原水", "の", "濁度", "を"],
+        *["記録", "する"],
+    ]
+    assert terms(sentence) == ["逆洗", "前", "運転", "転員", "原水", "濁度", "記録"]
+    assert query_terms("逆洗はいつ行いますか？") == ["逆洗", "行"]
+    assert terms("フィルター") == ["フィ", "ィル", "ルタ", "ター"]
+    assert term_set("ﾎﾟﾝﾌﾟ") == term_set("ポンプ") == {"ポン", "ンプ"}
+
+
+def test_chinese_is_han_pairs_broken_at_question_particles() -> None:
+    assert terms("必须进行反冲洗") == ["必须", "须进", "进行", "行反", "反冲", "冲洗"]
+    assert query_terms("快滤池什么时候反冲洗？") == [
+        *["快滤", "滤池", "时候", "候反", "反冲", "冲洗"]
+    ]
+    assert ("反冲", "冲洗") in term_pairs("反冲洗之前")
+    assert terms("水") == ["水"]
+
+
+def test_a_text_and_a_question_fold_unspaced_words_alike() -> None:
+    text = "反冲洗之前，操作人员应记录原水浊度和余氯。"
+    assert query_terms(text) == list(dict.fromkeys(terms(text))) == folded_words(text)
+    assert set(query_terms("反冲洗之前记录什么？")) & term_set(text) == {
+        *["反冲", "冲洗", "洗之", "之前", "记录"]
+    }
+    assert stems_of(folded_words("逆洗水量")) == ["逆洗", "洗水", "水量"]
+
+
+def test_mixed_text_keeps_latin_words_and_pairs_the_rest() -> None:
+    assert terms("逆洗Filters は80NTUで") == ["逆洗", "filter", "80ntu", "80", "ntu"]
+    assert words_of("ポンプbzip2recover물을") == ["ポン", "ンプ", "bzip2recover", "물을"]
+    assert word_count("逆洗を行う filters often") == 7
+
+
+def test_latin_words_are_unchanged() -> None:
+    text = "Filters are backwashed after 48 hours, or sooner on high head-loss (asn1Coding)."
+    assert words_of(text) == re.findall(r"\w+", text)
+    assert terms(text) == [
+        *["filter", "backwash", "48", "hour", "sooner", "high", "head", "loss"],
+        *["asn1cod", "asn1", "code", "asn"],
+    ]
+    assert word_count(text) == len(text.split())

@@ -24,8 +24,9 @@ import numpy as np
 from ralph_tui.retrieval.chunks import Chunking, ChunkTable
 from ralph_tui.retrieval.lexical import LexicalIndex
 
-FORMAT = 2
-"""Bumped when what is stored changes shape: older folders are then rebuilt."""
+FORMAT = 3
+"""Bumped when what is stored changes shape or the words it was built from change (3: text
+without spaces is indexed as character pairs): older folders are then rebuilt."""
 
 CACHE_ERRORS = (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile)
 

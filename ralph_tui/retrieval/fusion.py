@@ -5,9 +5,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from ralph_tui.words import word_count
+
 RRF_K = 60
 
-QUOTED = re.compile(r"[\"“”]([^\"“”]{3,})[\"“”]")
+QUOTED = re.compile(r"[\"“”「『]([^\"“”「」『』]{2,})[\"“”」』]")
+"""A phrase in double quotes or Japanese corner brackets (two characters are a word of an
+unspaced script)."""
 
 
 def rrf(
@@ -24,12 +28,13 @@ def rrf(
 
 def exact_phrases(query: str) -> list[str]:
     """Phrases a passage should hold verbatim to come first: the query's quoted phrases, or
-    else the query itself when it is a few words (a name, a term, a code)."""
+    else the query itself when it is a few words (a name, a term, a code; ``word_count``
+    counts each character of a script written without spaces)."""
     quoted = [" ".join(p.lower().split()) for p in QUOTED.findall(query)]
     if quoted:
         return quoted
     words = query.lower().split()
-    return [" ".join(words)] if 2 <= len(words) <= 6 else []
+    return [" ".join(words)] if 2 <= word_count(query) <= 6 else []
 
 
 def holds_phrase(text: str, phrases: list[str]) -> bool:

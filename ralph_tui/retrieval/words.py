@@ -3,7 +3,8 @@
 Words are ``ralph_tui.words.folded_words`` (folded, stop words dropped). The lexical leg
 indexes each word's stem (``ralph_tui.words.stem``, so "gardeners" finds "gardener") and
 stems a query's words the same way; the word-vector embedder looks words up unstemmed. Both
-legs share one tokenization pass.
+legs share one tokenization pass. Text without spaces between words (Chinese, Japanese) comes
+as character pairs, which the stemmer leaves as they are.
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ralph_tui.config import Settings
+from ralph_tui.words import word_count
 
 Problem = Literal["empty", "too_short", "not_found"]
 
@@ -55,11 +56,6 @@ class QuoteCheck:
         if self.problem == "not_found":
             return "is not in the document"
         return ""
-
-
-def word_count(text: str) -> int:
-    """Words of ``text``: whitespace-separated runs holding at least one letter or digit."""
-    return sum(1 for part in text.split() if any(char.isalnum() for char in part))
 
 
 def check_quote(quote: str, document: str, minimum: EvidenceMinimum | None = None) -> QuoteCheck:

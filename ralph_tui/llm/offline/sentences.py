@@ -8,9 +8,13 @@ import json
 import math
 import re
 
-from ralph_tui.words import term_set
+from ralph_tui.words import term_set, word_count
 
-WHOLE_END = re.compile(r"""[.!?:](?:["'`)\]*_]*)$""")
+FULL_STOPS = ".!?"
+WIDE_FULL_STOPS = "。！？"
+"""Chinese and Japanese full stops: a sentence ends at one with no space after it."""
+SENTENCE_END = re.compile(rf"(?<=[{FULL_STOPS}])\s+|(?<=[{WIDE_FULL_STOPS}])\s*")
+WHOLE_END = re.compile(rf"""[{FULL_STOPS}{WIDE_FULL_STOPS}:：](?:["'`)\]*_」』）]*)$""")
 
 
 def is_whole_sentence(text: str) -> bool:
@@ -33,7 +37,8 @@ def runs_of_prose(block: str) -> list[str]:
     for line in block.split("\n"):
         bare = line.strip()
         item = bool(re.match(r"([-*]|\d+[.)]) ", bare))
-        sentence_open = bool(run) and not run[-1].rstrip().endswith((".", "!", "?", ":"))
+        ends = (*FULL_STOPS, *WIDE_FULL_STOPS, ":")
+        sentence_open = bool(run) and not run[-1].rstrip().endswith(ends)
         numbered = re.match(r"\d+(\.\d+)*\.? [A-Z]", bare) is not None
         title = (
             len(bare.split()) < 4
@@ -53,12 +58,12 @@ def runs_of_prose(block: str) -> list[str]:
 
 
 def sentences_of(text: str) -> list[str]:
-    """The sentences of ``text`` of five words or more, verbatim."""
+    """The sentences of ``text`` of five words or more (``word_count``), verbatim."""
     sentences = []
     for block in re.split(r"\n[ \t]*\n", text):
         for prose in runs_of_prose(block):
-            for part in re.split(r"(?<=[.!?])\s+", prose.strip()):
-                if len(part.split()) >= 5:
+            for part in SENTENCE_END.split(prose.strip()):
+                if word_count(part) >= 5:
                     sentences.append(part)
     return sentences
 

@@ -17,7 +17,7 @@ from ralph_tui.words import (
     term_set,
 )
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")
 
 
 def sentences(text: str, min_chars: int = 20) -> list[str]:

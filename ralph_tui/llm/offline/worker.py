@@ -34,6 +34,10 @@ RETRIEVED_SOURCES = ("doc", "external")
 """What the worker quotes from: the documents and fetched pages, never past episodes (the
 baseline's own earlier outputs)."""
 FOUND_PREFIX = "terms found: "
+CLAUSE_MARKS = ",;:、，；："
+CLAUSE_END = re.compile(r"(?<=[,;:])(?=\s)|(?<=[、，；：])")
+"""Where a clause ends: after a comma, semicolon or colon and a space, or after their
+Chinese and Japanese forms (written with no space after)."""
 SHIPPED: tuple[ModuleType, ...] = (words, sentences)
 """The modules the sandbox code installs from their source, in import order."""
 
@@ -135,9 +139,9 @@ def missing_terms(query: str, observation: str) -> list[str]:
 
 
 def clauses_of(passage: str) -> list[str]:
-    """The passage cut after each comma, semicolon or colon, verbatim (joined they give it
+    """The passage cut at each clause end (``CLAUSE_END``), verbatim (joined they give it
     back)."""
-    return [part for part in re.split(r"(?<=[,;:])(?=\s)", passage) if part]
+    return [part for part in CLAUSE_END.split(passage) if part]
 
 
 def quote_from(passage: str, asked: Asked) -> str | None:
@@ -154,7 +158,7 @@ def quote_from(passage: str, asked: Asked) -> str | None:
             if len(run) > MAX_QUOTE_CHARS:
                 break
             held = len(words.term_set(run) & asked.terms)
-            fits = len(run.split()) >= MIN_CLAUSE_WORDS and asked.addressed_by(run)
+            fits = words.word_count(run) >= MIN_CLAUSE_WORDS and asked.addressed_by(run)
             if fits and (best is None or held > best[0]):
                 best = (held, run)
     return best[1] if best else None
@@ -164,7 +168,7 @@ def bullet_of(quote: str) -> str:
     """The quote as an answer line: its own words and final punctuation, and nothing added
     but an ellipsis in front of a run taken from inside a sentence, so that it is not
     passed off as a sentence of its own."""
-    text = " ".join(quote.split()).rstrip(",;: ")
+    text = " ".join(quote.split()).rstrip(CLAUSE_MARKS + " ")
     return "- " + (f"… {text}" if text[:1].islower() else text)
 
 
