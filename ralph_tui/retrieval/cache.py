@@ -68,7 +68,10 @@ class IndexCache:
         try:
             meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
             if meta.get("format") != FORMAT:
-                raise ValueError(f"format {meta.get('format')}, not {FORMAT}")
+                # An index another version of ralph-tui built, not a damaged one.
+                notice(f"retrieval index cache {folder} is of an older format; rebuilding it")
+                shutil.rmtree(folder, ignore_errors=True)
+                return None
             with np.load(folder / "chunks.npz") as arrays:
                 chunks = ChunkTable(
                     arrays["starts"], arrays["ends"], arrays["documents"], arrays["pages"]

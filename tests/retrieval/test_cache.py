@@ -3,6 +3,7 @@ changes; a damaged file is rebuilt with a notice, never a crash."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -66,3 +67,17 @@ async def test_vectors_of_the_wrong_shape_are_rebuilt(tmp_path: Path) -> None:
     again = await index_of(TEXT, embedder=WordVectorEmbedder(), cache=tmp_path, notices=notices)
     assert again.figures.lexical_from_cache and not again.figures.vectors_from_cache
     assert any("vectors" in n and "damaged" in n for n in notices)
+
+
+async def test_an_index_of_an_older_format_is_rebuilt_and_not_called_damaged(
+    tmp_path: Path,
+) -> None:
+    first = await index_of(TEXT, embedder=WordVectorEmbedder(), cache=tmp_path)
+    folder = Path(str(first.figures.cache_folder))
+    meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+    (folder / "meta.json").write_text(json.dumps({**meta, "format": 1}), encoding="utf-8")
+    notices: list[str] = []
+    again = await index_of(TEXT, embedder=WordVectorEmbedder(), cache=tmp_path, notices=notices)
+    assert not again.figures.lexical_from_cache
+    assert any("older format" in n and "rebuilding" in n for n in notices), notices
+    assert not any("damaged" in n for n in notices), notices
