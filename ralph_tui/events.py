@@ -47,19 +47,29 @@ class BaseEvent(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     ts: float = Field(default_factory=time.time)
+    """When it happened (seconds since the epoch)."""
     session_id: str = ""
+    """The session it belongs to (set as it is recorded)."""
 
 
 class RunStarted(BaseEvent):
     type: Literal["run_started"] = "run_started"
     mode: Literal["qa", "task"]
+    """``qa`` (an answer with evidence) or ``task``."""
     query: str
+    """The question or the task."""
     doc_path: str
+    """The first document given (``--doc``)."""
     doc_chars: int
+    """Characters of all the run's documents together."""
     max_iters: int
+    """Outer-loop iterations at most."""
     generate_model: str
+    """``provider:model`` of the generate role."""
     validate_model: str
+    """``provider:model`` of the validate role (the judges)."""
     parent_session_id: str | None = None
+    """The session this one re-runs or continues, if any."""
     variant: str | None = None
     """The configuration variant the run uses (``None``: the baseline settings)."""
 
@@ -69,7 +79,9 @@ class IterationStarted(BaseEvent):
     iteration: int
     max_iters: int
     constraints: list[str] = Field(default_factory=list)
+    """The constraints in force for this iteration."""
     subtask_id: str | None = None
+    """The sub-task it belongs to, in a decomposed run."""
 
 
 class PhaseStarted(BaseEvent):
@@ -83,7 +95,9 @@ class PhaseFinished(BaseEvent):
     iteration: int
     phase: Phase
     duration_ms: float
+    """How long the phase took."""
     error: str | None = None
+    """Why the phase failed, if it did (the iteration then fails)."""
 
 
 class AgentStep(BaseEvent):
@@ -91,10 +105,13 @@ class AgentStep(BaseEvent):
 
     type: Literal["agent_step"] = "agent_step"
     agent: str
+    """Which agent: ``worker``, ``doc_reader``, a judge..."""
     step: int
     max_steps: int
     action: StepAction
+    """What the step did: ``code``, ``tools``, ``output``, ``nudge``, ``invalid``, ``fallback``."""
     detail: str = ""
+    """A line on what happened."""
 
 
 class SandboxExecuted(BaseEvent):
@@ -102,12 +119,18 @@ class SandboxExecuted(BaseEvent):
     agent: str
     step: int
     code: str
+    """The cell's code, as the model wrote it."""
     output: str
+    """What the cell printed (cut to head and tail past the limit)."""
     error: str | None = None
+    """The exception the cell raised, if any."""
     timed_out: bool = False
+    """The cell ran past its time limit and was interrupted."""
     restarted: bool = False
+    """The child was killed and restarted: its state is gone."""
     duration_ms: float
     isolation: str | None = None
+    """The sandbox's isolation: ``bwrap``, ``unshare-net`` or ``rlimits-only``."""
 
 
 class ToolExecuted(BaseEvent):
@@ -129,12 +152,15 @@ class SubQuery(BaseEvent):
     type: Literal["sub_query"] = "sub_query"
     agent: str
     prompt_preview: str
+    """The start of the prompt."""
     answer_preview: str
+    """The start of the answer."""
     latency_ms: float
     input_tokens: int = 0
     output_tokens: int = 0
     error: str | None = None
     calls_used: int = 0
+    """Sub-calls used so far this iteration, against ``calls_budget``."""
     calls_budget: int = 0
 
 
@@ -149,6 +175,7 @@ class HardValidation(BaseEvent):
     iteration: int
     ok: bool
     rules: list[RuleResult]
+    """Each deterministic check, passed or not, with its message."""
 
 
 class JudgeIssue(BaseModel):
@@ -161,6 +188,7 @@ class JudgeVerdict(BaseEvent):
     iteration: int
     ok: bool
     issues: list[JudgeIssue] = Field(default_factory=list)
+    """What the judge found wrong (task mode: each with its category)."""
 
 
 class CandidateProduced(BaseEvent):
@@ -169,7 +197,9 @@ class CandidateProduced(BaseEvent):
     type: Literal["candidate_produced"] = "candidate_produced"
     iteration: int
     output: dict[str, object]
+    """The candidate, as the output tool gave it."""
     fallback: bool = False
+    """Salvaged after the worker ran out of steps: never a pass."""
 
 
 class IterationFinished(BaseEvent):
@@ -177,15 +207,20 @@ class IterationFinished(BaseEvent):
     iteration: int
     passed: bool
     failure_tag: str | None = None
+    """Why it failed where a phase failed (``worker_error``, ``judge_error``...)."""
     next_constraints: list[str] = Field(default_factory=list)
+    """The constraints the next iteration gets from this one's failures."""
 
 
 class MemoryUpdated(BaseEvent):
     type: Literal["memory_updated"] = "memory_updated"
     path: str
+    """The memory file (task mode)."""
     chars: int
+    """Its size after the update."""
     trimmed_blocks: int = 0
     compacted: bool = False
+    """The update compacted older episodes."""
 
 
 class UsageUpdated(BaseEvent):
@@ -193,7 +228,9 @@ class UsageUpdated(BaseEvent):
     input_tokens: int
     output_tokens: int
     calls: int
+    """Requests sent, retries and failed ones included."""
     cost_usd: float | None
+    """Known cost so far (``None``: no call had a known price)."""
     cost_cap_usd: float | None = None
     unknown_cost_calls: int = 0
     """Calls whose model has no known price: ``cost_usd`` leaves them out."""
@@ -205,6 +242,7 @@ class Heartbeat(BaseEvent):
     type: Literal["heartbeat"] = "heartbeat"
     phase: str
     elapsed_ms: float
+    """How long the phase has been running."""
 
 
 class Notice(BaseEvent):
@@ -332,9 +370,12 @@ class RetrievalDone(BaseEvent):
 class RunFinished(BaseEvent):
     type: Literal["run_finished"] = "run_finished"
     status: RunStatus
+    """How the run ended; its exit code is ``EXIT_CODE_OF_STATUS[status]``."""
     iterations: int
     output: dict[str, object] | None = None
+    """The best candidate, if there is one."""
     error: str | None = None
+    """What stopped the run, when something did."""
     salvaged: bool = False
     """``output`` is a salvage (see ``SALVAGE_NOTE``), not a verified candidate."""
 
