@@ -43,7 +43,7 @@ from ralph_tui.retrieval.retriever import Retrieved
 from ralph_tui.retrieval.search import check_query, open_corpus_index, read_searchable, search_index
 from ralph_tui.traces.liveness import effective_status
 from ralph_tui.traces.models import IterationTrace, JudgeResult, SessionRecord
-from ralph_tui.traces.session_ids import is_session_id, session_dir
+from ralph_tui.traces.session_ids import session_dir
 from ralph_tui.traces.store import TraceStore
 
 PathLike = str | os.PathLike[str]
@@ -387,17 +387,14 @@ def sessions(
 
 
 def session(session_id: str, out_dir: PathLike | None = None) -> SessionDetail:
-    """The session ``session_id`` of ``out_dir`` (else the ``out_dir`` setting's), with its
-    iterations; ``InputError`` when there is none."""
-    out = _sessions_out(out_dir)
-    if not is_session_id(session_id):
-        raise InputError(f"{session_id!r} is not a session id")
-    store = TraceStore(out)
+    """The session ``session_id`` names (its whole id or a unique end of it, as
+    ``ralph-tui sessions show`` takes it) in ``out_dir`` (else the ``out_dir`` setting's), with
+    its iterations; ``UnknownSessionError`` or ``AmbiguousSessionError`` otherwise."""
+    store = TraceStore(_sessions_out(out_dir))
     try:
-        record = store.load_session(session_id)
-        traces = store.iterations(session_id)
-    except (OSError, ValueError):
-        raise InputError(f"no session {session_id} in {out}") from None
+        found = store.find_session(session_id)
+        record = store.load_session(found)
+        traces = store.iterations(found)
     finally:
         store.close()
     output = traces[-1].output if traces else None

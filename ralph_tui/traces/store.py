@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import socket
 import sqlite3
 import threading
@@ -40,11 +41,16 @@ from ralph_tui.traces.models import FINISHED_STATUSES, IterationTrace, SessionRe
 from ralph_tui.traces.session_ids import (
     SUBTASK_PREFIX,
     allocate_session_dir,
+    is_session_id,
     session_dir,
     subtask_session_id,
 )
 
 log = logging.getLogger(__name__)
+
+
+ID_TEXT = re.compile(r"[\w/-]+")
+"""The characters of a session id, and so of any end of one."""
 
 
 class UnknownSessionError(UsageError):
@@ -114,9 +120,11 @@ class TraceStore:
         """The id of the one session (or sub-task) ``text`` names: its whole id, or a unique
         end of it without the date (``qa-1a2b3c4d``, ``1a2b3c4d``); ``UnknownSessionError``
         or ``AmbiguousSessionError`` otherwise."""
+        if not ID_TEXT.fullmatch(text):
+            raise UnknownSessionError(f"{text!r} is not a session id")
+        if is_session_id(text) and (session_dir(self.out_dir, text) / SESSION_FILE).is_file():
+            return text  # a whole id needs no scan of every session folder
         ids = [session_id for session_id, _folder in session_folders(self.out_dir)]
-        if text in ids:
-            return text
         matches = [i for i in ids if i.endswith(("/" + text, "-" + text))] if text else []
         if len(matches) == 1:
             return matches[0]

@@ -147,7 +147,7 @@ async def test_bad_input_is_the_tools_error_and_the_server_goes_on(tmp_path: Pat
     assert "max_iter is not a setting; did you mean max_iters?" in setting
     assert "out_dir is the server's to set" in setting
     assert "top_k" in value
-    assert "no session 2020-01-01/qa-00000000" in session
+    assert "no session '2020-01-01/qa-00000000'" in session
     assert still == {"result": []}, "nothing ran, nothing was recorded"
 
 
