@@ -35,6 +35,21 @@ class Check:
         return asdict(self)
 
 
+MARKS: dict[Status, str] = {"ok": "ok", "warn": "warn", "fail": "FAIL"}
+
+
+def report_lines(checks: list[Check]) -> list[str]:
+    """The checks as ``ralph-tui doctor`` and the app show them: a line each, and under a
+    check that is not ok, what to do."""
+    width = max(len(check.name) for check in checks)
+    lines = []
+    for check in checks:
+        lines.append(f"{MARKS[check.status]:<4}  {check.name:<{width}}  {check.detail}".rstrip())
+        if check.fix and check.status != "ok":
+            lines.append(f"{'':<4}  {'':<{width}}  -> {check.fix}")
+    return lines
+
+
 async def run_checks(settings: Settings, *, online: bool = False) -> list[Check]:
     """Every check, in the order they are shown; ``online`` adds a one-token call to each
     role's model."""

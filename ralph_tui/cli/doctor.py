@@ -10,10 +10,8 @@ from typing import Any
 from ralph_tui.cli.settings_flags import RUN_GROUPS, add_settings_flags, flag_values
 from ralph_tui.cli.stopping import run_async
 from ralph_tui.config import load_settings
-from ralph_tui.doctor import run_checks
+from ralph_tui.doctor import report_lines, run_checks
 from ralph_tui.errors import ExitCode
-
-MARKS = {"ok": "ok  ", "warn": "warn", "fail": "FAIL"}
 
 
 def add_doctor_parser(sub: Any) -> None:
@@ -36,9 +34,6 @@ def run_doctor(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps([check.to_json() for check in checks], ensure_ascii=False))
     else:
-        width = max(len(check.name) for check in checks)
-        for check in checks:
-            fix = f"  -> {check.fix}" if check.fix and check.status != "ok" else ""
-            print(f"{MARKS[check.status]}  {check.name:<{width}}  {check.detail}{fix}")
+        print("\n".join(report_lines(checks)))
     failed = any(check.status == "fail" for check in checks)
     return int(ExitCode.FAILED if failed else ExitCode.OK)

@@ -14,9 +14,7 @@ from textual.widgets import Label, Static
 from textual.worker import Worker, WorkerState
 
 from ralph_tui.config import Settings
-from ralph_tui.doctor import Check, run_checks
-
-MARKS = {"ok": "ok", "warn": "warn", "fail": "FAIL"}
+from ralph_tui.doctor import Check, report_lines, run_checks
 
 
 class DoctorScreen(ModalScreen[None]):
@@ -63,13 +61,7 @@ class DoctorScreen(ModalScreen[None]):
 
     def show(self, checks: Any) -> None:
         self.checks = list(checks)
-        width = max(len(check.name) for check in self.checks)
-        lines = []
-        for check in self.checks:
-            lines.append(f"{MARKS[check.status]:<4}  {check.name:<{width}}  {check.detail}")
-            if check.fix and check.status != "ok":
-                lines.append(f"{'':<4}  {'':<{width}}  -> {check.fix}")
-        self.query_one("#doctor-checks", Static).update("\n".join(lines))
+        self.query_one("#doctor-checks", Static).update("\n".join(report_lines(self.checks)))
         failed = sum(check.status == "fail" for check in self.checks)
         verdict = f"{failed} failed" if failed else "nothing failed"
         self.query_one("#doctor-title", Label).update(f"Doctor: {verdict} (escape closes)")
