@@ -14,7 +14,7 @@ from typing import Annotated, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from ralph_tui.errors import ExitCode
+from ralph_tui.errors import ExitCode, InternalError, ProviderError, RalphError
 
 Phase = Literal[
     "worker", "doc_reader", "reasoner", "judge", "memory", "decompose", "aggregate", "compact"
@@ -27,15 +27,22 @@ RUN_STATUSES: tuple[RunStatus, ...] = get_args(RunStatus)
 """Every status, in the order lists and filters show them. ``timed_out`` (``--timeout``) and
 ``capped`` (a cost or token cap) end a run early with its best candidate, like ``failed``."""
 
+ERROR_OF_STATUS: dict[RunStatus, type[RalphError]] = {
+    "error": ProviderError,
+    "crashed": InternalError,
+}
+"""The kind of error a run that ended with each of these statuses reports (the command
+line's error line, the app's error modal); every other status is an ending on the run's own
+terms."""
+
 EXIT_CODE_OF_STATUS: dict[RunStatus, ExitCode] = {
     "passed": ExitCode.OK,
     "failed": ExitCode.FAILED,
     "timed_out": ExitCode.FAILED,
     "capped": ExitCode.FAILED,
     "cancelled": ExitCode.CANCELLED,
-    "error": ExitCode.PROVIDER,
-    "crashed": ExitCode.INTERNAL,
     "running": ExitCode.INTERNAL,
+    **{status: kind.exit_code for status, kind in ERROR_OF_STATUS.items()},
 }
 """What the command line exits with after a run that ended with each status (a run still
 ``running`` at its end is a bug)."""

@@ -16,7 +16,7 @@ from ralph_tui.cli.stopping import run_async
 from ralph_tui.config import Settings
 from ralph_tui.documents import InputError
 from ralph_tui.errors import as_ralph_error
-from ralph_tui.events import EXIT_CODE_OF_STATUS, SALVAGE_NOTE, BaseEvent
+from ralph_tui.events import ERROR_OF_STATUS, EXIT_CODE_OF_STATUS, SALVAGE_NOTE, BaseEvent
 from ralph_tui.loops.requests import Mode, RunRequest, load_recorded, rerun_request, resume_request
 from ralph_tui.loops.runner import RunOutcome, execute_run
 from ralph_tui.traces.store import TraceStore
@@ -128,8 +128,12 @@ def run_command(args: argparse.Namespace) -> int:
     except KeyboardInterrupt as stop:
         return report_error(as_ralph_error(stop), as_json=args.json, session_id=seen.session_id)
     print_outcome(outcome, as_json=args.json)
-    if outcome.status in ("error", "crashed"):
-        print(f"ralph-tui: error: {outcome.error or outcome.status}", file=sys.stderr)
+    kind = ERROR_OF_STATUS.get(outcome.status)
+    if kind is not None:
+        # The recorded error is already one line, hint included; the outcome printed above
+        # is the --json object.
+        error = kind(outcome.error or f"the run ended {outcome.status}", hint="")
+        report_error(error, as_json=False)
     return EXIT_CODE_OF_STATUS[outcome.status]
 
 

@@ -12,18 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ralph_tui.errors import InternalError, ProviderError, RalphError, as_ralph_error
-from ralph_tui.events import RunFinished, RunStatus, UsageUpdated
+from ralph_tui.errors import RalphError, as_ralph_error
+from ralph_tui.events import ERROR_OF_STATUS, RunFinished, UsageUpdated
 
 if TYPE_CHECKING:
     from ralph_tui.loops.runner import RunOutcome
-
-ERROR_OF_STATUS: dict[RunStatus, type[RalphError]] = {
-    "error": ProviderError,
-    "crashed": InternalError,
-}
-"""The kind of error a run that ended with each of these statuses reports in the error modal;
-every other status is an ending on the run's own terms."""
 
 
 @dataclass(frozen=True)
