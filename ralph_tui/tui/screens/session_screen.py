@@ -307,7 +307,8 @@ class SessionScreen(Screen[None]):
         parent = f"   parent {r.parent_session_id} (p)" if r.parent_session_id else ""
         seconds = r.duration_ms / 1000 if r.duration_ms is not None else None
         summary = (
-            f"{r.session_id} · {r.mode} · {self.data.status} · {r.iterations} iterations"
+            f"{r.session_id} · {r.mode} · {self.data.status} · "
+            f"{r.iterations} iteration{'s' * (r.iterations != 1)}"
             f" · {fmt.duration(seconds)} · {fmt.tokens(r.input_tokens)}/"
             f"{fmt.tokens(r.output_tokens)} tok · {fmt.cost(r.cost_usd)}{parent}"
         )
