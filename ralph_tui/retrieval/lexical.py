@@ -11,8 +11,6 @@ larger the document, the more such chunks there are.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import logging
 from collections import Counter
 from dataclasses import dataclass
@@ -96,15 +94,14 @@ class LexicalIndex:
         hits = self.search(query)
         return hits.scores if hits is not None else None
 
+    # Saved and loaded in worker threads beside a run that prints: nothing here may swap
+    # the process-wide ``sys.stderr`` (``show_progress=False`` keeps bm25s quiet).
     def save(self, folder: Path) -> None:
-        with contextlib.redirect_stderr(io.StringIO()):
-            self._model.save(str(folder), show_progress=False)
+        self._model.save(str(folder), show_progress=False)
 
     @classmethod
     def load(cls, folder: Path) -> LexicalIndex:
-        with contextlib.redirect_stderr(io.StringIO()):
-            model = bm25s.BM25.load(str(folder), mmap=True, show_progress=False)
-        return cls(model)
+        return cls(bm25s.BM25.load(str(folder), mmap=True, show_progress=False))
 
 
 def top(scores: np.ndarray, n: int) -> np.ndarray:

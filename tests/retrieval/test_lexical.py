@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
-import numpy as np
+import sys
+from pathlib import Path
 
-from ralph_tui.retrieval.lexical import top
+import bm25s
+import numpy as np
+import pytest
+
+from ralph_tui.retrieval.lexical import LexicalIndex, top
 from tests.retrieval.helpers import index_of, paragraphs_document
 
 PARAGRAPHS = [
@@ -49,3 +54,30 @@ def test_top_keeps_positive_scores_best_first() -> None:
     assert top(scores, 3).tolist() == [3, 1, 2]
     assert top(scores, 10).tolist() == [3, 1, 2]
     assert top(scores, 0).tolist() == []
+
+
+async def test_saving_and_loading_leave_the_process_stderr_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Indexes are saved and loaded in worker threads while a run prints its progress: a
+    swapped ``sys.stderr`` there would swallow that progress, or stay swapped for good when
+    two threads restore it out of order."""
+    index = await index_of(paragraphs_document(["pump seals", "valve"]))
+    seen: list[object] = []
+    save, load = bm25s.BM25.save, bm25s.BM25.load.__func__  # type: ignore[attr-defined]
+
+    def saving(self: bm25s.BM25, *args: object, **kwargs: object) -> None:
+        seen.append(sys.stderr)
+        save(self, *args, **kwargs)
+
+    def loading(cls: type[bm25s.BM25], *args: object, **kwargs: object) -> bm25s.BM25:
+        seen.append(sys.stderr)
+        return load(cls, *args, **kwargs)
+
+    monkeypatch.setattr(bm25s.BM25, "save", saving)
+    monkeypatch.setattr(bm25s.BM25, "load", classmethod(loading))
+    stderr = sys.stderr
+    index.lexical.save(tmp_path)
+    loaded = LexicalIndex.load(tmp_path)
+    assert seen == [stderr, stderr]
+    assert loaded.scores("seals") is not None
