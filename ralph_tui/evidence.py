@@ -1,0 +1,124 @@
+"""The evidence a run gives, as data: where each quote stands in its source, which quotes
+back which answer line and how the judge found it, and how much of the documents was read.
+
+Events carry these, iteration traces keep them, and reports, ``verify`` and every front end
+read them; they are declared here once.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, get_args
+
+from pydantic import BaseModel, Field, computed_field
+
+Verdict = Literal["supported", "partly_supported", "unsupported"]
+VERDICTS: tuple[Verdict, ...] = get_args(Verdict)
+"""The judge's verdict on one answer line, best first."""
+
+VERDICT_LABELS: dict[Verdict, str] = {
+    "supported": "supported",
+    "partly_supported": "partly supported",
+    "unsupported": "unsupported",
+}
+
+Found = Literal["exact", "near", "missing"]
+"""How a quote was found in its source: character for character, as a near miss (it
+differs only in quote marks, dashes or white space), or not at all."""
+
+Span = tuple[int, int]
+"""``[start, end)`` character offsets."""
+
+
+class QuoteLocation(BaseModel):
+    """Where one evidence quote stands in its source."""
+
+    number: int
+    """1-based, in the candidate's evidence list."""
+    text: str
+    found: Found
+    source: str | None = None
+    """The document's name in the run (``manual.pdf``; ``docs/a.md`` in a folder), or the
+    external page's URL; ``None`` when the quote was found nowhere."""
+    start: int | None = None
+    """Span in the document's own text (not the run's joined text)."""
+    end: int | None = None
+    page: int | None = None
+    """1-based page, for a document with pages (PDF)."""
+    page_start: int | None = None
+    """Span in its page's text."""
+    page_end: int | None = None
+    url: str | None = None
+    """An external page's URL."""
+    fetched_at: float | None = None
+    """When that page was fetched (seconds since the epoch)."""
+
+    @property
+    def label(self) -> str:
+        """``manual.pdf p. 12``, ``notes.md``, a URL, or ``not found``."""
+        if self.source is None:
+            return "not found"
+        return f"{self.source} p. {self.page}" if self.page else self.source
+
+
+class Claim(BaseModel):
+    """One answer line, the quotes that back it, and the judge's verdict on it."""
+
+    line: int
+    """1-based, among the answer's lines."""
+    text: str
+    quotes: list[int] = Field(default_factory=list)
+    """1-based numbers of the evidence quotes that support it."""
+    verdict: Verdict | None = None
+    """``None`` until judged."""
+    missing: str = ""
+    """For a line partly supported or unsupported: what the quotes do not show."""
+
+
+class DocumentCoverage(BaseModel):
+    """Which spans of one document the agent looked at."""
+
+    document: str
+    chars: int
+    """The document's length, in characters."""
+    spans: list[Span] = Field(default_factory=list)
+    """Sorted, merged spans of the document's own text that were read."""
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def read_chars(self) -> int:
+        return sum(end - start for start, end in self.spans)
+
+
+class Coverage(BaseModel):
+    """What one iteration read of the documents, and the searches it made over them."""
+
+    documents: list[DocumentCoverage] = Field(default_factory=list)
+    searches: list[str] = Field(default_factory=list)
+    """What was searched for across the whole text (patterns, words, retrieval queries)."""
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def read_chars(self) -> int:
+        return sum(document.read_chars for document in self.documents)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def total_chars(self) -> int:
+        return sum(document.chars for document in self.documents)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def share(self) -> float:
+        """The part of the text read, from 0 to 1."""
+        return self.read_chars / self.total_chars if self.total_chars else 0.0
+
+
+def merge_spans(spans: list[Span]) -> list[Span]:
+    """``spans`` sorted, with overlapping and touching ones joined, empty ones dropped."""
+    merged: list[Span] = []
+    for start, end in sorted(span for span in spans if span[1] > span[0]):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged

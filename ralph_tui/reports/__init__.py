@@ -1,0 +1,2 @@
+"""Evidence taken away from a session: the evidence bundle (JSON), HTML and Markdown
+reports, and ``verify``, which re-checks a bundle's quotes against their sources."""
