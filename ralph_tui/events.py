@@ -15,6 +15,7 @@ from typing import Annotated, Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from ralph_tui.errors import ExitCode, InternalError, ProviderError, RalphError
+from ralph_tui.evidence import Claim, Coverage, QuoteLocation
 
 Phase = Literal[
     "worker", "doc_reader", "reasoner", "judge", "memory", "decompose", "aggregate", "compact"
@@ -196,6 +197,8 @@ class JudgeVerdict(BaseEvent):
     ok: bool
     issues: list[JudgeIssue] = Field(default_factory=list)
     """What the judge found wrong (task mode: each with its category)."""
+    claims: list[Claim] = Field(default_factory=list)
+    """QA: each answer line with its quotes and the judge's verdict on it."""
 
 
 class CandidateProduced(BaseEvent):
@@ -207,6 +210,10 @@ class CandidateProduced(BaseEvent):
     """The candidate, as the output tool gave it."""
     fallback: bool = False
     """Salvaged after the worker ran out of steps: never a pass."""
+    quotes: list[QuoteLocation] = Field(default_factory=list)
+    """QA: where each evidence quote stands in its source."""
+    claims: list[Claim] = Field(default_factory=list)
+    """QA: each answer line with the quotes the candidate links to it (not judged yet)."""
 
 
 class IterationFinished(BaseEvent):
@@ -374,6 +381,15 @@ class RetrievalDone(BaseEvent):
     diagnostics: dict[str, object] = Field(default_factory=dict)
 
 
+class CoverageUpdated(BaseEvent):
+    """What the iteration has read of the documents so far (sent as it grows, at a bounded
+    rate, and once when the generate phase ends)."""
+
+    type: Literal["coverage_updated"] = "coverage_updated"
+    iteration: int
+    coverage: Coverage
+
+
 class RunFinished(BaseEvent):
     type: Literal["run_finished"] = "run_finished"
     status: RunStatus
@@ -417,6 +433,7 @@ Event = Annotated[
     | ContextSize
     | OperatorCalled
     | RetrievalDone
+    | CoverageUpdated
     | RunFinished,
     Field(discriminator="type"),
 ]

@@ -29,6 +29,7 @@ from ralph_tui.events import (
     fan_out,
     stamped,
 )
+from ralph_tui.evidence import Claim, Coverage, QuoteLocation
 from ralph_tui.external.run import ExternalDocs, check_external, gather_external
 from ralph_tui.llm.factory import LLMClients, build_clients
 from ralph_tui.llm.usage import ModelUsage, UsageSnapshot
@@ -62,6 +63,13 @@ class RunOutcome:
     salvaged: bool = False
     evidence_sources: list[dict[str, Any] | None] = field(default_factory=list)
     """For each evidence quote of ``output``: its document and page (``label``)."""
+    quotes: list[QuoteLocation] = field(default_factory=list)
+    """QA: where each evidence quote of ``output`` stands in its source."""
+    claims: list[Claim] = field(default_factory=list)
+    """QA: the answer's lines with their quotes and verdicts (those of the reported
+    iteration)."""
+    coverage: Coverage | None = None
+    """What the reported iteration read of the documents."""
 
     def to_json(self) -> dict[str, Any]:
         """The outcome as ``--json`` prints it."""

@@ -18,6 +18,7 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
 
 from ralph_tui.events import RUN_STATUSES, JudgeIssue, RuleResult, RunStatus
+from ralph_tui.evidence import Claim, Coverage, QuoteLocation
 from ralph_tui.llm.usage import UsageSnapshot
 
 FINISHED_STATUSES: frozenset[str] = frozenset(RUN_STATUSES) - {"running"}
@@ -163,6 +164,12 @@ class IterationTrace(BaseModel):
     """The constraints this iteration hands to the next."""
     started_at: float | None = None
     finished_at: float | None = None
+    quotes: list[QuoteLocation] = Field(default_factory=list)
+    """QA: where each evidence quote of ``output`` stands in its source."""
+    claims: list[Claim] = Field(default_factory=list)
+    """QA: each answer line with the quotes that back it and the judge's verdict on it."""
+    coverage: Coverage | None = None
+    """What the iteration read of the documents, and the searches it made."""
 
     def to_json(self) -> str:
         return self.model_dump_json(indent=2, by_alias=True)
