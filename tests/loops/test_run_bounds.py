@@ -121,6 +121,8 @@ async def test_cancel_stops_a_run_waiting_on_the_model(tmp_path: Path) -> None:
 async def test_cancel_stops_a_run_inside_a_long_cell(tmp_path: Path) -> None:
     server = SlowServer({"code": "import time\ntime.sleep(30)"})
     cancel = asyncio.Event()
+    # Processes an earlier test left for the session (multiprocessing's resource tracker).
+    lasting = set(descendants(os.getpid()))
 
     def on_event(event: BaseEvent) -> None:
         if type(event).__name__ == "AgentStep" or isinstance(event, IterationStarted):
@@ -142,7 +144,7 @@ async def test_cancel_stops_a_run_inside_a_long_cell(tmp_path: Path) -> None:
     )
     assert outcome.status == "cancelled" and server.requests == 1
     assert time.perf_counter() - started < 15
-    assert descendants(os.getpid()) == [], "the sandbox running the cell is gone"
+    assert set(descendants(os.getpid())) <= lasting, "the sandbox running the cell is gone"
 
 
 def test_a_sandbox_that_cannot_start_fails_the_iteration(
