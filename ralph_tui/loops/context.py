@@ -39,7 +39,8 @@ DOCUMENTS_VARIABLE = (
     "The documents `context` joins, in order: one dict per document with `name`, `path`, "
     "`format` (text, markdown, pdf, html, docx), `start` and `end` (its text is "
     "`context[d['start']:d['end']]`) and `pages` (for a PDF: one dict per page with `page`, "
-    "`start`, `end` into `context`; empty otherwise). Page 12 of the first document: "
+    "`start`, `end` into `context`; empty otherwise) and `headings` (one dict per heading with "
+    "`level`, `title`, `start` into `context`). Page 12 of the first document: "
     "`p = documents[0]['pages'][11]; context[p['start']:p['end']]`."
 )
 
