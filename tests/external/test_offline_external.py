@@ -44,7 +44,10 @@ async def test_the_offline_worker_quotes_a_fetched_page(tmp_path: Path, inner: s
     assert outcome.output["evidence"] == [PAGE_QUOTE]
     [location] = outcome.quotes
     assert (location.source, location.url, location.page, location.found) == (
-        page, page, None, "exact"
+        page,
+        page,
+        None,
+        "exact",
     )
     cached = PageCache(settings.external_cache).load(page)
     assert cached is not None and location.fetched_at == cached.fetched_at
