@@ -112,11 +112,14 @@ def _location(
 
 
 def describe_location(location: QuoteLocation) -> str:
-    """Where a quote stands, in words: ``manual.pdf p. 2, chars 58-115`` (the span in the
-    document's own text), with ``near match`` or the page's fetch time where they apply;
-    ``not found`` for a quote found nowhere; without a span for an older trace's quote."""
+    """Where a quote stands, in words: ``manual.pdf p. 2, chars 7-64`` (the span in the
+    place named: the page, else the document's own text), with ``near match`` or the page's
+    fetch time where they apply; ``not found`` for a quote found nowhere; no span for an
+    older trace's quote."""
     parts = [location.label]
-    if location.start is not None and location.end is not None:
+    if location.page_start is not None and location.page_end is not None:
+        parts.append(f"chars {location.page_start}-{location.page_end}")
+    elif location.page is None and location.start is not None and location.end is not None:
         parts.append(f"chars {location.start}-{location.end}")
     if location.found == "near":
         parts.append("near match")

@@ -62,7 +62,7 @@ def test_a_folder_run_reports_each_quote_with_its_file_and_page(
     ]
     assert all(len(d["sha256"]) == 64 and d["converter"] for d in documents)
     assert run_cli(["sessions", "show", result["sessionId"], "--out", str(out)]) == 0
-    where = f"[reports/manual.pdf p. 2, chars {on_page.start}-{on_page.end}]"
+    where = f"[reports/manual.pdf p. 2, chars {on_page.page_start}-{on_page.page_end}]"
     assert where in capsys.readouterr().out
     session_view = iteration_content(trace, read_corpus([reports]).text).plain
     assert where in session_view
