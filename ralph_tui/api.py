@@ -32,11 +32,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, computed_field
 
 from ralph_tui.config import Settings, load_settings, with_values
 from ralph_tui.documents import Corpus, InputError
 from ralph_tui.events import Emit, RunStatus
+from ralph_tui.evidence import QuoteLocation
 from ralph_tui.loops.requests import Mode, RunRequest
 from ralph_tui.loops.runner import RunOutcome, execute_run
 from ralph_tui.retrieval.retriever import Retrieved
@@ -45,25 +46,40 @@ from ralph_tui.traces.liveness import effective_status
 from ralph_tui.traces.models import IterationTrace, JudgeResult, SessionRecord
 from ralph_tui.traces.session_ids import session_dir
 from ralph_tui.traces.store import TraceStore
+from ralph_tui.validate.locate import describe_location
 
 PathLike = str | os.PathLike[str]
 
 
-class Evidence(BaseModel):
-    """One evidence quote and where it stands."""
+class Evidence(QuoteLocation):
+    """One evidence quote and where it stands: its document (or external page and when it
+    was fetched), page, span in the document's own text (``start``/``end``) and in its page
+    (``page_start``/``page_end``), and whether it was found ``exact``, ``near`` or is
+    ``missing``. ``quote``, ``document`` and ``label`` name the text, the source and the
+    place the way a person reads them."""
 
-    quote: str
-    document: str | None = None
-    """The document's name (or, for an external page, its URL); ``None`` if not found."""
-    page: int | None = None
-    """The page of a PDF, else ``None``."""
-    start: int | None = None
-    """Where the quote starts in the run's text (all documents, one after another)."""
-    end: int | None = None
-    url: str | None = None
-    """The external page the quote comes from, if it does."""
-    label: str | None = None
-    """How a person names the place: ``manual.pdf p. 12``, or the URL."""
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def quote(self) -> str:
+        return self.text
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def document(self) -> str | None:
+        """The document's name (or, for an external page, its URL); ``None`` if not found."""
+        return self.source
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def label(self) -> str:
+        """How a person names the place: ``manual.pdf p. 12``, the URL, or ``not found``."""
+        return super().label
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def where(self) -> str:
+        """``manual.pdf p. 12, chars 5810-5874``; ``not found``."""
+        return describe_location(self)
 
 
 class Usage(BaseModel):
@@ -197,10 +213,9 @@ def _doc_specs(docs: PathLike | Sequence[PathLike]) -> list[Path]:
     return specs
 
 
-def _evidence(quotes: list[str], sources: Sequence[dict[str, Any] | None]) -> list[Evidence]:
-    """Each quote with where it stands (``sources`` in the same order; missing: not found)."""
-    located = list(sources) + [None] * (len(quotes) - len(sources))
-    return [Evidence(quote=q, **(s or {})) for q, s in zip(quotes, located, strict=False)]
+def _evidence(locations: Sequence[QuoteLocation]) -> list[Evidence]:
+    """Each located quote as the API gives it."""
+    return [Evidence.model_validate(location.model_dump()) for location in locations]
 
 
 def _result(outcome: RunOutcome, out: Path, *, kept: bool) -> RunResult:
@@ -210,7 +225,6 @@ def _result(outcome: RunOutcome, out: Path, *, kept: bool) -> RunResult:
     finally:
         store.close()
     output = outcome.output
-    quotes = [str(q) for q in (output or {}).get("evidence") or []]
     usage = outcome.usage.to_event()
     return RunResult(
         status=outcome.status,
@@ -219,7 +233,7 @@ def _result(outcome: RunOutcome, out: Path, *, kept: bool) -> RunResult:
         iterations=outcome.iterations,
         output=output,
         answer=_answer_lines(output),
-        evidence=_evidence(quotes, outcome.evidence_sources),
+        evidence=_evidence(outcome.quotes),
         judge=traces[-1].judge if traces else None,
         usage=Usage(
             input_tokens=usage.input_tokens,
@@ -398,12 +412,10 @@ def session(session_id: str, out_dir: PathLike | None = None) -> SessionDetail:
     finally:
         store.close()
     output = traces[-1].output if traces else None
-    quotes = [str(q) for q in (output or {}).get("evidence") or []]
-    sources = ((traces[-1].model_extra or {}).get("evidenceSources") or []) if traces else []
     return SessionDetail(
         **SessionSummary.of(record).model_dump(),
         output=output,
-        evidence=_evidence(quotes, sources),
+        evidence=_evidence(traces[-1].quotes if traces else []),
         iteration_traces=traces,
     )
 

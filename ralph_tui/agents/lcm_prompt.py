@@ -3,16 +3,15 @@ sees it whole: its size, its headings with where they are, and a few samples."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
 from ralph_tui.agents.output_tool import OUTPUT_TOOL_NAME
+from ralph_tui.documents.convert import markdown_headings
 
 MAX_HEADINGS = 40
 SAMPLES = 3
 SAMPLE_CHARS = 240
-HEADING = re.compile(r"^#{1,6}[ \t]+\S.*$", re.MULTILINE)
 
 LCM_TEMPLATE = """{definition}
 
@@ -51,19 +50,30 @@ def describe_document(text: str, table: list[dict[str, Any]] | None = None) -> s
             lines.append(
                 f"- {doc['name']} ({doc['format']}{pages}): {doc['start']:,}-{doc['end']:,}"
             )
-    headings = [(m.start(), m.group().strip()) for m in HEADING.finditer(text)]
+    headings = _headings(text, table)
     if headings:
         shown = _evenly(headings, MAX_HEADINGS)
         more = f" ({len(shown)} of {len(headings)} shown)" if len(shown) < len(headings) else ""
         lines.append(f"Headings, each at its offset{more}:")
         lines.extend(f"- {at:,}: {title[:120]}" for at, title in shown)
     else:
-        lines.append("It has no Markdown headings.")
+        lines.append("It has no headings.")
     lines.append("Samples:")
     for at in _sample_offsets(len(text)):
         sample = " ".join(text[at : at + SAMPLE_CHARS].split())
         lines.append(f"- {at:,}: {sample!r}")
     return "\n".join(lines)
+
+
+def _headings(text: str, table: list[dict[str, Any]] | None) -> list[tuple[int, str]]:
+    """Each heading's offset in ``context`` and its title (``#`` marks for its level): from
+    the documents' table, which holds them beside the text; from Markdown ``#`` lines when
+    there is no table."""
+    if table is None:
+        found = [heading.to_json() for heading in markdown_headings(text)]
+    else:
+        found = [heading for doc in table for heading in doc.get("headings", [])]
+    return [(h["start"], f"{'#' * h['level']} {h['title']}") for h in found]
 
 
 def _evenly(items: list[Any], limit: int) -> list[Any]:

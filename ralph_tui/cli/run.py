@@ -151,7 +151,7 @@ def print_outcome(outcome: RunOutcome, *, as_json: bool) -> None:
     for key, value in (outcome.output or {}).items():
         print(f"\n{key}:")
         if key == "evidence" and isinstance(value, list):
-            print(evidence_lines(value, outcome.evidence_sources))
+            print(evidence_lines(value, outcome.quotes))
         elif isinstance(value, list):
             print("\n".join(f"  - {item}" for item in value))
         else:

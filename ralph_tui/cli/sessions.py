@@ -131,9 +131,8 @@ def show_session(store: TraceStore, args: argparse.Namespace) -> int:
     if traces:
         last = traces[-1]
         print("\nlast output:\n" + json.dumps(last.output, indent=2, ensure_ascii=False))
-        sources = (last.model_extra or {}).get("evidenceSources") or []
-        if sources:
-            print("evidence from:\n" + evidence_lines(last.output.get("evidence", []), sources))
+        if last.quotes:
+            print("evidence from:\n" + evidence_lines(last.output.get("evidence", []), last.quotes))
     return 0
 
 

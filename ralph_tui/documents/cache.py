@@ -1,8 +1,11 @@
 """Converted text kept under the out dir, so a 500-page PDF is converted once.
 
-An entry is keyed by the file's SHA-256 and the converter's name and version: a changed file,
-or a new converter, converts again. A damaged entry is converted again and rewritten, with a
-notice. Plain text is not cached: decoding it is as fast as reading an entry would be.
+An entry is keyed by the file's SHA-256, the converter's name and version and the cache's
+own version (``CACHE_VERSION``, raised when what a conversion gives changes: version 2 is the
+visible text with headings beside it, where version 1 held Markdown marks): a changed file, a
+new converter or a new way of converting converts again. A damaged entry is converted again
+and rewritten, with a notice. Plain text is not cached: decoding it is as fast as reading an
+entry would be.
 """
 
 from __future__ import annotations
@@ -14,9 +17,9 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from ralph_tui.documents.convert import Extracted
+from ralph_tui.documents.convert import Extracted, Heading
 
-CACHE_VERSION = 1
+CACHE_VERSION = 2
 
 
 class ExtractionCache:
@@ -28,7 +31,7 @@ class ExtractionCache:
 
     def entry(self, sha256: str, converter: str) -> Path:
         slug = re.sub(r"[^A-Za-z0-9.]+", "-", converter).strip("-")
-        return self.folder / f"{sha256}-{slug}.json"
+        return self.folder / f"{sha256}-{slug}-v{CACHE_VERSION}.json"
 
     def get(self, sha256: str, converter: str, name: str) -> Extracted | None:
         """The cached conversion, or ``None`` (absent, or damaged: then it is removed)."""
@@ -42,6 +45,7 @@ class ExtractionCache:
                 converter=converter,
                 pages=data["pages"],
                 empty_pages=list(data["emptyPages"]),
+                headings=[Heading.from_json(heading) for heading in data["headings"]],
             )
         except FileNotFoundError:
             return None
@@ -59,6 +63,7 @@ class ExtractionCache:
             "text": extracted.text,
             "pages": extracted.pages,
             "emptyPages": extracted.empty_pages,
+            "headings": [heading.to_json() for heading in extracted.headings],
         }
         try:
             self.folder.mkdir(parents=True, exist_ok=True)

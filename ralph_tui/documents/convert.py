@@ -1,12 +1,17 @@
-"""Text out of each supported format: per page for a PDF, headings and tables kept."""
+"""Text out of each supported format, as a person sees it in the source: per page for a
+PDF; for HTML and Word the visible text, with the headings kept beside it (level, title,
+offset), not as marks inside it. A table's row is one line, its cells separated by a tab
+(as a browser copies a table)."""
 
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib.metadata import version
 from pathlib import Path
+from typing import Any
 
 from ralph_tui.documents.detect import Format, UnreadableFile
 from ralph_tui.documents.encoding import UndecodableText, decode_text
@@ -23,6 +28,27 @@ class ConversionError(UnreadableFile):
     """The file cannot be read as its format says; the message says why, without the path."""
 
 
+CELL_SEPARATOR = "\t"
+"""Between a table row's cells in the extracted text (each row is one line)."""
+
+
+@dataclass(frozen=True)
+class Heading:
+    """A heading of a document: its level (1 is the top), its title as it stands in the
+    text, and where: ``text[start:start + len(title)] == title``."""
+
+    level: int
+    title: str
+    start: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"level": self.level, "title": self.title, "start": self.start}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Heading:
+        return cls(int(data["level"]), str(data["title"]), int(data["start"]))
+
+
 @dataclass
 class Extracted:
     """A document's text; for a PDF, its pages (``text`` is them joined by the separator)."""
@@ -32,6 +58,8 @@ class Extracted:
     pages: list[str] | None = None
     empty_pages: list[int] = field(default_factory=list)
     """1-based numbers of pages without a text layer (a scan): nothing to quote there."""
+    headings: list[Heading] = field(default_factory=list)
+    """The document's headings in text order (HTML, Word; a Markdown file's ``#`` lines)."""
 
 
 def extract(
@@ -48,7 +76,10 @@ def extract(
         return _html(data)
     if fmt == "docx":
         return _docx(data)
-    return _text(data)
+    extracted = _text(data)
+    if fmt == "markdown":
+        extracted.headings = markdown_headings(extracted.text)
+    return extracted
 
 
 def converter_version(fmt: Format) -> str:
@@ -91,20 +122,107 @@ def _pdf(source: Source, on_page: OnPage | None) -> Extracted:
 
 
 def _html(data: bytes) -> Extracted:
+    """The page's main text (boilerplate such as menus and footers left out), read from
+    the element tree trafilatura extracts, so no Markdown mark enters the text."""
     import trafilatura
 
-    main = trafilatura.extract(
+    main = trafilatura.bare_extraction(
         data,
-        output_format="markdown",
         include_tables=True,
         include_comments=False,
         include_links=False,
         favor_recall=True,
+        with_metadata=False,
     )
-    text = _normalize(main or trafilatura.html2txt(data) or "")
+    body = getattr(main, "body", None)  # a Document (a dict only when asked for one)
+    blocks = _tree_blocks(body) if body is not None else []
+    if not any(block.text.strip() for block in blocks):
+        blocks = [Block(trafilatura.html2txt(data) or "")]
+    text, headings = _joined(blocks)
     if not text:
         raise ConversionError("is an HTML page with no text")
-    return Extracted(text, converter_version("html"))
+    return Extracted(text, converter_version("html"), headings=headings)
+
+
+@dataclass(frozen=True)
+class Block:
+    """A paragraph, list, table or heading (``level`` > 0) of a document, as its text."""
+
+    text: str
+    level: int = 0
+
+
+def _joined(blocks: list[Block]) -> tuple[str, list[Heading]]:
+    """The blocks' text, separated by blank lines, with where each heading stands in it."""
+    parts: list[str] = []
+    headings: list[Heading] = []
+    offset = 0
+    for block in blocks:
+        text = _visible_lines(block.text)
+        if not text:
+            continue
+        if parts:
+            parts.append("\n\n")
+            offset += 2
+        if block.level:
+            headings.append(Heading(block.level, text, offset))
+        parts.append(text)
+        offset += len(text)
+    return "".join(parts), headings
+
+
+def _tree_blocks(body: Any) -> list[Block]:
+    """The blocks of trafilatura's element tree (``<head rend="h2">``, ``<p>``, ``<list>``,
+    ``<table>``, ``<quote>``, ...), each as the text it shows."""
+    blocks = []
+    for element in body:
+        if not isinstance(element.tag, str):
+            continue
+        if element.tag == "head":
+            level = (element.get("rend") or "h2").removeprefix("h")
+            blocks.append(Block(_shown(element), int(level) if level.isdigit() else 2))
+        else:
+            blocks.append(Block(_shown(element)))
+    return blocks
+
+
+LINE_ELEMENTS = frozenset({"item", "row", "p", "head", "quote", "list", "table"})
+"""Elements that start a new line when nested in another (a list item, a table row)."""
+
+
+def _shown(element: Any, in_cell: bool = False) -> str:
+    """The text ``element`` shows: inline markup dropped, a line break or a nested block
+    as a new line (a space inside a table cell, which stays on its row's line), a table
+    row's cells separated by ``CELL_SEPARATOR``."""
+    in_cell = in_cell or element.tag == "cell"
+    parts = [element.text or ""]
+    for child in element:
+        if not isinstance(child.tag, str):
+            parts.append(child.tail or "")
+            continue
+        breaks = child.tag == "lb" or child.tag in LINE_ELEMENTS
+        if breaks:
+            parts.append(" " if in_cell else "\n")
+        elif child.tag == "cell" and len(parts) > 1:
+            parts.append(CELL_SEPARATOR)
+        if child.tag != "lb":
+            parts.append(_shown(child, in_cell))
+        if breaks and child.tag != "lb":
+            parts.append(" " if in_cell else "\n")
+        parts.append(child.tail or "")
+    return _visible_lines("".join(parts))
+
+
+def _visible_lines(text: str) -> str:
+    """``text`` without blank lines, each run of white space in a line one space (a table
+    cell's tab kept, also after an empty last cell)."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    return "\n".join(_one_line(line) for line in lines if line.strip())
+
+
+def _one_line(line: str) -> str:
+    """A line with each run of white space one space, cells kept apart by their tab."""
+    return CELL_SEPARATOR.join(" ".join(cell.split()) for cell in line.split(CELL_SEPARATOR))
 
 
 def _docx(data: bytes) -> Extracted:
@@ -115,22 +233,38 @@ def _docx(data: bytes) -> Extracted:
         document = docx.Document(io.BytesIO(data))
     except Exception as exc:  # python-docx raises several kinds for a damaged package
         raise ConversionError(f"is a damaged Word file ({type(exc).__name__})") from None
-    blocks: list[str] = []
+    blocks: list[Block] = []
     for item in document.iter_inner_content():
         if isinstance(item, Table):
-            rows = [" | ".join(cell.text.strip() for cell in row.cells) for row in item.rows]
-            blocks.append("\n".join(rows))
+            rows = [
+                CELL_SEPARATOR.join(" ".join(cell.text.split()) for cell in row.cells)
+                for row in item.rows
+            ]
+            blocks.append(Block("\n".join(rows)))
         elif item.text.strip():
-            blocks.append(_heading_prefix(item.style.name if item.style else "") + item.text)
-    text = _normalize("\n\n".join(blocks))
+            blocks.append(Block(item.text, _heading_level(item.style.name if item.style else "")))
+    text, headings = _joined(blocks)
     if not text:
         raise ConversionError("is a Word file with no text")
-    return Extracted(text, converter_version("docx"))
+    return Extracted(text, converter_version("docx"), headings=headings)
 
 
-def _heading_prefix(style: str) -> str:
-    """``# `` marks for a Word heading style (``Heading 2`` -> ``## ``; ``Title`` -> ``# ``)."""
+def _heading_level(style: str) -> int:
+    """The heading level of a Word paragraph style (``Heading 2`` -> 2; ``Title`` -> 1),
+    0 for a paragraph that is no heading."""
     if style == "Title":
-        return "# "
+        return 1
     level = style.removeprefix("Heading ").strip()
-    return "#" * int(level) + " " if style.startswith("Heading ") and level.isdigit() else ""
+    return int(level) if style.startswith("Heading ") and level.isdigit() else 0
+
+
+MARKDOWN_HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+
+
+def markdown_headings(text: str) -> list[Heading]:
+    """The ``#`` heading lines of Markdown ``text`` (the marks are its own text, so they
+    stay in it; the title is the line without them)."""
+    return [
+        Heading(len(found.group(1)), found.group(2), found.start(2))
+        for found in MARKDOWN_HEADING.finditer(text)
+    ]

@@ -12,7 +12,13 @@ from typing import Any
 
 from ralph_tui.config import Settings
 from ralph_tui.documents.cache import ExtractionCache
-from ralph_tui.documents.convert import PAGE_SEPARATOR, Extracted, converter_version, extract
+from ralph_tui.documents.convert import (
+    PAGE_SEPARATOR,
+    Extracted,
+    Heading,
+    converter_version,
+    extract,
+)
 from ralph_tui.documents.detect import Format, UnreadableFile, detect_format
 from ralph_tui.documents.errors import InputError
 from ralph_tui.documents.inputs import gather
@@ -47,6 +53,8 @@ class Document:
     text: str
     pages: list[str] | None = None
     empty_pages: list[int] = field(default_factory=list)
+    headings: list[Heading] = field(default_factory=list)
+    """Its headings, each at its offset in ``text`` (structure beside the text)."""
 
     def record(self) -> dict[str, Any]:
         """What ``session.json`` keeps of it."""
@@ -78,7 +86,8 @@ class Source:
 @dataclass
 class Corpus:
     """The documents of a run; ``text`` is the sandbox's ``context``, ``table`` its
-    ``documents`` (name, path, format, start, end, pages with their start and end)."""
+    ``documents`` (name, path, format, start, end, pages with their start and end, headings
+    with their level, title and start)."""
 
     documents: list[Document]
     text: str
@@ -191,6 +200,7 @@ def read_one(
         text=extracted.text,
         pages=extracted.pages,
         empty_pages=extracted.empty_pages,
+        headings=extracted.headings,
     )
 
 
@@ -242,6 +252,10 @@ def assemble(
                 "start": start,
                 "end": start + len(document.text),
                 "pages": _page_spans(document, start),
+                "headings": [
+                    {**heading.to_json(), "start": start + heading.start}
+                    for heading in document.headings
+                ],
             }
         )
         offset = start + len(document.text)

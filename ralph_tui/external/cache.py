@@ -35,6 +35,9 @@ class CachedPage(BaseModel):
     """A PDF's pages (``text`` is them joined by a blank line)."""
     outline: list[tuple[int, str, int]] = Field(default_factory=list)
     """A PDF's bookmarks: ``(level, title, page index)``."""
+    headings: list[tuple[int, str, int]] | None = None
+    """The page's headings beside its text: ``(level, title, offset in text)``; ``None``
+    in an entry cached before headings were kept (its HTML text holds Markdown marks)."""
     summaries: dict[str, str] = Field(default_factory=dict)
     """Section summaries by a model, keyed by model and section text hash."""
     links: list[str] = Field(default_factory=list)
@@ -46,6 +49,12 @@ class CachedPage(BaseModel):
     def is_robots(self) -> bool:
         """A site's robots.txt, kept beside its pages (not a page itself)."""
         return self.url.endswith("/robots.txt")
+
+    @property
+    def holds_markdown(self) -> bool:
+        """An HTML page cached when its text was converted to Markdown: fetched anew, so
+        quotes from it are the text a person sees on the page."""
+        return self.format == "html" and self.headings is None
 
     def age_min(self, now: float | None = None) -> float:
         return ((now or time.time()) - self.fetched_at) / 60

@@ -8,7 +8,7 @@ from pathlib import PurePosixPath
 from urllib.parse import urlsplit
 
 from ralph_tui.documents import SUPPORTED
-from ralph_tui.documents.convert import ConversionError, extract
+from ralph_tui.documents.convert import ConversionError, Heading, extract
 from ralph_tui.documents.detect import Format, UnsupportedFormat, detect_format
 from ralph_tui.documents.pdf import PdfError, pdf_outline
 from ralph_tui.external.urls import resolve
@@ -24,6 +24,7 @@ class Converted:
     pages: list[str] | None = None
     links: list[str] = field(default_factory=list)
     outline: list[tuple[int, str, int]] = field(default_factory=list)
+    headings: list[Heading] = field(default_factory=list)
 
 
 class NotADocument(ValueError):
@@ -40,9 +41,12 @@ def convert_page(body: bytes, content_type: str, url: str) -> Converted:
         raise NotADocument(f"{fmt} that {exc}") from None
     title, links = _html_title_and_links(body, url) if fmt == "html" else ("", [])
     if not title:
-        title = _first_heading(extracted.text) or PurePosixPath(urlsplit(url).path).name
+        first = extracted.headings[0].title if extracted.headings else ""
+        title = first or PurePosixPath(urlsplit(url).path).name
     outline = _outline(body) if fmt == "pdf" else []
-    return Converted(fmt, extracted.text, title, extracted.pages, links, outline)
+    return Converted(
+        fmt, extracted.text, title, extracted.pages, links, outline, extracted.headings
+    )
 
 
 def _outline(body: bytes) -> list[tuple[int, str, int]]:
@@ -80,10 +84,3 @@ def _html_title_and_links(body: bytes, base: str) -> tuple[str, list[str]]:
     hrefs = (a.get("href") or "" for a in tree.iter("a"))
     links = [url for url in (resolve(base, href) for href in hrefs if href) if url]
     return title, list(dict.fromkeys(links))
-
-
-def _first_heading(text: str) -> str:
-    for line in text.splitlines()[:50]:
-        if line.startswith("#"):
-            return line.lstrip("#").strip()
-    return ""

@@ -168,6 +168,8 @@ class Crawler:
     async def _page(self, url: str, report: CrawlReport) -> CachedPage:
         cached = self.cache.load(url)
         refresh = self.options.refresh
+        if cached is not None and cached.holds_markdown and refresh != "never":
+            cached = None
         if refresh == "never":
             if cached is None:
                 raise FetchFailed("not in the cache (--externalRefresh never)")
@@ -270,5 +272,6 @@ def _page_of(
             "pages": converted.pages,
             "links": converted.links,
             "outline": converted.outline,
+            "headings": [(h.level, h.title, h.start) for h in converted.headings],
         }
     )

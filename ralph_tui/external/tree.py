@@ -1,8 +1,8 @@
 """A page's section tree in the PageIndex shape, built deterministically from its headings
-(Markdown ``#`` lines: HTML pages are converted with their ``h1``–``h6`` as such), or from
-groups of pages for a PDF. Each node has a ``title``, a pre-order ``node_id`` ("0001"),
-``start_index``/``end_index`` (character offsets into the cached page text; page numbers
-for a PDF's page groups), a ``summary`` and its child ``nodes``."""
+(kept beside the text by the converter: an HTML page's ``h1``–``h6``, a Markdown page's
+``#`` lines), or from groups of pages for a PDF. Each node has a ``title``, a pre-order
+``node_id`` ("0001"), ``start_index``/``end_index`` (character offsets into the cached page
+text; page numbers for a PDF's page groups), a ``summary`` and its child ``nodes``."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ralph_tui.documents.convert import markdown_headings
 from ralph_tui.external.cache import CachedPage
 
 HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
@@ -52,7 +53,7 @@ def page_tree(page: CachedPage) -> list[Node]:
     if page.pages:
         roots = _outline_tree(page) if page.outline else _pdf_groups(page)
     else:
-        roots = _heading_tree(page.text, page.title)
+        roots = _heading_tree(page)
     for number, (node, _path) in enumerate(walk(roots), 1):
         node.node_id = f"{number:04d}"
         node.summary = extractive_summary(page.text[node.start : node.own_end], node.title)
@@ -85,10 +86,17 @@ def _nested(entries: list[tuple[int, str, int]], length: int, preamble: str) -> 
     return roots
 
 
-def _heading_tree(text: str, title: str) -> list[Node]:
-    entries = [(len(m.group(1)), m.group(2).strip(), m.start()) for m in HEADING.finditer(text)]
+def _heading_tree(page: CachedPage) -> list[Node]:
+    """The tree of the page's headings, each section starting at its heading's line; a
+    page cached without headings (or built by hand) has them read from its ``#`` lines."""
+    text = page.text
+    found = page.headings
+    if found is None:
+        found = [(h.level, h.title, h.start) for h in markdown_headings(text)]
+    entries = [(level, title, text.rfind("\n", 0, start) + 1) for level, title, start in found]
     first = entries[0][2] if entries else len(text)
-    return _nested(entries, len(text), (title or "(untitled)") if text[:first].strip() else "")
+    preamble = (page.title or "(untitled)") if text[:first].strip() else ""
+    return _nested(entries, len(text), preamble)
 
 
 def _page_offsets(page: CachedPage) -> list[tuple[int, int]]:
@@ -133,7 +141,10 @@ def _pdf_groups(page: CachedPage) -> list[Node]:
 
 def extractive_summary(text: str, title: str) -> str:
     """The section's first sentences (its heading aside), up to ``SUMMARY_CHARS``."""
-    lines = [line for line in text.splitlines() if line.strip() and not HEADING.match(line)]
+    lines = text.splitlines()
+    if lines and lines[0].strip() == title:
+        lines = lines[1:]  # the heading's own line, in a text without marks
+    lines = [line for line in lines if line.strip() and not HEADING.match(line)]
     flat = " ".join(" ".join(lines).split())
     if not flat:
         return title

@@ -27,19 +27,21 @@ from ralph_tui.events import (
     PhaseStarted,
     RunStatus,
 )
+from ralph_tui.evidence import QuoteLocation
 from ralph_tui.external.run import ExternalDocs
 from ralph_tui.llm.factory import LLMClients
 from ralph_tui.retrieval.run import SANDBOX_RETRIEVE_DOC, RunRetrieval
 from ralph_tui.roles.budgets import prompted
 from ralph_tui.traces.models import IterationTrace
-from ralph_tui.validate.evidence import EvidenceMinimum, check_quote_anywhere
+from ralph_tui.validate.locate import QuotableText, corpus_texts, locate_quotes
 from ralph_tui.validate.qa import Bounds
 
 DOCUMENTS_VARIABLE = (
     "The documents `context` joins, in order: one dict per document with `name`, `path`, "
     "`format` (text, markdown, pdf, html, docx), `start` and `end` (its text is "
     "`context[d['start']:d['end']]`) and `pages` (for a PDF: one dict per page with `page`, "
-    "`start`, `end` into `context`; empty otherwise). Page 12 of the first document: "
+    "`start`, `end` into `context`; empty otherwise) and `headings` (one dict per heading with "
+    "`level`, `title`, `start` into `context`). Page 12 of the first document: "
     "`p = documents[0]['pages'][11]; context[p['start']:p['end']]`."
 )
 
@@ -172,27 +174,19 @@ class RunContext:
         """The cached text of every external page of the run, by URL."""
         return {page.url: page.text for page in self.external.pages}
 
-    def quote_sources(self, quotes: list[str]) -> list[dict[str, Any] | None]:
-        """Each quote's document and page (``manual.pdf p. 12``) or external page (its URL),
-        ``None`` if not found."""
-        if self.corpus is None:
-            return []
-        minimum = EvidenceMinimum.of(self.settings)
-        external = self.external_texts()
-        sources: list[dict[str, Any] | None] = []
-        for quote in quotes:
-            check = check_quote_anywhere(quote, self.document, external, minimum)
-            if check.url is not None:
-                sources.append(
-                    {"document": check.url, "page": None, "label": check.url, "url": check.url}
-                )
-                continue
-            source = self.corpus.source_of(check.span[0]) if check.span else None
-            if source is None or check.span is None:
-                sources.append(None)
-                continue
-            sources.append({**source.to_json(), "start": check.span[0], "end": check.span[1]})
-        return sources
+    def quote_locations(self, quotes: list[str]) -> list[QuoteLocation]:
+        """Where each quote stands: its document, page and spans, or its external page (URL
+        and fetch time); ``missing`` when found nowhere."""
+        if self.corpus is not None:
+            documents = corpus_texts(self.corpus)
+        else:
+            documents = [QuotableText(self.doc_path.name, self.document)]
+        external = [
+            QuotableText(page.url, page.text, page.pages, page.url, page.fetched_at)
+            for page in self.external.pages
+            if page.text
+        ]
+        return locate_quotes(quotes, documents, external)
 
     def evidence_bounds(self) -> Bounds | None:
         return self.corpus.bounds_of if self.corpus is not None else None

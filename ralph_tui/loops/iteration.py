@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 from ralph_tui.events import IterationFinished, JudgeIssue, RuleResult, RunStatus
+from ralph_tui.evidence import QuoteLocation
 from ralph_tui.loops.context import LoopResult, RunContext
 from ralph_tui.traces.models import IterationTrace
 
@@ -29,6 +30,8 @@ class IterationRecord:
     feedback: list[str] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
+    quotes: list[QuoteLocation] = field(default_factory=list)
+    """QA: where each evidence quote of ``output`` stands in its source."""
     started_at: float = field(default_factory=time.time)
     finished_at: float | None = None
 
@@ -76,6 +79,7 @@ class IterationRecord:
             finished_at=self.finished_at,
             error=self.error,
             isolation=self.isolation,
+            quotes=self.quotes,
             **self.extra,
         )
 

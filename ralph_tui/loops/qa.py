@@ -71,7 +71,15 @@ async def qa_iteration(
     record.output = result.output.model_dump()
     record.fallback = result.fallback
     record.isolation = result.isolation
-    ctx.emit(CandidateProduced(iteration=iteration, output=record.output, fallback=result.fallback))
+    record.quotes = ctx.quote_locations(list(result.output.evidence))
+    ctx.emit(
+        CandidateProduced(
+            iteration=iteration,
+            output=record.output,
+            fallback=result.fallback,
+            quotes=record.quotes,
+        )
+    )
     rules = hard_validate_qa(
         result.output.answer,
         result.output.evidence,
@@ -80,8 +88,6 @@ async def qa_iteration(
         ctx.external_texts(),
     )
     record.hard = rules
-    if ctx.corpus is not None:
-        record.extra["evidenceSources"] = ctx.quote_sources(list(result.output.evidence))
     ctx.emit(HardValidation(iteration=iteration, ok=all_ok(rules), rules=rules))
     record.feedback = constraints_from_rules(rules)
     if all_ok(rules):

@@ -61,8 +61,6 @@ class RunOutcome:
     usage: UsageSnapshot
     error: str | None = None
     salvaged: bool = False
-    evidence_sources: list[dict[str, Any] | None] = field(default_factory=list)
-    """For each evidence quote of ``output``: its document and page (``label``)."""
     quotes: list[QuoteLocation] = field(default_factory=list)
     """QA: where each evidence quote of ``output`` stands in its source."""
     claims: list[Claim] = field(default_factory=list)
@@ -88,7 +86,7 @@ class RunOutcome:
             },
             "error": self.error,
             "salvaged": self.salvaged,
-            "evidenceSources": self.evidence_sources,
+            "quotes": [quote.model_dump(mode="json") for quote in self.quotes],
         }
 
 
@@ -249,7 +247,7 @@ async def _run_session(
         raise stop
     evidence = (outcome.output or {}).get("evidence")
     if isinstance(evidence, list):
-        outcome.evidence_sources = ctx.quote_sources([str(quote) for quote in evidence])
+        outcome.quotes = ctx.quote_locations([str(quote) for quote in evidence])
     return outcome
 
 

@@ -14,7 +14,14 @@ import socket
 import time
 from typing import Any
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
+from pydantic import (
+    AliasChoices,
+    BaseModel,
+    ConfigDict,
+    Field,
+    field_validator,
+    model_validator,
+)
 from pydantic.alias_generators import to_camel
 
 from ralph_tui.events import RUN_STATUSES, JudgeIssue, RuleResult, RunStatus
@@ -130,6 +137,21 @@ class JudgeResult(BaseModel):
         return value
 
 
+def _older_location(number: int, quote: Any, sources: list[Any]) -> QuoteLocation:
+    """A quote's location as an older trace's ``evidenceSources`` entry gives it."""
+    source = sources[number - 1] if number <= len(sources) else None
+    if not isinstance(source, dict):
+        return QuoteLocation(number=number, text=str(quote), found="missing")
+    return QuoteLocation(
+        number=number,
+        text=str(quote),
+        found="exact",
+        source=source.get("document"),
+        page=source.get("page"),
+        url=source.get("url"),
+    )
+
+
 class IterationTrace(BaseModel):
     """One outer-loop iteration: the ``iter-XX.json`` file of the seed layout."""
 
@@ -170,6 +192,19 @@ class IterationTrace(BaseModel):
     """QA: each answer line with the quotes that back it and the judge's verdict on it."""
     coverage: Coverage | None = None
     """What the iteration read of the documents, and the searches it made."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _quotes_of_older_traces(cls, data: Any) -> Any:
+        # Traces written before quote locations kept ``evidenceSources``: one dict (or
+        # None) per quote with its document, page and URL. Their spans were in the run's
+        # joined text, not the document's, so they are not carried over.
+        if not isinstance(data, dict) or data.get("quotes") or "evidenceSources" not in data:
+            return data
+        evidence = (data.get("output") or {}).get("evidence") or []
+        sources = data.get("evidenceSources") or []
+        quotes = [_older_location(n, quote, sources) for n, quote in enumerate(evidence, 1)]
+        return {**data, "quotes": quotes}
 
     def to_json(self) -> str:
         return self.model_dump_json(indent=2, by_alias=True)

@@ -7,7 +7,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from ralph_tui.documents import Corpus
+from ralph_tui.evidence import QuoteLocation
 from ralph_tui.validate.evidence import EvidenceMinimum, QuoteCheck, check_quote_anywhere
+from ralph_tui.validate.locate import (
+    QuotableText,
+    corpus_texts,
+    describe_location,
+    locate_quotes,
+)
 
 CONTEXT_CHARS = 700
 """Characters of document shown on each side of a quote."""
@@ -22,8 +29,16 @@ class Quote:
     """``None`` when the document could not be read, so nothing can be said."""
     reason: str = ""
     """Why the quote is not evidence (empty when verified or unknown)."""
-    source: str = ""
-    """Where it was found, e.g. ``manual.pdf p. 12`` (empty when unknown or not found)."""
+    location: QuoteLocation | None = None
+    """Where it stands in its source (``None`` when that is unknown)."""
+
+    @property
+    def source(self) -> str:
+        """Where it was found, e.g. ``manual.pdf p. 12, chars 5810-5874`` (empty when
+        unknown or not found)."""
+        if self.location is None or self.location.found == "missing":
+            return ""
+        return describe_location(self.location)
 
     @property
     def one_line(self) -> str:
@@ -60,18 +75,32 @@ def check_quotes(
     minimum: EvidenceMinimum | None = None,
     corpus: Corpus | None = None,
     external: Mapping[str, str] | None = None,
+    locations: list[QuoteLocation] | None = None,
 ) -> list[Quote]:
     """Mark each quote verified if it is acceptable evidence found in ``document`` (or in
-    an ``external`` page's cached text, by URL), and say where (file and page, or URL) when
-    ``corpus`` (the documents ``document`` joins) is known."""
+    an ``external`` page's cached text, by URL), and say where it stands: ``locations`` as
+    the run located them, else located here when ``corpus`` (the documents ``document``
+    joins) is known."""
+    if locations is None or len(locations) != len(quotes):
+        locations = _located(quotes, corpus, external) if corpus is not None else None
+    located: list[QuoteLocation | None] = [*locations] if locations else [None] * len(quotes)
     if document is None:
-        return [Quote(quote, None) for quote in quotes]
+        return [
+            Quote(quote, None, location=where) for quote, where in zip(quotes, located, strict=True)
+        ]
     minimum = minimum or EvidenceMinimum()
     checks = [check_quote_anywhere(quote, document, external, minimum) for quote in quotes]
     return [
-        Quote(check.quote, check.ok, check.describe(minimum), source_label(check, corpus))
-        for check in checks
+        Quote(check.quote, check.ok, check.describe(minimum), where)
+        for check, where in zip(checks, located, strict=True)
     ]
+
+
+def _located(
+    quotes: list[str], corpus: Corpus, external: Mapping[str, str] | None
+) -> list[QuoteLocation]:
+    pages = [QuotableText(url, text, url=url) for url, text in (external or {}).items()]
+    return locate_quotes(quotes, corpus_texts(corpus), pages)
 
 
 def source_label(check: QuoteCheck, corpus: Corpus | None) -> str:

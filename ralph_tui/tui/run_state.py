@@ -36,6 +36,7 @@ from ralph_tui.events import (
     ToolExecuted,
     UsageUpdated,
 )
+from ralph_tui.evidence import QuoteLocation
 
 Part = Literal[
     "status",
@@ -100,6 +101,8 @@ class RunProgress:
     candidate: dict[str, Any] | None = None
     candidate_iteration: int = 0
     candidate_salvaged: bool = False
+    candidate_quotes: list[QuoteLocation] | None = None
+    """Where the candidate's evidence quotes stand, as the loop located them."""
     checks: dict[int, IterationChecks] = field(default_factory=dict)
     memory_path: str | None = None
     cells: int = 0
@@ -215,6 +218,7 @@ def _judge_verdict(p: RunProgress, e: JudgeVerdict) -> set[Part]:
 
 def _candidate(p: RunProgress, e: CandidateProduced) -> set[Part]:
     p.candidate, p.candidate_iteration = dict(e.output), e.iteration
+    p.candidate_quotes = list(e.quotes)
     p.candidate_salvaged = p.checks_for(e.iteration).salvaged = e.fallback
     return {"output", "validation"}
 
@@ -273,6 +277,8 @@ def _run_finished(p: RunProgress, e: RunFinished) -> set[Part]:
     p.status, p.error, p.finished_ts = e.status, e.error, e.ts
     p.phase = p.phase_started_ts = None
     if e.output:
+        if e.output != p.candidate:
+            p.candidate_quotes = None  # an earlier candidate reported: its quotes located anew
         p.candidate, p.candidate_salvaged = dict(e.output), e.salvaged
     return {"status", "output"}
 

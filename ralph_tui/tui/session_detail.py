@@ -54,10 +54,9 @@ def iteration_content(
         _section("Output"),
         candidate_text(trace.output, salvaged=trace.fallback),
     ]
-    sources = (trace.model_extra or {}).get("evidenceSources") or []
-    for index, quote in enumerate(check_quotes(evidence_of(trace.output), document, minimum)):
-        source = sources[index] if index < len(sources) else None
-        where = (f"  [{source['label']}]", "$text-muted") if source else ""
+    quotes = evidence_of(trace.output)
+    for quote in check_quotes(quotes, document, minimum, locations=trace.quotes):
+        where = (f"  [{quote.source}]", "$text-muted") if quote.source else ""
         lines.append(Content.assemble("  ", MARKS[quote.verified], quote.one_line, where))
     lines += [Content(""), _section("Hard checks")]
     lines.extend(Content("  ") + rule_line(rule) for rule in trace.hard_validation.rules)

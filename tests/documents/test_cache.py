@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 from ralph_tui.documents import read_corpus
-from ralph_tui.documents.cache import ExtractionCache
-from tests.documents.fixtures import write_pdf
+from ralph_tui.documents.cache import CACHE_VERSION, ExtractionCache
+from tests.documents.fixtures import HTML_PAGE, write_pdf
 
 
 def entries(cache: ExtractionCache) -> list[Path]:
@@ -48,6 +48,22 @@ def test_a_damaged_entry_is_rebuilt_with_a_notice(tmp_path: Path) -> None:
     assert read_corpus([pdf], cache=cache).text == "Good text."
     assert notices == ["the cached text of manual.pdf was damaged: converting it again"]
     assert json.loads(entry.read_text())["text"] == "Good text."
+
+
+def test_headings_are_kept_in_the_cache_and_old_entries_are_not_read(tmp_path: Path) -> None:
+    cache = ExtractionCache(tmp_path / "cache")
+    page = tmp_path / "page.html"
+    page.write_text(HTML_PAGE, encoding="utf-8")
+    first = read_corpus([page], cache=cache)
+    [entry] = entries(cache)
+    old = entry.with_name(entry.name.replace(f"-v{CACHE_VERSION}.json", ".json"))
+    converter = first.documents[0].converter
+    old.write_text(json.dumps({"version": 1, "converter": converter, "text": "# Pump maintenance"}))
+    stored = json.loads(entry.read_text())
+    assert stored["headings"][0] == {"level": 1, "title": "Pump maintenance", "start": 0}
+    again = read_corpus([page], cache=cache)
+    assert again.documents[0].headings == first.documents[0].headings
+    assert again.text == first.text and not again.text.startswith("#")
 
 
 def test_plain_text_is_not_cached(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ import pytest
 from ralph_tui.cli import run_cli
 from ralph_tui.config import Settings
 from ralph_tui.documents import read_corpus
+from ralph_tui.evidence import QuoteLocation
 from ralph_tui.traces.models import SessionRecord
 from ralph_tui.traces.store import TraceStore
 from ralph_tui.tui.requests import rerun_request
@@ -45,11 +46,13 @@ def test_a_folder_run_reports_each_quote_with_its_file_and_page(
     result = json.loads(captured.out)
     assert code in (0, 1), captured.err
     assert "skipped (not a supported document): reports/logo.png" in captured.err
-    labels = [source["label"] for source in result["evidenceSources"] if source]
-    assert "reports/manual.pdf p. 2" in labels
+    quotes = [QuoteLocation.model_validate(quote) for quote in result["quotes"]]
+    assert "reports/manual.pdf p. 2" in [quote.label for quote in quotes]
+    on_page = next(quote for quote in quotes if quote.page == 2)
+    assert (on_page.page_start, on_page.page_end) == (0, len(on_page.text))
+    assert PUMP_PAGE[0].startswith(on_page.text) or PUMP_PAGE[1].startswith(on_page.text)
     [trace] = TraceStore(out).iterations(result["sessionId"])
-    assert trace.model_extra is not None
-    assert trace.model_extra["evidenceSources"] == result["evidenceSources"]
+    assert trace.quotes == quotes
     record = TraceStore(out).load_session(result["sessionId"])
     documents = (record.model_extra or {})["documents"]
     assert [(d["name"], d["format"], d["pages"]) for d in documents] == [
@@ -59,9 +62,10 @@ def test_a_folder_run_reports_each_quote_with_its_file_and_page(
     ]
     assert all(len(d["sha256"]) == 64 and d["converter"] for d in documents)
     assert run_cli(["sessions", "show", result["sessionId"], "--out", str(out)]) == 0
-    assert "[reports/manual.pdf p. 2]" in capsys.readouterr().out
+    where = f"[reports/manual.pdf p. 2, chars {on_page.page_start}-{on_page.page_end}]"
+    assert where in capsys.readouterr().out
     session_view = iteration_content(trace, read_corpus([reports]).text).plain
-    assert "[reports/manual.pdf p. 2]" in session_view
+    assert where in session_view
 
 
 def test_the_session_records_the_files_it_skipped_and_could_not_read(
@@ -92,7 +96,7 @@ def test_text_output_names_each_quotes_source(
     args = ["run", "--provider", "offline", "--mode", "qa", "--maxIters", "1"]
     query = "How long does the backwash pump run?"
     run_cli([*args, "--query", query, "--doc", str(reports / "manual.pdf"), "--out", str(tmp_path)])
-    assert "  [manual.pdf p. 2]" in capsys.readouterr().out
+    assert "  [manual.pdf p. 2, chars " in capsys.readouterr().out
 
 
 def test_a_judge_window_stays_inside_its_document() -> None:

@@ -55,7 +55,7 @@ def test_a_zip_that_is_no_word_file_is_refused(tmp_path: Path) -> None:
                                              "and Word (.docx))")  # fmt: skip
 
 
-def test_a_word_file_keeps_its_headings_and_table(tmp_path: Path) -> None:
+def test_a_word_file_gives_its_visible_text_with_headings_beside_it(tmp_path: Path) -> None:
     path = tmp_path / "q3.docx"
     path.write_bytes(
         docx_bytes(
@@ -66,21 +66,62 @@ def test_a_word_file_keeps_its_headings_and_table(tmp_path: Path) -> None:
     )
     corpus = read_corpus([path])
     assert corpus.text == (
-        "# Quarterly report\n\nOutput rose by four percent.\n\n"
-        "## Figures\n\nSite | Ml/d\nNorth | 12"
+        "Quarterly report\n\nOutput rose by four percent.\n\nFigures\n\nSite\tMl/d\nNorth\t12"
     )
+    assert [(h["level"], h["title"]) for h in corpus.table[0]["headings"]] == [
+        (1, "Quarterly report"),
+        (2, "Figures"),
+    ]
+    for heading in corpus.table[0]["headings"]:
+        start = heading["start"]
+        assert corpus.text[start : start + len(heading["title"])] == heading["title"]
     assert corpus.documents[0].format == "docx"
     assert corpus.documents[0].converter.startswith("python-docx ")
 
 
-def test_an_html_page_gives_its_main_text_with_headings_and_table(tmp_path: Path) -> None:
+def test_an_html_page_gives_its_main_text_with_headings_beside_it(tmp_path: Path) -> None:
     path = tmp_path / "manual.html"
     path.write_text(HTML_PAGE, encoding="utf-8")
-    text = read_corpus([path]).text
-    assert "# Pump maintenance" in text and "## Spare parts" in text
-    assert "every three months by the duty fitter" in text
-    assert "Mechanical seal" in text and "Impeller" in text
+    corpus = read_corpus([path])
+    text = corpus.text
+    assert text.startswith("Pump maintenance\n\nThe pump seals") and "#" not in text
+    assert "\n\nSpare parts\n\nPart\tStock\nMechanical seal\t4\nImpeller\t1\n\n" in text
+    assert [(h["level"], h["title"], h["start"]) for h in corpus.table[0]["headings"]] == [
+        (1, "Pump maintenance", 0),
+        (2, "Spare parts", text.index("Spare parts")),
+    ]
     assert "About us" not in text and "All rights reserved" not in text
+
+
+def test_html_markup_leaves_no_mark_in_the_text(tmp_path: Path) -> None:
+    page = tmp_path / "bzip2.html"
+    page.write_text(
+        "<html><body><article><h1>The <code>bzip2</code> manual</h1>"
+        "<p>Compressing with the flag <code>-9</code> will cause <b>20000 * 8</b> bytes of "
+        "memory to be used by <i>the</i> compressor on every block.</p>"
+        "<ul><li>first <em>item</em></li><li>second item</li></ul>"
+        "<table><tr><td><p>a cell</p><p>in two paragraphs</p></td><td></td><td>z</td></tr>"
+        "</table></article></body></html>",
+        encoding="utf-8",
+    )
+    corpus = read_corpus([page])
+    assert corpus.text == (
+        "The bzip2 manual\n\nCompressing with the flag -9 will cause 20000 * 8 bytes of memory"
+        " to be used by the compressor on every block.\n\nfirst item\nsecond item\n\n"
+        "a cell in two paragraphs\t\tz"
+    )
+    assert corpus.documents[0].headings[0].title == "The bzip2 manual"
+
+
+def test_a_markdown_file_keeps_its_marks_and_lists_its_headings(tmp_path: Path) -> None:
+    notes = tmp_path / "notes.md"
+    notes.write_text("# Pumps\n\nText with `code`.\n\n## Seals ##\n\nMore.", encoding="utf-8")
+    corpus = read_corpus([notes])
+    assert corpus.text == notes.read_text(encoding="utf-8")
+    assert [(h.level, h.title, h.start) for h in corpus.documents[0].headings] == [
+        (1, "Pumps", 2),
+        (2, "Seals", corpus.text.index("Seals")),
+    ]
 
 
 WORDS = st.lists(

@@ -156,3 +156,19 @@ async def test_a_refused_connection_is_listed_and_the_crawl_ends(tmp_path: Path)
     [(url, reason)] = report.failed
     assert url.endswith("/docs/") and reason.startswith("cannot connect")
     assert not report.pages
+
+
+async def test_a_page_cached_as_markdown_is_fetched_anew_as_visible_text(
+    site: Site, tmp_path: Path
+) -> None:
+    await crawl(site, "/docs/table.html", tmp_path, depth=0)
+    cache = PageCache(tmp_path)
+    url = site.base + "/docs/table.html"
+    fresh = cache.load(url)
+    assert fresh is not None and fresh.headings == [(1, "Limits table", 0)]
+    assert fresh.text.startswith("Limits table\n\n") and f"Free\t{TABLE_ROW}" in fresh.text
+    cache.save(fresh.model_copy(update={"text": "# Limits table", "headings": None}))
+    before = len(site.requests)
+    again, _ = await crawl(site, "/docs/table.html", tmp_path, depth=0)
+    assert again.fetched == 1 and len(site.requests) > before
+    assert again.pages[0].text == fresh.text and again.pages[0].headings == fresh.headings

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from ralph_tui.external.cache import PageCache
 from ralph_tui.loops.runner import RunRequest, execute_run
 from tests.external.site import serve_site
 from tests.loops.test_sdk_run import DOCUMENT, settings_for
@@ -41,6 +42,13 @@ async def test_the_offline_worker_quotes_a_fetched_page(tmp_path: Path, inner: s
         page = site.base + "/docs/a.html"
     assert outcome.output is not None, outcome.error
     assert outcome.output["evidence"] == [PAGE_QUOTE]
-    assert outcome.evidence_sources == [
-        {"document": page, "page": None, "label": page, "url": page}
-    ]
+    [location] = outcome.quotes
+    assert (location.source, location.url, location.page, location.found) == (
+        page,
+        page,
+        None,
+        "exact",
+    )
+    cached = PageCache(settings.external_cache).load(page)
+    assert cached is not None and location.fetched_at == cached.fetched_at
+    assert cached.text[location.start : location.end] == PAGE_QUOTE

@@ -63,20 +63,15 @@ async def test_a_quote_from_an_external_page_is_verified_against_its_cached_text
     [hard] = [e for e in events if isinstance(e, HardValidation)]
     verbatim = next(r for r in hard.rules if r.name == "quotes_verbatim")
     assert verbatim.ok and verbatim.message.endswith("(1 in external pages)")
-    assert outcome.evidence_sources[0] == {
-        "document": page,
-        "page": None,
-        "label": page,
-        "url": page,
-    }
-    assert (
-        outcome.evidence_sources[1] is not None
-        and outcome.evidence_sources[1]["label"] == "doc.txt"
-    )
+    external, local = outcome.quotes[:2]
+    assert (external.source, external.url, external.found) == (page, page, "exact")
+    assert external.fetched_at is not None and external.label == page
+    assert (local.source, local.url, local.label) == ("doc.txt", None, "doc.txt")
+    assert DOCUMENT[local.start : local.end] == QUOTES[0]
     judged = json.dumps(network.requests["openai.test"][0])
     assert PAGE_QUOTE in judged
     [trace] = TraceStore(settings.out_dir).iterations(outcome.session_id)
-    assert trace.model_extra["evidenceSources"][0]["document"] == page  # type: ignore[index]
+    assert trace.quotes == outcome.quotes
 
 
 async def test_a_quote_in_no_source_still_fails(tmp_path: Path) -> None:

@@ -221,3 +221,14 @@ def metered(api: FakeAPI) -> MeteredClient:
         http_client=api.http_client(),
     )  # fmt: skip
     return MeteredClient(client, UsageLedger())
+
+
+def test_a_page_with_its_headings_beside_its_text_gives_the_same_tree() -> None:
+    plain = GUIDE.replace("### ", "").replace("## ", "").replace("# ", "")
+    titles = [(1, "Authentication"), (2, "Tokens"), (3, "Refresh"), (2, "Keys"), (1, "Rate limits")]
+    headings = [(level, title, plain.index(f"\n{title}\n") + 1) for level, title in titles]
+    marked = [(node.node_id, " > ".join(path)) for node, path in walk(page_tree(page_of(GUIDE)))]
+    roots = page_tree(page_of(plain, headings=headings))
+    assert [(node.node_id, " > ".join(path)) for node, path in walk(roots)] == marked
+    tokens = next(node for node, _path in walk(roots) if node.title == "Tokens")
+    assert tokens.summary == "Bearer tokens go in the Authorization header."

@@ -65,7 +65,8 @@ async def test_the_tools_are_listed_with_the_api_models_as_their_schemas(tmp_pat
     for name in ("ask_documents", "run_task"):
         schema = tools[name].output_schema or {}
         assert set(schema["properties"]) == set(RunResult.model_fields)
-        assert set(schema["$defs"]["Evidence"]["properties"]) >= {"document", "page", "start"}
+        located = {"source", "page", "start", "end", "page_start", "found", "url", "fetched_at"}
+        assert set(schema["$defs"]["Evidence"]["properties"]) >= located
     assert set(tools["search_documents"].output_schema["properties"]) == set(  # type: ignore[index]
         SearchResult.model_fields
     )

@@ -168,6 +168,20 @@ def test_a_tables_rows_are_named_by_its_header_under_its_heading() -> None:
     assert not any("Isolation" in sentence for sentence in sentences_of(text))
 
 
+def test_a_converted_tables_tab_separated_rows_are_named_under_its_heading() -> None:
+    text = (
+        "Spare parts\n\nPart\tStock\nMechanical seal\t4\nImpeller\t\n\n"
+        "Spare parts are counted on the first working day of every month."
+    )
+    assert table_rows_of(text) == [
+        "Spare parts: Part: Mechanical seal; Stock: 4.",
+        "Spare parts: Part: Impeller.",
+    ]
+    assert sentences_of(text) == [
+        "Spare parts are counted on the first working day of every month."
+    ]
+
+
 def test_a_sentence_wrapped_around_inline_code_stays_one_sentence() -> None:
     html_text = (
         "`bzip2` compresses files\nusing the Burrows-Wheeler block sorting text compression\n"

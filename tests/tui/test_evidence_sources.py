@@ -38,9 +38,11 @@ async def test_a_quote_from_a_pdf_page_opens_on_that_page(
         output.show({"answer": "- ten minutes", "evidence": [PAGE_TWO]})
         await wait_for(pilot, lambda: output.corpus is not None)
         [quote] = output.quotes
-        assert quote.verified and quote.source == "manual.pdf p. 2"
+        start = len("Pumps.\n")
+        where = f"manual.pdf p. 2, chars {start}-{start + len(PAGE_TWO)}"
+        assert quote.verified and quote.source == where
         options = output.query_one(OptionList)
-        assert "[manual.pdf p. 2]" in str(options.get_option_at_index(0).prompt)
+        assert f"[{where}]" in str(options.get_option_at_index(0).prompt)
         options.focus()
         options.highlighted = 0
         await pilot.press("enter")

@@ -4,6 +4,7 @@ sandbox as the code it runs over ``context`` and the passages ``retrieve()`` ret
 LCM worker calls it on the text its tools returned. It imports only the standard library
 and ``ralph_tui.words``, so it runs as it is in the sandbox."""
 
+import itertools
 import json
 import math
 import re
@@ -31,7 +32,8 @@ def runs_of_prose(block: str) -> list[str]:
     """Consecutive prose lines of a paragraph, as they stand in the text: a sentence that a
     PDF or a narrow column wrapped over lines is still one sentence. A list item starts a
     new run; headings (marked; or a short capitalised line without a full stop, numbered or
-    where no sentence is open, as HTML and PDF titles come) and table rows are no prose."""
+    where no sentence is open, as HTML and PDF titles come) and table rows (Markdown's, or a
+    row whose cells a tab separates, as HTML and Word tables are converted) are no prose."""
     runs: list[str] = []
     run: list[str] = []
     for line in block.split("\n"):
@@ -46,7 +48,8 @@ def runs_of_prose(block: str) -> list[str]:
             and (bare[:1].isupper() or bare[:1].isdigit())
             and (numbered or not sentence_open)
         )
-        if bare and bare[0] not in "#|" and not item and not title:
+        row = bare[:1] in ("#", "|") or CELL in bare
+        if bare and not row and not item and not title:
             run.append(line)
             continue
         if run:
@@ -70,34 +73,61 @@ def sentences_of(text: str) -> list[str]:
 
 HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*$")
 TABLE_RULE = re.compile(r"^\|?[\s:|-]*-[\s:|-]*\|?$")
+CELL = "\t"
+"""Between the cells of a table row in the text of an HTML or Word table (one row a line)."""
 
 
 def cells(row: str) -> list[str]:
-    """The cells of a Markdown table row, stripped."""
+    """The cells of a table row (a Markdown row, or one whose cells a tab separates),
+    stripped."""
+    if CELL in row:
+        return [cell.strip() for cell in row.split(CELL)]
     return [cell.strip() for cell in row.strip().strip("|").split("|")]
 
 
+def _title_of(block: list[str]) -> str | None:
+    """The heading a block holds: its last ``#`` line, or its one line when that is short
+    and has no full stop (how an HTML or Word heading stands in their text)."""
+    marked = [found.group(1) for line in block if (found := HEADING.match(line))]
+    if marked or len(block) != 1:
+        return marked[-1] if marked else None
+    bare = block[0]
+    short = 0 < len(bare.split()) < 10 and CELL not in bare
+    return bare if short and not bare.endswith((".", ",", ";", ":")) else None
+
+
 def table_rows_of(text: str) -> list[str]:
-    """Each row of each Markdown table of ``text`` (one with a header and a rule under it)
-    as one line that names its cells by the header, under the nearest heading above:
+    """Each row of each table of ``text`` (a Markdown table with a rule under its header,
+    or lines of tab-separated cells, the first the header) as one line that names its cells
+    by the header, under the nearest heading above:
     "Planned maintenance schedule: Task: Isolation valves exercised; Frequency: Quarterly."
     Not the document's own text, so a brief may hold it and a quote may not."""
     rows: list[str] = []
     heading = ""
-    lines = [line.strip() for line in text.split("\n")]
-    for n, line in enumerate(lines):
-        if found := HEADING.match(line):
-            heading = found.group(1)
-        starts_table = n + 1 < len(lines) and TABLE_RULE.match(lines[n + 1]) is not None
-        if not (line.startswith("|") and starts_table):
-            continue
-        header = cells(line)
-        for row in lines[n + 2 :]:
-            if not row.startswith("|"):
-                break
-            named = "; ".join(f"{h}: {v}" for h, v in zip(header, cells(row), strict=False) if v)
-            rows.append(f"{heading}: {named}." if heading else f"{named}.")
+    for block in re.split(r"\n[ \t]*\n", text):
+        # Spaces only: a row's last tab stands for its empty last cell.
+        lines = [line.strip(" ") for line in block.split("\n") if line.strip()]
+        heading = _title_of(lines) or heading
+        for header, body in _tables_in(lines):
+            for row in body:
+                pairs = zip(header, cells(row), strict=False)
+                named = "; ".join(f"{h}: {v}" for h, v in pairs if v)
+                rows.append(f"{heading}: {named}." if heading else f"{named}.")
     return rows
+
+
+def _tables_in(lines: list[str]) -> list[tuple[list[str], list[str]]]:
+    """The tables among a block's lines: each one's header cells and its body rows."""
+    tables = []
+    for n, line in enumerate(lines):
+        if line.startswith("|") and n + 1 < len(lines) and TABLE_RULE.match(lines[n + 1]):
+            body = list(itertools.takewhile(lambda row: row.startswith("|"), lines[n + 2 :]))
+            tables.append((cells(line), body))
+        elif CELL in line and (n == 0 or CELL not in lines[n - 1]):
+            body = list(itertools.takewhile(lambda row: CELL in row, lines[n + 1 :]))
+            if body:
+                tables.append((cells(line), body))
+    return tables
 
 
 def rank_sentences(

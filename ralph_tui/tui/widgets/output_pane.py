@@ -16,6 +16,7 @@ from textual.widgets.option_list import Option
 
 from ralph_tui.documents import Corpus
 from ralph_tui.events import SALVAGE_NOTE
+from ralph_tui.evidence import QuoteLocation
 from ralph_tui.tui.context import evidence_minimum
 from ralph_tui.tui.evidence import Quote, check_quotes, evidence_of
 from ralph_tui.validate.evidence import EvidenceMinimum
@@ -91,6 +92,8 @@ class OutputPane(Vertical):
         self.external: dict[str, str] = {}
         """The run's external pages' cached text, by URL (quotes may cite them)."""
         self.quotes: list[Quote] = []
+        self.locations: list[QuoteLocation] | None = None
+        """Where the candidate's quotes stand, as the run located them (else located here)."""
         self.minimum = EvidenceMinimum()
 
     def on_mount(self) -> None:
@@ -103,9 +106,16 @@ class OutputPane(Vertical):
         yield Static("Evidence  (enter: show in document, y: copy)", id="evidence-title")
         yield OptionList(id="evidence")
 
-    def show(self, output: dict[str, Any] | None, *, salvaged: bool = False) -> None:
-        """Display ``output`` (a candidate) and check its evidence against the document."""
-        self.output = output
+    def show(
+        self,
+        output: dict[str, Any] | None,
+        *,
+        salvaged: bool = False,
+        quotes: list[QuoteLocation] | None = None,
+    ) -> None:
+        """Display ``output`` (a candidate) and check its evidence against the document;
+        ``quotes`` say where its quotes stand, when the run located them."""
+        self.output, self.locations = output, quotes
         self.query_one("#candidate-text", Static).update(candidate_text(output, salvaged=salvaged))
         self._show_quotes()
 
@@ -122,7 +132,12 @@ class OutputPane(Vertical):
 
     def _show_quotes(self) -> None:
         self.quotes = check_quotes(
-            evidence_of(self.output), self.document, self.minimum, self.corpus, self.external
+            evidence_of(self.output),
+            self.document,
+            self.minimum,
+            self.corpus,
+            self.external,
+            self.locations,
         )
         options = self.query_one("#evidence", OptionList)
         highlighted = options.highlighted
