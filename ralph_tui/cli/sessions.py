@@ -8,7 +8,7 @@ import time
 from datetime import UTC, datetime
 from typing import Any
 
-from ralph_tui.cli.evidence_text import evidence_lines
+from ralph_tui.cli.evidence_text import claim_lines, evidence_lines
 from ralph_tui.cli.settings_flags import add_settings_flags, settings_from_args
 from ralph_tui.events import RUN_STATUSES, SALVAGE_NOTE
 from ralph_tui.traces.liveness import effective_status
@@ -134,6 +134,9 @@ def show_session(store: TraceStore, args: argparse.Namespace) -> int:
         sources = (last.model_extra or {}).get("evidenceSources") or []
         if sources:
             print("evidence from:\n" + evidence_lines(last.output.get("evidence", []), sources))
+        if last.claims:
+            evidence = last.output.get("evidence") or []
+            print("claims:\n" + claim_lines(last.claims, evidence, last.quotes))
     return 0
 
 

@@ -17,6 +17,8 @@ from ralph_tui.evidence import VERDICT_LABELS, Claim, Verdict
 
 BULLET_PREFIX = "- "
 RULE = "line_quotes"
+LINE_QUOTES = "lineQuotes"
+"""The QA output's field that links answer lines to quotes."""
 
 
 def answer_lines(answer: str) -> list[str]:
@@ -32,7 +34,7 @@ def claim_text(line: str) -> str:
 def line_quotes_of(output: dict[str, Any] | None) -> list[list[int]] | None:
     """The candidate's ``lineQuotes`` as lists of numbers (``None`` when it gave none, as
     outputs written before lines named their quotes)."""
-    links = (output or {}).get("lineQuotes")
+    links = (output or {}).get(LINE_QUOTES)
     if not isinstance(links, list):
         return None
     return [
