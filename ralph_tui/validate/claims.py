@@ -143,6 +143,14 @@ def judge_claims(
     return Judgement(claims=judged, issues=issues)
 
 
+def answer_issues(claims: Sequence[Claim], issues: Sequence[str]) -> list[str]:
+    """The issues ``judge_claims`` put after the lines' own: those of the answer as a whole
+    (all of them for a verdict without claims, as traces written before claims)."""
+    if not claims:
+        return list(issues)
+    return list(issues[sum(claim.verdict != "supported" for claim in claims) :])
+
+
 def line_issue(line: int, verdict: Verdict, missing: str, text: str) -> str:
     """What the judge found wrong with one line, as an issue the next attempt can act on."""
     lacking = f" (the quotes do not show: {missing})" if missing else ""
