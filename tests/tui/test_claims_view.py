@@ -8,6 +8,7 @@ from typing import Any
 
 from ralph_tui.events import RunFinished
 from ralph_tui.evidence import Claim
+from ralph_tui.tui.diffs import output_lines
 from ralph_tui.tui.run_state import RunProgress
 from ralph_tui.tui.session_detail import iteration_content
 from ralph_tui.tui.widgets.output_pane import OutputPane, candidate_text
@@ -136,3 +137,10 @@ async def test_the_run_screen_shows_the_claims_after_a_run(make_app: MakeApp) ->
         shown = output.output_as_text()
         assert "✓ Each filter is backwashed after 48 hours in service.  [quote 1]" in shown
         assert "\n2. A filter is backwashed earlier" in shown
+
+
+def test_the_diff_names_each_lines_quotes() -> None:
+    lines = output_lines(
+        {"answer": "- a\n- b", "evidence": ["q1", "q2"], "lineQuotes": [[1], [1, 2]]}
+    )
+    assert lines[-3:] == ["## lineQuotes", "- line 1: quote 1", "- line 2: quotes 1, 2"]
