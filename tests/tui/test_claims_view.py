@@ -4,10 +4,12 @@ iteration detail; old traces without claims still show."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from ralph_tui.events import RunFinished
 from ralph_tui.evidence import Claim
+from ralph_tui.traces.models import IterationTrace
 from ralph_tui.tui.diffs import output_lines
 from ralph_tui.tui.run_state import RunProgress
 from ralph_tui.tui.session_detail import iteration_content
@@ -116,12 +118,21 @@ def test_the_session_detail_shows_claims_numbered_quotes_and_verdicts() -> None:
     assert "✗ line 1 unsupported" in text
 
 
-def test_the_session_detail_of_an_old_trace_shows_the_judges_issues() -> None:
-    trace = iteration_trace(1, passed=False).model_copy(update={"claims": []})
-    trace.output.pop("lineQuotes")
+def test_an_iteration_file_written_before_claims_reads_and_shows_the_judges_issues() -> None:
+    written = {
+        "iteration": 1,
+        "query": QUESTION,
+        "constraints": [],
+        "output": {"answer": "- Filters are backwashed weekly.", "evidence": ["q"]},
+        "hardValidation": {"ok": True, "rules": []},
+        "judge": {"ok": False, "issues": ["The weekly claim is not supported."]},
+        "passed": False,
+    }
+    trace = IterationTrace.model_validate_json(json.dumps(written))
+    assert trace.claims == []
     text = iteration_content(trace, None).plain
     assert "- Filters are backwashed weekly." in text
-    assert "Line 1 is unsupported (the quotes do not show:" in text
+    assert "    • The weekly claim is not supported." in text
 
 
 async def test_the_run_screen_shows_the_claims_after_a_run(make_app: MakeApp) -> None:
