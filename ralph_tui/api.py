@@ -8,6 +8,8 @@ script or a notebook, with the same loops, traces and typed events as the app.
         print(line)
     for quote in result.evidence:
         print(quote.label, quote.quote)
+    for claim in result.claims:
+        print(claim.line, claim.verdict, claim.quotes)
 
 Settings are keywords named as the settings are (``max_iters=2``, ``top_k=3``: the
 settings reference lists them), or a ``Settings``. The environment is read (keys come from
@@ -37,7 +39,7 @@ from pydantic import BaseModel, Field, computed_field
 from ralph_tui.config import Settings, load_settings, with_values
 from ralph_tui.documents import Corpus, InputError
 from ralph_tui.events import Emit, RunStatus
-from ralph_tui.evidence import QuoteLocation
+from ralph_tui.evidence import Claim, QuoteLocation
 from ralph_tui.loops.requests import Mode, RunRequest
 from ralph_tui.loops.runner import RunOutcome, execute_run
 from ralph_tui.retrieval.retriever import Retrieved
@@ -46,6 +48,7 @@ from ralph_tui.traces.liveness import effective_status
 from ralph_tui.traces.models import IterationTrace, JudgeResult, SessionRecord
 from ralph_tui.traces.session_ids import session_dir
 from ralph_tui.traces.store import TraceStore
+from ralph_tui.validate.claims import answer_lines, claim_text
 from ralph_tui.validate.locate import describe_location
 
 PathLike = str | os.PathLike[str]
@@ -102,6 +105,9 @@ class RunResult(BaseModel):
     answer: list[str] = Field(default_factory=list)
     """QA: the answer lines, without their bullets."""
     evidence: list[Evidence] = Field(default_factory=list)
+    claims: list[Claim] = Field(default_factory=list)
+    """QA: each answer line with the numbers of the evidence quotes that back it (1-based, in
+    ``evidence``) and the judge's verdict on it."""
     judge: JudgeResult | None = None
     """The judge's verdict on the last iteration, if it gave one."""
     usage: Usage
@@ -234,6 +240,7 @@ def _result(outcome: RunOutcome, out: Path, *, kept: bool) -> RunResult:
         output=output,
         answer=_answer_lines(output),
         evidence=_evidence(outcome.quotes),
+        claims=outcome.claims,
         judge=traces[-1].judge if traces else None,
         usage=Usage(
             input_tokens=usage.input_tokens,
@@ -250,7 +257,7 @@ def _answer_lines(output: dict[str, Any] | None) -> list[str]:
     answer = (output or {}).get("answer")
     if not isinstance(answer, str):
         return []
-    return [line.strip().removeprefix("- ").strip() for line in answer.splitlines() if line.strip()]
+    return [claim_text(line.strip()) for line in answer_lines(answer)]
 
 
 class Passage(BaseModel):
@@ -376,6 +383,8 @@ class SessionDetail(SessionSummary):
 
     output: dict[str, Any] | None = None
     evidence: list[Evidence] = Field(default_factory=list)
+    claims: list[Claim] = Field(default_factory=list)
+    """QA: the last output's lines with their quotes and verdicts."""
     iteration_traces: list[IterationTrace] = Field(default_factory=list)
 
 
@@ -416,6 +425,7 @@ def session(session_id: str, out_dir: PathLike | None = None) -> SessionDetail:
         **SessionSummary.of(record).model_dump(),
         output=output,
         evidence=_evidence(traces[-1].quotes if traces else []),
+        claims=traces[-1].claims if traces else [],
         iteration_traces=traces,
     )
 

@@ -46,6 +46,10 @@ def test_ask_answers_with_located_evidence_and_reads_no_dotenv(tmp_path: Path) -
         assert quote.document == SAMPLE.name and quote.start is not None
         assert text[quote.start : quote.end] == quote.quote
     assert result.judge is not None and result.judge.ok
+    assert [claim.line for claim in result.claims] == list(range(1, len(result.answer) + 1))
+    for claim, line in zip(result.claims, result.answer, strict=True):
+        assert claim.text == line and claim.verdict == "supported"
+        assert claim.quotes and all(1 <= n <= len(result.evidence) for n in claim.quotes)
     assert result.usage.calls > 0 and result.folder is None, "the temporary out dir is gone"
     assert events[0] == "run_started" and events[-1] == "run_finished"
     with pytest.raises(UsageError, match="max_iters"):

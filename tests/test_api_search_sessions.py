@@ -51,6 +51,7 @@ def test_sessions_lists_runs_newest_first_and_shows_one_with_its_evidence(tmp_pa
     detail = session(first.session_id, out)
     assert detail.status == first.status and len(detail.iteration_traces) == first.iterations
     assert detail.evidence == first.evidence and detail.output == first.output
+    assert detail.claims == first.claims and detail.claims[0].verdict is not None
     with pytest.raises(UsageError, match="not a session id"):
         session("../etc", out)
     with pytest.raises(UsageError, match="no session"):

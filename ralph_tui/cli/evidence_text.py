@@ -1,10 +1,11 @@
-"""Evidence quotes as the command line prints them, each with where it stands in its source."""
+"""Evidence quotes and the answer's claims as the command line prints them, each quote with
+its document and page."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from ralph_tui.evidence import QuoteLocation
+from ralph_tui.evidence import VERDICT_LABELS, Claim, QuoteLocation
 from ralph_tui.validate.locate import describe_location
 
 
@@ -17,4 +18,26 @@ def evidence_lines(quotes: list[Any], locations: list[QuoteLocation]) -> str:
         location = located.get(number)
         where = f"  [{describe_location(location)}]" if location else ""
         lines.append(f"  - {' '.join(str(quote).split())}{where}")
+    return "\n".join(lines)
+
+
+def claim_lines(claims: list[Claim], quotes: list[Any], locations: list[QuoteLocation]) -> str:
+    """Each answer line with the judge's verdict on it (what its quotes do not show, when
+    it said), then each quote it names, by number, with where it stands when known."""
+    located = {location.number: location for location in locations}
+    lines = []
+    for claim in claims:
+        verdict = VERDICT_LABELS[claim.verdict] if claim.verdict else "not judged"
+        lines.append(f"  {claim.line}. [{verdict}] {claim.text}")
+        if claim.missing:
+            lines.append(f"       missing: {claim.missing}")
+        for number in claim.quotes:
+            if not 1 <= number <= len(quotes):
+                lines.append(f"       quote {number}: (no such quote)")
+                continue
+            location = located.get(number)
+            where = f"  [{location.label}]" if location else ""
+            lines.append(
+                f"       quote {number}: {' '.join(str(quotes[number - 1]).split())}{where}"
+            )
     return "\n".join(lines)

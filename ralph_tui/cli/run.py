@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ralph_tui.cli.evidence_text import evidence_lines
+from ralph_tui.cli.evidence_text import claim_lines, evidence_lines
 from ralph_tui.cli.progress import ProgressPrinter
 from ralph_tui.cli.reporting import report_error
 from ralph_tui.cli.settings_flags import add_settings_flags, settings_from_args
@@ -20,6 +20,7 @@ from ralph_tui.events import ERROR_OF_STATUS, EXIT_CODE_OF_STATUS, SALVAGE_NOTE,
 from ralph_tui.loops.requests import Mode, RunRequest, load_recorded, rerun_request, resume_request
 from ralph_tui.loops.runner import RunOutcome, execute_run
 from ralph_tui.traces.store import TraceStore
+from ralph_tui.validate.claims import LINE_QUOTES
 
 
 def add_run_parser(sub: Any) -> None:
@@ -149,6 +150,8 @@ def print_outcome(outcome: RunOutcome, *, as_json: bool) -> None:
     if outcome.salvaged:
         print(f"note: {SALVAGE_NOTE}")
     for key, value in (outcome.output or {}).items():
+        if key == LINE_QUOTES and outcome.claims:
+            continue  # shown as the claims below, each with its quotes
         print(f"\n{key}:")
         if key == "evidence" and isinstance(value, list):
             print(evidence_lines(value, outcome.quotes))
@@ -156,3 +159,6 @@ def print_outcome(outcome: RunOutcome, *, as_json: bool) -> None:
             print("\n".join(f"  - {item}" for item in value))
         else:
             print(str(value))
+    if outcome.claims:
+        evidence = (outcome.output or {}).get("evidence") or []
+        print("\nclaims:\n" + claim_lines(outcome.claims, evidence, outcome.quotes))

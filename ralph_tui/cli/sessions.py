@@ -8,7 +8,7 @@ import time
 from datetime import UTC, datetime
 from typing import Any
 
-from ralph_tui.cli.evidence_text import evidence_lines
+from ralph_tui.cli.evidence_text import claim_lines, evidence_lines
 from ralph_tui.cli.settings_flags import add_settings_flags, settings_from_args
 from ralph_tui.events import RUN_STATUSES, SALVAGE_NOTE
 from ralph_tui.traces.liveness import effective_status
@@ -131,8 +131,11 @@ def show_session(store: TraceStore, args: argparse.Namespace) -> int:
     if traces:
         last = traces[-1]
         print("\nlast output:\n" + json.dumps(last.output, indent=2, ensure_ascii=False))
+        evidence = last.output.get("evidence") or []
         if last.quotes:
-            print("evidence from:\n" + evidence_lines(last.output.get("evidence", []), last.quotes))
+            print("evidence from:\n" + evidence_lines(evidence, last.quotes))
+        if last.claims:
+            print("claims:\n" + claim_lines(last.claims, evidence, last.quotes))
     return 0
 
 

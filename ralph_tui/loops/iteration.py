@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 from ralph_tui.events import IterationFinished, JudgeIssue, RuleResult, RunStatus
-from ralph_tui.evidence import QuoteLocation
+from ralph_tui.evidence import Claim, QuoteLocation
 from ralph_tui.loops.context import LoopResult, RunContext
 from ralph_tui.traces.models import IterationTrace
 
@@ -24,6 +24,8 @@ class IterationRecord:
     hard: list[RuleResult] = field(default_factory=list)
     judge_ok: bool | None = None
     judge_issues: list[JudgeIssue] = field(default_factory=list)
+    claims: list[Claim] = field(default_factory=list)
+    """QA: the answer's lines with their quotes (and verdicts, once judged)."""
     passed: bool = False
     failure_tag: str | None = None
     error: str | None = None
@@ -80,6 +82,7 @@ class IterationRecord:
             error=self.error,
             isolation=self.isolation,
             quotes=self.quotes,
+            claims=self.claims,
             **self.extra,
         )
 
@@ -115,6 +118,13 @@ def ended_with_best(
     if best is None:
         return LoopResult(status, iterations, otherwise, error)
     return LoopResult(status, iterations, best.output, error, salvaged=best.fallback)
+
+
+def reported_iteration(traces: Sequence[IterationTrace], output: Any) -> IterationTrace | None:
+    """The iteration whose output a run reports (the latest holding it), if any."""
+    if not output:
+        return None
+    return next((trace for trace in reversed(traces) if trace.output == output), None)
 
 
 def best_of(records: Sequence[C]) -> C | None:

@@ -12,6 +12,7 @@ from ralph_tui.events import (
     JudgeIssue,
     JudgeVerdict,
 )
+from ralph_tui.evidence import Claim
 from ralph_tui.loops.context import LoopResult, LoopState, RunContext
 from ralph_tui.loops.iteration import (
     IterationRecord,
@@ -20,8 +21,9 @@ from ralph_tui.loops.iteration import (
     merge_constraints,
 )
 from ralph_tui.loops.phases import PHASE_ERRORS, phase_failed
-from ralph_tui.roles.judge import JUDGE
-from ralph_tui.roles.worker import worker_spec
+from ralph_tui.roles.judge import JUDGE, JudgeOutput
+from ralph_tui.roles.worker import QAOutput, worker_spec
+from ralph_tui.validate.claims import LineJudgement, judge_claims, link_claims
 from ralph_tui.validate.evidence import EvidenceMinimum
 from ralph_tui.validate.feedback import constraints_from_judge, constraints_from_rules
 from ralph_tui.validate.qa import all_ok, evidence_windows, hard_validate_qa
@@ -72,12 +74,14 @@ async def qa_iteration(
     record.fallback = result.fallback
     record.isolation = result.isolation
     record.quotes = ctx.quote_locations(list(result.output.evidence))
+    record.claims = link_claims(result.output.answer, result.output.lineQuotes)
     ctx.emit(
         CandidateProduced(
             iteration=iteration,
             output=record.output,
             fallback=result.fallback,
             quotes=record.quotes,
+            claims=record.claims,
         )
     )
     rules = hard_validate_qa(
@@ -86,13 +90,14 @@ async def qa_iteration(
         ctx.document,
         EvidenceMinimum.of(ctx.settings),
         ctx.external_texts(),
+        result.output.lineQuotes,
     )
     record.hard = rules
     ctx.emit(HardValidation(iteration=iteration, ok=all_ok(rules), rules=rules))
     record.feedback = constraints_from_rules(rules)
     if all_ok(rules):
         try:
-            issues = await judge_answer(ctx, iteration, record, result.output.answer)
+            issues = await judge_answer(ctx, iteration, record, result.output)
         except PHASE_ERRORS as exc:
             phase_failed(record, "judge_error", exc)
         else:
@@ -102,12 +107,13 @@ async def qa_iteration(
 
 
 async def judge_answer(
-    ctx: RunContext, iteration: int, record: IterationRecord, answer: str
+    ctx: RunContext, iteration: int, record: IterationRecord, candidate: QAOutput
 ) -> list[JudgeIssue]:
-    evidence: list[str] = list(record.output.get("evidence", [])) if record.output else []
+    """Ask the judge for a verdict on each answer line, given the quotes the line names
+    and the document's window around each; its ok and issues follow from those verdicts."""
     windows = evidence_windows(
         ctx.document,
-        evidence,
+        candidate.evidence,
         width=220,
         bounds=ctx.evidence_bounds(),
         external=ctx.external_texts(),
@@ -116,17 +122,38 @@ async def judge_answer(
         verdict = await agent_forward(
             ctx.clients.validate,
             ctx.role(JUDGE),
-            {
-                "query": ctx.query,
-                "answer": answer,
-                "evidence": evidence,
-                "evidence_contexts": windows,
-            },
+            {"query": ctx.query, "lines": judge_lines(record.claims, candidate.evidence, windows)},
             ctx.emit,
         )
     record.timings["judgeMs"] = timing["ms"]
-    issues = [JudgeIssue(message=text) for text in verdict.issues]
-    record.judge_ok = verdict.ok == "yes" and not issues
+    judgement = judge_claims(record.claims, line_judgements(verdict), verdict.issues)
+    issues = [JudgeIssue(message=text) for text in judgement.issues]
+    record.claims = judgement.claims
+    record.judge_ok = judgement.ok
     record.judge_issues = issues
-    ctx.emit(JudgeVerdict(iteration=iteration, ok=record.judge_ok, issues=issues))
+    ctx.emit(
+        JudgeVerdict(iteration=iteration, ok=judgement.ok, issues=issues, claims=judgement.claims)
+    )
     return issues
+
+
+def judge_lines(
+    claims: list[Claim], evidence: list[str], windows: list[str]
+) -> list[dict[str, Any]]:
+    """The answer's lines as the judge reads them: each with its quotes and their windows."""
+    return [
+        {
+            "line": claim.line,
+            "text": claim.text,
+            "quotes": [
+                {"number": number, "quote": evidence[number - 1], "window": windows[number - 1]}
+                for number in claim.quotes
+                if 1 <= number <= len(evidence)
+            ],
+        }
+        for claim in claims
+    ]
+
+
+def line_judgements(verdict: JudgeOutput) -> list[LineJudgement]:
+    return [LineJudgement(item.line, item.verdict, item.missing) for item in verdict.lines]

@@ -36,7 +36,7 @@ from ralph_tui.llm.usage import ModelUsage, UsageSnapshot
 from ralph_tui.loops.context import LoopResult, LoopState, RunCancelled, RunContext
 from ralph_tui.loops.decompose import run_decomposed
 from ralph_tui.loops.endings import KEEPS_BEST, RunTimedOut, propagates, status_of, stop_message
-from ralph_tui.loops.iteration import ended_with_best
+from ralph_tui.loops.iteration import ended_with_best, reported_iteration
 from ralph_tui.loops.qa import run_qa_loop
 from ralph_tui.loops.requests import RunRequest, session_settings
 from ralph_tui.loops.task import TaskSetup, run_task_loop
@@ -87,6 +87,7 @@ class RunOutcome:
             "error": self.error,
             "salvaged": self.salvaged,
             "quotes": [quote.model_dump(mode="json") for quote in self.quotes],
+            "claims": [claim.model_dump() for claim in self.claims],
         }
 
 
@@ -248,6 +249,9 @@ async def _run_session(
     evidence = (outcome.output or {}).get("evidence")
     if isinstance(evidence, list):
         outcome.quotes = ctx.quote_locations([str(quote) for quote in evidence])
+    reported = reported_iteration(handle.store.iterations(handle.session_id), outcome.output)
+    if reported is not None:
+        outcome.claims = reported.claims
     return outcome
 
 

@@ -36,7 +36,7 @@ from ralph_tui.events import (
     ToolExecuted,
     UsageUpdated,
 )
-from ralph_tui.evidence import QuoteLocation
+from ralph_tui.evidence import Claim, QuoteLocation
 
 Part = Literal[
     "status",
@@ -62,6 +62,10 @@ class IterationChecks:
     passed: bool | None = None
     failure_tag: str | None = None
     salvaged: bool = False
+    output: dict[str, Any] | None = None
+    """The iteration's candidate."""
+    claims: list[Claim] = field(default_factory=list)
+    """QA: its answer lines with their quotes, and verdicts once judged."""
 
 
 @dataclass
@@ -141,6 +145,14 @@ class RunProgress:
             return None
         return max(0.0, (now or time.time()) - self.phase_started_ts)
 
+    @property
+    def candidate_claims(self) -> list[Claim]:
+        """The claims of the iteration that produced the candidate shown (the latest such)."""
+        for checks in sorted(self.checks.values(), key=lambda c: c.iteration, reverse=True):
+            if checks.output is not None and checks.output == self.candidate:
+                return checks.claims
+        return []
+
     def checks_for(self, iteration: int) -> IterationChecks:
         return self.checks.setdefault(iteration, IterationChecks(iteration))
 
@@ -212,14 +224,19 @@ def _hard_validation(p: RunProgress, e: HardValidation) -> set[Part]:
 
 
 def _judge_verdict(p: RunProgress, e: JudgeVerdict) -> set[Part]:
-    p.checks_for(e.iteration).judge = e
-    return {"validation"}
+    checks = p.checks_for(e.iteration)
+    checks.judge = e
+    if e.claims:
+        checks.claims = list(e.claims)
+    return {"validation", "output"}
 
 
 def _candidate(p: RunProgress, e: CandidateProduced) -> set[Part]:
     p.candidate, p.candidate_iteration = dict(e.output), e.iteration
     p.candidate_quotes = list(e.quotes)
-    p.candidate_salvaged = p.checks_for(e.iteration).salvaged = e.fallback
+    checks = p.checks_for(e.iteration)
+    p.candidate_salvaged = checks.salvaged = e.fallback
+    checks.output, checks.claims = dict(e.output), list(e.claims)
     return {"output", "validation"}
 
 

@@ -9,7 +9,7 @@ from ralph_tui.tui.diffs import constraint_lines, output_lines, unified
 from ralph_tui.tui.evidence import check_quotes, evidence_of
 from ralph_tui.tui.formatting import millis
 from ralph_tui.tui.widgets.output_pane import MARKS, candidate_text
-from ralph_tui.tui.widgets.validation_pane import FAIL, PASS, issue_line, rule_line
+from ralph_tui.tui.widgets.validation_pane import FAIL, PASS, judge_lines, rule_line
 from ralph_tui.validate.evidence import EvidenceMinimum
 
 
@@ -52,21 +52,21 @@ def iteration_content(
     lines += [
         Content(""),
         _section("Output"),
-        candidate_text(trace.output, salvaged=trace.fallback),
+        candidate_text(trace.output, salvaged=trace.fallback, claims=trace.claims),
     ]
     quotes = evidence_of(trace.output)
-    for quote in check_quotes(quotes, document, minimum, locations=trace.quotes):
+    located = check_quotes(quotes, document, minimum, locations=trace.quotes)
+    for index, quote in enumerate(located):
         where = (f"  [{quote.source}]", "$text-muted") if quote.source else ""
-        lines.append(Content.assemble("  ", MARKS[quote.verified], quote.one_line, where))
+        number = (f"{index + 1:>2} ", "bold")
+        lines.append(Content.assemble("  ", number, MARKS[quote.verified], quote.one_line, where))
     lines += [Content(""), _section("Hard checks")]
     lines.extend(Content("  ") + rule_line(rule) for rule in trace.hard_validation.rules)
     lines += [Content(""), _section("Judge")]
     if trace.judge is None:
         lines.append(Content.styled("  not run", "$text-muted"))
     else:
-        issues = f"{len(trace.judge.issues)} issue(s)" if trace.judge.issues else "no issues"
-        lines.append(Content.assemble("  ", PASS if trace.judge.ok else FAIL, issues))
-        lines.extend(issue_line(issue) for issue in trace.judge.issues)
+        lines.extend(judge_lines(trace.judge.ok, trace.judge.issues, trace.claims))
     if trace.feedback:
         lines += [Content(""), _section("Feedback (constraints for the next iteration)")]
         lines.extend(Content(f"  - {item}") for item in trace.feedback)

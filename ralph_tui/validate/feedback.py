@@ -21,6 +21,9 @@ RULE_DIRECTIVES: dict[str, str] = {
     "quote_length": "Keep every evidence quote at most 160 characters; quote a shorter exact span",
     "no_duplicate_quotes": "Make every evidence quote different",
     "quotes_verbatim": "Copy every evidence quote character for character from the document",
+    "line_quotes": "Name the quotes behind every answer line: in lineQuotes give, for each line in"
+    " order, the numbers (from 1) of the evidence quotes that back it, and add a quote for a"
+    " line no quote backs",
     "output_length": "Write a complete, substantive output",
     "memory_update_length": "Record the findings of this iteration in memoryUpdate",
     "no_duplicate_paragraphs": "Do not repeat paragraphs; say each thing once",

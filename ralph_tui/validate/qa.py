@@ -13,13 +13,13 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from ralph_tui.events import RuleResult
+from ralph_tui.validate.claims import BULLET_PREFIX, check_line_quotes
 from ralph_tui.validate.evidence import EvidenceMinimum, check_quote_anywhere
 from ralph_tui.validate.normalize import DASH_CHARS, QUOTE_MARK_CHARS, find_near_miss
 
 MIN_BULLETS, MAX_BULLETS = 3, 7
 MIN_QUOTES, MAX_QUOTES = 3, 8
 MAX_QUOTE_CHARS = 160
-BULLET_PREFIX = "- "
 _PREVIEW_CHARS = 80
 _MAX_LISTED_DIFFERENCES = 4
 _RUN = re.compile(r"\s+|\S")
@@ -42,8 +42,10 @@ def hard_validate_qa(
     document: str,
     minimum: EvidenceMinimum | None = None,
     external: Mapping[str, str] | None = None,
+    line_quotes: Sequence[Sequence[int]] | None = None,
 ) -> list[RuleResult]:
-    """All QA rules, in a fixed order: answer format first, then the evidence quotes."""
+    """All QA rules, in a fixed order: answer format first, then the evidence quotes, then
+    the quotes each answer line names (``line_quotes``; ``None``: it named none)."""
     return [
         check_bullet_format(answer),
         check_bullet_count(answer),
@@ -51,6 +53,7 @@ def hard_validate_qa(
         check_quote_length(evidence),
         check_no_duplicate_quotes(evidence),
         check_quotes_verbatim(evidence, document, minimum, external),
+        check_line_quotes(answer, line_quotes, len(evidence)),
     ]
 
 

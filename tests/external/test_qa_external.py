@@ -14,10 +14,10 @@ from ralph_tui.loops.runner import RunRequest, execute_run
 from ralph_tui.traces.store import TraceStore
 from tests.external.site import serve_site
 from tests.loops.test_sdk_run import (
+    ALL_SUPPORTED,
     DOCUMENT,
     QUOTES,
     Network,
-    judge_reply,
     settings_for,
     worker_reply,
 )
@@ -43,7 +43,7 @@ async def test_a_quote_from_an_external_page_is_verified_against_its_cached_text
         worker_reply({"code": code, "resultReady": False}),
         worker_reply({"answer": answer, "evidence": evidence, "resultReady": True}),
     ]
-    network.scripts["openai.test"] = [judge_reply("yes", [])]
+    network.scripts["openai.test"] = [ALL_SUPPORTED]
     with serve_site() as site:
         site.slow_s = 0.0
         settings = settings_for(

@@ -24,6 +24,7 @@ def role_of(tool: ToolDefinition) -> str:
         return "doc_reader" if "brief" in fields else "worker"
     names = {
         frozenset({"ok", "issues"}): "judge",
+        frozenset({"lines", "issues"}): "judge",
         frozenset({"subtasks"}): "decomposer",
         frozenset({"output"}): "aggregator",
         frozenset({"output", "memoryUpdate"}): "reasoner",

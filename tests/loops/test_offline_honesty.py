@@ -59,6 +59,13 @@ def test_questions_the_handbook_does_not_address_fail(
 ) -> None:
     result = run(tmp_path, capsys, "qa", query)
     assert result["status"] == "failed"
+    assert result["claims"]
+    for claim in result["claims"]:
+        # A "not found" line names no quote and is never judged; a line built from a quote
+        # names that quote.
+        not_found = claim["text"].startswith("The document does not address this question")
+        assert (claim["quotes"] == []) == not_found
+        assert claim["verdict"] is None or not not_found
 
 
 @pytest.mark.parametrize(("task", "status"), TASKS)

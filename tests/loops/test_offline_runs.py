@@ -40,11 +40,18 @@ def test_qa_run_passes_with_verbatim_evidence(
     output = result["output"]
     assert isinstance(output, dict)
     assert all(quote in document for quote in output["evidence"])
+    claims = result["claims"]
+    assert isinstance(claims, list) and len(claims) == len(output["evidence"])
+    for number, (claim, quote) in enumerate(zip(claims, output["evidence"], strict=True), 1):
+        assert claim["quotes"] == [number], "each line is linked to the quote it was built from"
+        assert claim["text"].removeprefix("… ").rstrip(",;:") in " ".join(quote.split())
+        assert claim["verdict"] == "supported" and claim["missing"] == ""
     session_id = str(result["sessionId"])
     store = TraceStore(out)
     assert store.load_session(session_id).status == "passed"
     [trace] = store.iterations(session_id)
     assert trace.passed and trace.hard_validation.ok and trace.judge and trace.judge.ok
+    assert [claim.model_dump() for claim in trace.claims] == claims
     assert (out / "iter-01.json").is_file()
     kinds = session_events(out, session_id)
     assert kinds[0] == "run_started" and kinds[-1] == "run_finished"

@@ -27,7 +27,11 @@ from tests.llm.llm_wire import anthropic_message
 from tests.sandbox.sandbox_probes import descendants
 
 SAMPLE = Path(__file__).parents[2] / "ralph_tui" / "data" / "sample_document.md"
-UNSUPPORTED = {"answer": "- The filters are never washed.", "evidence": ["not in the handbook"]}
+UNSUPPORTED = {
+    "answer": "- The filters are never washed.",
+    "evidence": ["not in the handbook"],
+    "lineQuotes": [[1]],
+}
 SLOW_S = 30.0
 ROLES = ("generate_model", "validate_model", "sub_model")
 CLAUDE_EVERYWHERE = [

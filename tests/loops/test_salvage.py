@@ -39,8 +39,8 @@ def run_salvaged(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, *extra: str) -
     well-formed answer with real quotes, and the judge approves it."""
     script = replies(
         {"action": {"code": "print(context[:120])"}},
-        {"answer": ANSWER, "evidence": QUOTES},
-        {"ok": "yes", "issues": []},
+        {"answer": ANSWER, "evidence": QUOTES, "lineQuotes": [[1], [2], [3]]},
+        {"lines": [{"line": n, "verdict": "supported"} for n in (1, 2, 3)], "issues": []},
     )
     client = httpx2.AsyncClient(transport=httpx2.MockTransport(lambda _r: script.pop(0)))
     monkeypatch.setattr(cli_run, "execute_run", partial(runner.execute_run, http_client=client))

@@ -30,23 +30,37 @@ QUOTES = [
     "Filters are backwashed every 48 hours.",
     "Alarms escalate after 10 minutes.",
 ]
-ISSUE = "Bullet 2 claims daily backwashing; the evidence says every 48 hours."
+LINKS = [[1], [2], [3]]
+MISSING = "daily backwashing; the evidence says every 48 hours"
+ISSUE = (
+    f"Line 2 is partly supported (the quotes do not show: {MISSING}): Filters are backwashed daily."
+)
 
 
 def worker_reply(arguments: dict[str, Any]) -> dict[str, Any]:
+    if "answer" in arguments:
+        arguments = {"lineQuotes": LINKS, **arguments}
     return anthropic_message([tool_use(arguments)], stop_reason="tool_use")
 
 
-def judge_reply(ok: str, issues: list[str]) -> dict[str, Any]:
+def judge_reply(verdicts: list[str], issues: list[str], missing: str = "") -> dict[str, Any]:
+    """The judge's tool call: a verdict per line (``missing`` for the lines not supported)."""
+    lines = [
+        {"line": n, "verdict": v, "missing": "" if v == "supported" else missing}
+        for n, v in enumerate(verdicts, 1)
+    ]
     call = {
-        "id": f"call_{ok}",
+        "id": f"call_{len(issues)}",
         "type": "function",
         "function": {
             "name": "submit_output",
-            "arguments": json.dumps({"ok": ok, "issues": issues}),
+            "arguments": json.dumps({"lines": lines, "issues": issues}),
         },
     }
     return openai_completion({"content": None, "tool_calls": [call]}, finish_reason="tool_calls")
+
+
+ALL_SUPPORTED = judge_reply(["supported"] * 3, [])
 
 
 class Network:
@@ -61,7 +75,10 @@ class Network:
                 worker_reply({"answer": answer1, "evidence": QUOTES, "resultReady": True}),
                 worker_reply({"answer": answer2, "evidence": QUOTES, "resultReady": True}),
             ],
-            "openai.test": [judge_reply("no", [ISSUE]), judge_reply("yes", [])],
+            "openai.test": [
+                judge_reply(["supported", "partly_supported", "supported"], [], MISSING),
+                ALL_SUPPORTED,
+            ],
         }
         self.requests: dict[str, list[dict[str, Any]]] = {host: [] for host in self.scripts}
 
@@ -133,7 +150,7 @@ async def test_a_worker_out_of_steps_is_traced_and_the_loop_goes_on(
         worker_reply({"code": "x = 1", "resultReady": False}),
         worker_reply({"answer": "- a\n- b\n- c", "evidence": QUOTES, "resultReady": True}),
     ]
-    network.scripts["openai.test"] = [judge_reply("yes", [])]
+    network.scripts["openai.test"] = [ALL_SUPPORTED]
     settings = settings_for(tmp_path, max_iters=2, worker_max_steps=1)
     outcome = await execute_run(
         RunRequest(mode="qa", query="q", doc_path=document, settings=settings),
@@ -155,7 +172,7 @@ async def test_worker_code_searches_with_retrieve_and_the_trace_keeps_it(
         worker_reply({"code": code, "resultReady": False}),
         worker_reply({"answer": "- a\n- b\n- c", "evidence": QUOTES, "resultReady": True}),
     ]
-    network.scripts["openai.test"] = [judge_reply("yes", [])]
+    network.scripts["openai.test"] = [ALL_SUPPORTED]
     settings = settings_for(tmp_path, max_iters=1, chunk_size=60, chunk_overlap=0)
     events: list[BaseEvent] = []
     outcome = await execute_run(

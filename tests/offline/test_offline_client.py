@@ -21,6 +21,7 @@ from ralph_tui.roles.judge import JudgeOutput
 from ralph_tui.roles.task_judge import TaskJudgeOutput
 from ralph_tui.roles.task_reasoner import TaskOutput
 from ralph_tui.roles.worker import QAOutput
+from tests.offline.judging import judge_input, judgement_of
 
 SAMPLE = Path(__file__).parents[2] / "ralph_tui" / "data" / "sample_document.md"
 
@@ -101,20 +102,36 @@ async def test_worker_first_step_never_contains_the_document() -> None:
     assert "Aldermoor" not in action["code"]
 
 
-async def test_qa_judge_accepts_supported_and_flags_unsupported_bullets() -> None:
+async def test_qa_judge_gives_each_line_a_verdict_from_its_own_quotes() -> None:
     window = "The filters are backwashed every 48 hours or when head loss reaches 2.1 m."
-    fields = {
-        "query": "backwash",
-        "answer": "- Filters are backwashed every 48 hours.\n- Pumps are painted green weekly.",
-        "evidence": [window],
-        "evidence_contexts": [window],
-    }
-    verdict = JudgeOutput.model_validate(await play(tool_for(JudgeOutput), conversation(fields)))
-    assert verdict.ok == "no" and len(verdict.issues) == 1
-    assert "Bullet 2" in verdict.issues[0] and "painted" in verdict.issues[0]
-    fields["answer"] = "- Filters are backwashed every 48 hours."
-    verdict = JudgeOutput.model_validate(await play(tool_for(JudgeOutput), conversation(fields)))
-    assert verdict.ok == "yes" and verdict.issues == []
+    quote = "The filters are backwashed every 48 hours"
+    answer = (
+        "- Filters are backwashed every 48 hours.\n"
+        "- Filters are backwashed every 48 hours by outside contractors using ladders.\n"
+        "- Pumps are painted green weekly."
+    )
+    output = {"answer": answer, "evidence": [quote], "lineQuotes": [[1], [1], [1]]}
+    fields = judge_input("filters backwashed", output, windows=[window])
+    assert fields["lines"][0]["quotes"] == [{"number": 1, "quote": quote, "window": window}]
+    reply = JudgeOutput.model_validate(await play(tool_for(JudgeOutput), conversation(fields)))
+    assert [line.verdict for line in reply.lines] == [
+        "supported",
+        "partly_supported",
+        "unsupported",
+    ]
+    assert "contractor" in reply.lines[1].missing and "ladder" in reply.lines[1].missing
+    assert "paint" in reply.lines[2].missing and "pump" in reply.lines[2].missing
+    judgement = judgement_of(reply.model_dump(), fields)
+    assert not judgement.ok
+    assert judgement.issues[0].startswith("Line 2 is partly supported (the quotes do not show:")
+    assert judgement.issues[1].startswith("Line 3 is unsupported")
+
+    output = {"answer": "- Filters are backwashed every 48 hours.", "evidence": [quote]}
+    fields = judge_input("filters backwashed", {**output, "lineQuotes": [[1]]}, [window])
+    reply = JudgeOutput.model_validate(await play(tool_for(JudgeOutput), conversation(fields)))
+    judgement = judgement_of(reply.model_dump(), fields)
+    assert judgement.ok and judgement.issues == []
+    assert [claim.verdict for claim in judgement.claims] == ["supported"]
 
 
 async def test_task_judge_categorizes_issues() -> None:

@@ -9,6 +9,7 @@ from typing import Any
 from ralph_tui.llm.offline.constraints import read_constraints
 from ralph_tui.roles.judge import JudgeOutput
 from ralph_tui.words import stem
+from tests.offline.judging import judge_input, judgement_of
 from tests.offline.test_offline_client import SAMPLE, conversation, play, run_worker, tool_for
 
 DOCUMENT = SAMPLE.read_text(encoding="utf-8")
@@ -69,13 +70,18 @@ def test_only_the_documented_constraint_forms_are_read() -> None:
 
 
 async def test_the_judge_flags_a_bullet_that_does_not_address_the_question() -> None:
-    quotes = ["Each filter is backwashed after 48 hours in service."]
     on_topic = "- Each filter is backwashed after 48 hours in service."
     off_topic = "- The works has four dissolved air flotation (DAF) units, each rated at 16 ML/d."
-    fields = {"query": BACKWASH, "evidence_contexts": [*quotes, off_topic[2:]]}
-    good = await play(tool_for(JudgeOutput), conversation({**fields, "answer": on_topic}))
-    bad = await play(
-        tool_for(JudgeOutput), conversation({**fields, "answer": f"{on_topic}\n{off_topic}"})
+    quotes = [on_topic[2:], off_topic[2:]]
+    good_fields = judge_input(
+        BACKWASH, {"answer": on_topic, "evidence": quotes[:1], "lineQuotes": [[1]]}
     )
-    assert good["ok"] == "yes"
-    assert bad["ok"] == "no" and "Bullet 2 does not address the question" in bad["issues"][0]
+    bad_fields = judge_input(
+        BACKWASH,
+        {"answer": f"{on_topic}\n{off_topic}", "evidence": quotes, "lineQuotes": [[1], [2]]},
+    )
+    good = judgement_of(await play(tool_for(JudgeOutput), conversation(good_fields)), good_fields)
+    bad = judgement_of(await play(tool_for(JudgeOutput), conversation(bad_fields)), bad_fields)
+    assert good.ok
+    assert [claim.verdict for claim in bad.claims] == ["supported", "supported"]
+    assert not bad.ok and "Line 2 does not address the question" in bad.issues[0]

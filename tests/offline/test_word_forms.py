@@ -12,6 +12,7 @@ from ralph_tui.llm.offline.constraints import Steering
 from ralph_tui.llm.offline.sentences import sentences_of, table_rows_of
 from ralph_tui.llm.offline.text import Asked
 from ralph_tui.sandbox import Sandbox
+from tests.offline.judging import offline_judgement
 from tests.offline.test_offline_client import run_worker
 
 DATA = Path(__file__).parent / "data"
@@ -22,26 +23,23 @@ TERMINATED = (
 
 
 def test_the_judge_sees_an_inflected_answer_address_the_question() -> None:
-    verdict = roles.qa_judge(
-        {
-            "query": "When does the license terminate?",
-            "answer": f"- {TERMINATED}",
-            "evidence": [TERMINATED],
-        }
+    judgement = offline_judgement(
+        "When does the license terminate?",
+        {"answer": f"- {TERMINATED}", "evidence": [TERMINATED], "lineQuotes": [[1]]},
     )
-    assert verdict == {"ok": "yes", "issues": []}
+    assert judgement.ok and judgement.issues == []
+    assert [claim.verdict for claim in judgement.claims] == ["supported"]
 
 
 def test_the_judge_names_the_question_words_a_bullet_lacks() -> None:
-    verdict = roles.qa_judge(
-        {
-            "query": "When does the license terminate?",
-            "answer": "- Any attempt otherwise to propagate or modify it is void.",
-            "evidence": ["Any attempt otherwise to propagate or modify it is void."],
-        }
+    void = "Any attempt otherwise to propagate or modify it is void."
+    judgement = offline_judgement(
+        "When does the license terminate?",
+        {"answer": f"- {void}", "evidence": [void], "lineQuotes": [[1]]},
     )
-    assert verdict["ok"] == "no"
-    assert "license, terminate" in verdict["issues"][0]
+    assert not judgement.ok
+    assert [claim.verdict for claim in judgement.claims] == ["supported"], "its quote backs it"
+    assert "license, terminate" in judgement.issues[0]
 
 
 async def test_the_workers_term_of_a_camel_case_name_finds_it() -> None:
@@ -51,8 +49,8 @@ async def test_the_workers_term_of_a_camel_case_name_finds_it() -> None:
     result = await run_worker(query, manual)
     assert result["evidence"]
     assert all("asn1Coding" in quote for quote in result["evidence"])
-    verdict = roles.qa_judge({"query": query, **result})
-    assert verdict["ok"] == "yes", verdict
+    judgement = offline_judgement(query, result)
+    assert judgement.ok, judgement
 
 
 async def test_a_long_sentence_is_quoted_where_it_holds_the_questions_term() -> None:
@@ -66,7 +64,7 @@ async def test_a_long_sentence_is_quoted_where_it_holds_the_questions_term() -> 
     result = await run_worker(query, document)
     assert result["evidence"] and all("asn1Coding" in q for q in result["evidence"])
     assert all(quote in sentence for quote in result["evidence"])
-    assert roles.qa_judge({"query": query, **result})["ok"] == "yes"
+    assert offline_judgement(query, result).ok
 
 
 async def test_the_worker_quotes_a_fetched_page_that_retrieve_returns() -> None:

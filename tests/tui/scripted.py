@@ -34,6 +34,7 @@ from ralph_tui.events import (
 from ralph_tui.loops.runner import RunOutcome, RunRequest
 from ralph_tui.traces.models import IterationTrace, SessionRecord
 from ralph_tui.traces.store import SessionHandle, TraceStore
+from ralph_tui.validate.claims import Judgement, LineJudgement, claims_of, judge_claims
 
 T0 = 1_767_225_600.0
 """2026-01-01 00:00 UTC: every fixture timestamp counts from here."""
@@ -41,6 +42,10 @@ DOC_NAME = "handbook.md"
 QUESTION = "How often are the filters backwashed, and what triggers an early backwash?"
 VERIFIED_QUOTE = "Each filter is backwashed after 48 hours in service."
 UNVERIFIED_QUOTE = "Filters are backwashed every Tuesday."
+TRIGGER_QUOTE = (
+    "A filter is backwashed earlier if its head loss reaches 2.1 metres, or if its outlet"
+    " turbidity stays above 0.2 NTU for 15 minutes, whichever comes first."
+)
 FIRST_CONSTRAINTS = ["Quote the document verbatim: every evidence quote must appear in it."]
 CODE = "hits = [s for s in sentences if 'backwash' in s]\nprint(len(hits), hits[:2])"
 
@@ -49,6 +54,7 @@ def first_output() -> dict[str, object]:
     return {
         "answer": "- Filters are backwashed weekly.\n- Head loss triggers an early backwash.",
         "evidence": [VERIFIED_QUOTE, UNVERIFIED_QUOTE],
+        "lineQuotes": [[2], [1]],
     }
 
 
@@ -56,8 +62,23 @@ def second_output() -> dict[str, object]:
     return {
         "answer": "- Each filter is backwashed after 48 hours in service.\n"
         "- High head loss or turbidity triggers an early backwash.",
-        "evidence": [VERIFIED_QUOTE],
+        "evidence": [VERIFIED_QUOTE, TRIGGER_QUOTE],
+        "lineQuotes": [[1], [2]],
     }
+
+
+FIRST_VERDICTS = [
+    LineJudgement(1, "unsupported", "a weekly schedule: its quote is not in the document"),
+    LineJudgement(2, "partly_supported", "head loss: its quote speaks of 48 hours only"),
+]
+SECOND_VERDICTS = [LineJudgement(1, "supported"), LineJudgement(2, "supported")]
+
+
+def judgement(iteration_passed: bool) -> Judgement:
+    """The judge's verdicts on an iteration's lines, and the ok and issues they give."""
+    output = second_output() if iteration_passed else first_output()
+    claims = claims_of(output)
+    return judge_claims(claims, SECOND_VERDICTS if iteration_passed else FIRST_VERDICTS, [])
 
 
 def _iteration_events(iteration: int, t: float, passed: bool) -> list[BaseEvent]:
@@ -70,7 +91,9 @@ def _iteration_events(iteration: int, t: float, passed: bool) -> list[BaseEvent]
             message="every quote is in the document" if passed else "1 quote is not verbatim",
         ),
     ]
-    issues = [] if passed else [JudgeIssue(message="The weekly claim is not supported.")]
+    judged = judgement(passed)
+    assert judged.ok == passed
+    issues = [JudgeIssue(message=issue) for issue in judged.issues]
     return [
         IterationStarted(
             ts=t,
@@ -101,9 +124,9 @@ def _iteration_events(iteration: int, t: float, passed: bool) -> list[BaseEvent]
         ),
         AgentStep(ts=t + 2, agent="worker", step=2, max_steps=80, action="output"),
         PhaseFinished(ts=t + 3, iteration=iteration, phase="worker", duration_ms=3000),
-        CandidateProduced(ts=t + 3, iteration=iteration, output=output),
+        CandidateProduced(ts=t + 3, iteration=iteration, output=output, claims=claims_of(output)),
         HardValidation(ts=t + 3, iteration=iteration, ok=passed, rules=rules),
-        JudgeVerdict(ts=t + 4, iteration=iteration, ok=passed, issues=issues),
+        JudgeVerdict(ts=t + 4, iteration=iteration, ok=passed, issues=issues, claims=judged.claims),
         IterationFinished(
             ts=t + 4,
             iteration=iteration,
@@ -160,6 +183,7 @@ def iteration_trace(iteration: int, passed: bool) -> IterationTrace:
             "started_at": T0 + iteration,
             "finished_at": T0 + iteration + 4,
             "isolation": "bwrap",
+            "claims": judge.claims,
         }
     )
 

@@ -60,4 +60,4 @@ def test_a_quote_spanning_lines_is_listed_on_one_line() -> None:
         ["runs for ten\nminutes at every backwash."], "It runs for ten\nminutes at every backwash."
     )
     assert quote.verified and quote.one_line == "runs for ten minutes at every backwash."
-    assert "\n" not in str(quote_option(quote).prompt)
+    assert "\n" not in str(quote_option(quote, 1).prompt)

@@ -45,7 +45,10 @@ def test_an_unknown_rule_still_yields_a_constraint() -> None:
 def test_a_near_miss_constraint_carries_the_exact_document_span() -> None:
     document = "Intro. The “loop” retries — four times. Outro."
     quotes = ['The "loop" retries - four times.', "Intro.", "Outro."]
-    constraints = constraints_from_rules(hard_validate_qa("- a\n- b\n- c", quotes, document))
+    links = [[1], [2], [3]]
+    constraints = constraints_from_rules(
+        hard_validate_qa("- a\n- b\n- c", quotes, document, line_quotes=links)
+    )
     (constraint,) = constraints
     assert constraint.startswith("Copy every evidence quote character for character")
     assert json.dumps("The “loop” retries — four times.", ensure_ascii=False) in constraint

@@ -21,6 +21,7 @@ QUOTES = [
     "The judge runs on a different provider than the generator.",
 ]
 ANSWER = "- The loop retries with constraints.\n- Quotes are verbatim.\n- The judge is separate."
+LINKS = [[1], [2], [3]]
 
 RULE_NAMES = [
     "bullet_format",
@@ -29,6 +30,7 @@ RULE_NAMES = [
     "quote_length",
     "no_duplicate_quotes",
     "quotes_verbatim",
+    "line_quotes",
 ]
 
 
@@ -38,7 +40,7 @@ def rule(results: list[RuleResult], name: str) -> RuleResult:
 
 
 def test_a_good_candidate_passes_every_rule_in_a_fixed_order() -> None:
-    results = hard_validate_qa(ANSWER, QUOTES, DOCUMENT)
+    results = hard_validate_qa(ANSWER, QUOTES, DOCUMENT, line_quotes=LINKS)
     assert [result.name for result in results] == RULE_NAMES
     assert all_ok(results)
 
@@ -66,7 +68,7 @@ def test_too_few_or_too_many_bullets_fail_with_the_count(count: int) -> None:
 
 def test_blank_lines_between_bullets_are_allowed() -> None:
     answer = "- one\n\n- two\n   \n- three\n"
-    assert all_ok(hard_validate_qa(answer, QUOTES, DOCUMENT))
+    assert all_ok(hard_validate_qa(answer, QUOTES, DOCUMENT, line_quotes=LINKS))
 
 
 def test_a_non_bullet_line_fails_and_is_named() -> None:

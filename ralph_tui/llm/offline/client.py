@@ -43,12 +43,6 @@ def _steering(fields: dict[str, Any]) -> Steering:
     return read_constraints([str(c) for c in constraints] if isinstance(constraints, list) else [])
 
 
-def _judge(fields: dict[str, Any], tool: ToolDefinition) -> dict[str, Any]:
-    issues = tool.parameters.get("properties", {}).get("issues", {})
-    categorized = "category" in issues.get("items", {}).get("properties", {})
-    return roles.task_judge(fields) if categorized else roles.qa_judge(fields)
-
-
 class OfflineClient:
     """An ``LLMClient`` that needs no key and no network; see the module docstring."""
 
@@ -105,8 +99,10 @@ class OfflineClient:
         if props == {"action"}:
             action = self._explore(messages, fields, _action_fields(tool.parameters))
             return json.dumps({"action": action})
+        if {"lines", "issues"} <= props:
+            return json.dumps(roles.qa_judge(fields))
         if {"ok", "issues"} <= props:
-            return json.dumps(_judge(fields, tool))
+            return json.dumps(roles.task_judge(fields))
         for needed, role in STRUCTURED_ROLES:
             if needed <= props:
                 return json.dumps(role(fields))

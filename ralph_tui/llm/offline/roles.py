@@ -39,32 +39,44 @@ def _bullets(answer: str) -> list[str]:
 
 
 def qa_judge(fields: dict[str, Any]) -> dict[str, Any]:
-    """Each bullet must address the question (hold half of its terms) and be supported by the
-    evidence windows around the quotes; the answer must cover most of the question's terms."""
-    windows = _as_text(fields.get("evidence_contexts") or fields.get("evidence"))
+    """A verdict on each answer line from the share of its terms that the windows of its own
+    quotes hold (``verdict_of``); an issue for a line off the question, and for an answer
+    leaving most of the question's terms unanswered."""
     asked = Asked.question(_as_text(fields.get("query")))
-    question = asked.terms
-    answer = _as_text(fields.get("answer"))
+    lines = [line for line in fields.get("lines") or [] if isinstance(line, dict)]
+    verdicts = []
     issues = []
-    for number, bullet in enumerate(_bullets(answer), start=1):
-        share = support(bullet, windows)
-        if not asked.addressed_by(bullet):
+    for line in lines:
+        text = _as_text(line.get("text"))
+        windows = "\n".join(
+            _as_text(quote.get("window") or quote.get("quote"))
+            for quote in line.get("quotes") or []
+            if isinstance(quote, dict)
+        )
+        verdicts.append({"line": line.get("line"), **verdict_of(text, windows)})
+        if not asked.addressed_by(text):
             issues.append(
-                f"Bullet {number} does not address the question (it holds neither half of its"
-                f" terms nor a phrase of them: {', '.join(list(asked.words.values())[:6])}):"
-                f" {clip_words(bullet, 120)}"
+                f"Line {line.get('line')} does not address the question (it holds neither half"
+                f" of its terms nor a phrase of them: {', '.join(list(asked.words.values())[:6])}"
+                f"): {clip_words(text, 120)}"
             )
-        elif share < SUPPORTED:
-            missing = unsupported_terms(bullet, windows)[:6]
-            issues.append(
-                f"Bullet {number} is not supported by the evidence ({share:.0%} of its terms "
-                f"appear; missing: {', '.join(missing)}): {clip_words(bullet, 120)}"
-            )
-    held = term_set(answer)
+    held = term_set("\n".join(_as_text(line.get("text")) for line in lines))
     unanswered = [word for term, word in asked.words.items() if term not in held]
-    if len(unanswered) * 2 > len(question):
+    if len(unanswered) * 2 > len(asked.terms):
         issues.append(f"The answer leaves most of the question unanswered: {', '.join(unanswered)}")
-    return {"ok": "no" if issues else "yes", "issues": issues}
+    return {"lines": verdicts, "issues": issues}
+
+
+def verdict_of(claim: str, windows: str) -> dict[str, str]:
+    """``supported`` when the windows hold ``SUPPORTED`` of the claim's terms, ``partly
+    supported`` when they hold half as many, else ``unsupported``; what is missing named by
+    the terms they lack."""
+    share = support(claim, windows)
+    if share >= SUPPORTED:
+        return {"verdict": "supported", "missing": ""}
+    missing = ", ".join(unsupported_terms(claim, windows)[:6])
+    verdict = "partly_supported" if share >= SUPPORTED / 2 else "unsupported"
+    return {"verdict": verdict, "missing": f"{missing} (they hold {share:.0%} of its terms)"}
 
 
 def task_judge(fields: dict[str, Any]) -> dict[str, Any]:

@@ -8,8 +8,8 @@ and prints which terms the sources hold at all and the best sentences as JSON st
 search is ``sentences.py`` and the terms are ``ralph_tui.words``, both sent as source, so
 the sandbox folds words exactly as the host does. Its last step answers from those printed
 sentences only: each quote is a whole sentence (or a clause ending at punctuation), each
-bullet its quote's text, and a question whose terms the sources mostly lack gets an honest
-"not found".
+bullet its quote's text (linked to that quote alone), and a question whose terms the sources
+mostly lack gets an honest "not found" (a line no quote backs).
 """
 
 from __future__ import annotations
@@ -178,6 +178,7 @@ def not_found_output(missing: list[str]) -> dict[str, object]:
     return {
         "answer": f"- The document does not address this question; it lacks: {named}",
         "evidence": [],
+        "lineQuotes": [[]],
     }
 
 
@@ -200,7 +201,11 @@ def qa_output(
     if not quotes:
         return not_found_output(missing)
     chosen = list(quotes)
-    return {"answer": "\n".join(bullet_of(quote) for quote in chosen), "evidence": chosen}
+    return {
+        "answer": "\n".join(bullet_of(quote) for quote in chosen),
+        "evidence": chosen,
+        "lineQuotes": [[number] for number in range(1, len(chosen) + 1)],
+    }
 
 
 def brief_output(passages: list[str], limit_chars: int = 1800) -> dict[str, object]:

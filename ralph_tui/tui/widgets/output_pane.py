@@ -1,5 +1,6 @@
-"""The current candidate. In QA mode each evidence quote is marked verified (a verbatim
-substring of the document) or not, and selecting one shows it in its place.
+"""The current candidate. In QA mode each answer line shows the judge's verdict and the
+numbers of the quotes that back it, each evidence quote (numbered) is marked verified (a
+verbatim substring of the document) or not, and selecting one shows it in its place.
 """
 
 from __future__ import annotations
@@ -16,9 +17,11 @@ from textual.widgets.option_list import Option
 
 from ralph_tui.documents import Corpus
 from ralph_tui.events import SALVAGE_NOTE
-from ralph_tui.evidence import QuoteLocation
+from ralph_tui.evidence import Claim, QuoteLocation
+from ralph_tui.tui.claims import answer_content
 from ralph_tui.tui.context import evidence_minimum
 from ralph_tui.tui.evidence import Quote, check_quotes, evidence_of
+from ralph_tui.validate.claims import LINE_QUOTES, claims_of
 from ralph_tui.validate.evidence import EvidenceMinimum
 
 MARKS = {
@@ -28,23 +31,33 @@ MARKS = {
 }
 
 
-def candidate_text(output: dict[str, Any] | None, *, salvaged: bool = False) -> Content:
+def candidate_text(
+    output: dict[str, Any] | None, *, salvaged: bool = False, claims: list[Claim] | None = None
+) -> Content:
     """Every field of the candidate except the evidence list, under its name; a salvage says
-    so first."""
+    so first. An answer whose lines name their quotes shows them as claims (``claims``, when
+    judged; else as the candidate linked them)."""
     if not output:
         return Content.styled("No candidate yet.", "$text-muted")
     blocks = [Content.styled(f"⚠ {SALVAGE_NOTE}", "bold $text-warning")] if salvaged else []
     for name, value in output.items():
-        if name == "evidence":
+        if name in ("evidence", LINE_QUOTES):
             continue
-        body = "\n".join(f"- {v}" for v in value) if isinstance(value, list) else str(value)
+        if name == "answer" and (claims or LINE_QUOTES in output):
+            body: Content | str = answer_content(claims or claims_of(output))
+        elif isinstance(value, list):
+            body = "\n".join(f"- {v}" for v in value)
+        else:
+            body = str(value)
         blocks.append(Content.assemble((name, "bold underline"), "\n", body))
     return Content("\n\n").join(blocks)
 
 
-def quote_option(quote: Quote) -> Option:
+def quote_option(quote: Quote, number: int) -> Option:
     where = (f"  [{quote.source}]", "$text-muted") if quote.source else ""
-    return Option(Content.assemble(MARKS[quote.verified], quote.one_line, where))
+    return Option(
+        Content.assemble((f"{number:>2} ", "bold"), MARKS[quote.verified], quote.one_line, where)
+    )
 
 
 class OutputPane(Vertical):
@@ -87,6 +100,7 @@ class OutputPane(Vertical):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.output: dict[str, Any] | None = None
+        self.claims: list[Claim] = []
         self.document: str | None = None
         self.corpus: Corpus | None = None
         self.external: dict[str, str] = {}
@@ -112,11 +126,15 @@ class OutputPane(Vertical):
         *,
         salvaged: bool = False,
         quotes: list[QuoteLocation] | None = None,
+        claims: list[Claim] | None = None,
     ) -> None:
-        """Display ``output`` (a candidate) and check its evidence against the document;
-        ``quotes`` say where its quotes stand, when the run located them."""
-        self.output, self.locations = output, quotes
-        self.query_one("#candidate-text", Static).update(candidate_text(output, salvaged=salvaged))
+        """Display ``output`` (a candidate) with its ``claims`` (its lines, their quotes and
+        verdicts) and check its evidence against the document; ``quotes`` say where its
+        quotes stand, when the run located them."""
+        self.output, self.locations, self.claims = output, quotes, list(claims or [])
+        self.query_one("#candidate-text", Static).update(
+            candidate_text(output, salvaged=salvaged, claims=self.claims)
+        )
         self._show_quotes()
 
     def set_document(self, document: str | None, corpus: Corpus | None = None) -> None:
@@ -142,7 +160,7 @@ class OutputPane(Vertical):
         options = self.query_one("#evidence", OptionList)
         highlighted = options.highlighted
         options.clear_options()
-        options.add_options([quote_option(quote) for quote in self.quotes])
+        options.add_options([quote_option(quote, n) for n, quote in enumerate(self.quotes, 1)])
         if self.quotes:
             options.highlighted = min(highlighted or 0, len(self.quotes) - 1)
         self.set_class(bool(self.quotes), "-has-evidence")
@@ -155,8 +173,8 @@ class OutputPane(Vertical):
 
     def output_as_text(self) -> str:
         """The whole candidate as plain text, evidence included, for the clipboard."""
-        text = candidate_text(self.output).plain if self.output else ""
-        quotes = "\n".join(f"- {quote.text}" for quote in self.quotes)
+        text = candidate_text(self.output, claims=self.claims).plain if self.output else ""
+        quotes = "\n".join(f"{n}. {quote.text}" for n, quote in enumerate(self.quotes, 1))
         return f"{text}\n\nevidence\n{quotes}" if quotes else text
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:

@@ -159,7 +159,12 @@ class RunMonitor(Vertical):
         if "status" in parts:
             self.query_one(RunStatusLine).show(p, time.time())
         if "output" in parts:
-            self.output.show(p.candidate, salvaged=p.candidate_salvaged, quotes=p.candidate_quotes)
+            self.output.show(
+                p.candidate,
+                salvaged=p.candidate_salvaged,
+                quotes=p.candidate_quotes,
+                claims=p.candidate_claims,
+            )
         if "validation" in parts:
             self.query_one(ValidationPane).show(p.checks.values())
         if "constraints" in parts:

@@ -1,15 +1,19 @@
-"""Validation per iteration: every hard check with its message, then the judge's verdict."""
+"""Validation per iteration: every hard check with its message, then the judge's verdict:
+on each answer line (QA) and on the whole."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
 from ralph_tui.events import JudgeIssue, RuleResult
+from ralph_tui.evidence import Claim
+from ralph_tui.tui.claims import verdict_line
 from ralph_tui.tui.run_state import IterationChecks
+from ralph_tui.validate.claims import answer_issues
 
 PASS = ("✓ ", "bold $text-success")
 FAIL = ("✗ ", "bold $text-error")
@@ -43,16 +47,22 @@ def checks_content(checks: IterationChecks) -> Content:
         lines.append(Content.styled("  hard checks pending", "$text-muted"))
     else:
         lines.extend(Content("  ") + rule_line(rule) for rule in checks.hard.rules)
-    judge = checks.judge
-    if judge is None:
+    if checks.judge is None:
         lines.append(Content.styled("  judge pending", "$text-muted"))
     else:
-        issues = f"{len(judge.issues)} issue(s)" if judge.issues else "no issues"
-        lines.append(
-            Content.assemble("  ", PASS if judge.ok else FAIL, ("judge", "bold"), f"  {issues}")
-        )
-        lines.extend(issue_line(issue) for issue in judge.issues)
+        lines.extend(judge_lines(checks.judge.ok, checks.judge.issues, checks.judge.claims))
     return Content("\n").join(lines)
+
+
+def judge_lines(ok: bool, issues: Sequence[JudgeIssue], claims: Sequence[Claim]) -> list[Content]:
+    """The judge's verdict: its mark and issue count, its verdict on each answer line
+    (``claims``), and the issues those lines' verdicts do not already say."""
+    count = f"{len(issues)} issue(s)" if issues else "no issues"
+    lines = [Content.assemble("  ", PASS if ok else FAIL, ("judge", "bold"), f"  {count}")]
+    lines.extend(verdict_line(claim) for claim in claims)
+    remaining = len(answer_issues(claims, [issue.message for issue in issues]))
+    lines.extend(issue_line(issue) for issue in issues[len(issues) - remaining :])
+    return lines
 
 
 def validation_content(all_checks: Iterable[IterationChecks]) -> Content:
