@@ -45,6 +45,10 @@ def test_ask_answers_with_located_evidence_and_reads_no_dotenv(tmp_path: Path) -
     for quote in result.evidence:
         assert quote.document == SAMPLE.name and quote.start is not None
         assert text[quote.start : quote.end] == quote.quote
+        assert (
+            quote.found == "exact"
+            and quote.where == f"{SAMPLE.name}, chars {quote.start}-{quote.end}"
+        )
     assert result.judge is not None and result.judge.ok
     assert result.usage.calls > 0 and result.folder is None, "the temporary out dir is gone"
     assert events[0] == "run_started" and events[-1] == "run_finished"
