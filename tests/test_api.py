@@ -45,6 +45,10 @@ def test_ask_answers_with_located_evidence_and_reads_no_dotenv(tmp_path: Path) -
     for quote in result.evidence:
         assert quote.document == SAMPLE.name and quote.start is not None
         assert text[quote.start : quote.end] == quote.quote
+        assert (
+            quote.found == "exact"
+            and quote.where == f"{SAMPLE.name}, chars {quote.start}-{quote.end}"
+        )
     assert result.judge is not None and result.judge.ok
     assert [claim.line for claim in result.claims] == list(range(1, len(result.answer) + 1))
     for claim, line in zip(result.claims, result.answer, strict=True):
