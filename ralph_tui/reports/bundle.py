@@ -34,6 +34,18 @@ class BundleSource(BaseModel):
     """An external page's fetch time (seconds since the epoch)."""
 
 
+class BundlePassage(BaseModel):
+    """The text around one quote in its source, so a reader sees the quote in its place."""
+
+    quote: int
+    """The quote's number (``QuoteLocation.number``)."""
+    text: str
+    """The passage: the quote with the paragraphs (or a few hundred characters) around it."""
+    start: int
+    """The quote's span within ``text``."""
+    end: int
+
+
 class BundleIteration(BaseModel):
     """One outer-loop iteration, as the timeline shows it."""
 
@@ -69,6 +81,9 @@ class EvidenceBundle(BaseModel):
     """The QA answer's lines, or the task's output."""
     claims: list[Claim] = Field(default_factory=list)
     quotes: list[QuoteLocation] = Field(default_factory=list)
+    passages: list[BundlePassage] = Field(default_factory=list)
+    """Each located quote in its surrounding text, as the source read when the bundle was
+    made (none for a source that is gone or changed since the run)."""
     sources: list[BundleSource] = Field(default_factory=list)
     iterations: list[BundleIteration] = Field(default_factory=list)
     """Oldest first; the answer is the best iteration's."""

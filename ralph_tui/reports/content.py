@@ -1,0 +1,144 @@
+"""What a report says, before it is HTML or Markdown: the answer's lines with their
+verdicts, each quote with its source and passage, coverage as a strip, usage as words.
+Both renderers read these, so the two formats cannot tell different stories."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from ralph_tui.evidence import VERDICT_LABELS, Claim, DocumentCoverage, QuoteLocation
+from ralph_tui.reports.bundle import BundlePassage, BundleSource, EvidenceBundle
+
+STRIP_CELLS = 40
+"""How many cells a document's coverage strip has, each an equal stretch of its text."""
+
+NOT_JUDGED = "not judged"
+
+
+@dataclass(frozen=True)
+class AnswerLine:
+    """One line of the answer with what backs it."""
+
+    text: str
+    quotes: list[int]
+    verdict: str
+    """``supported``, ``partly_supported``, ``unsupported``, or ``NOT_JUDGED``."""
+    missing: str = ""
+
+    @property
+    def verdict_label(self) -> str:
+        return VERDICT_LABELS.get(self.verdict, self.verdict)  # type: ignore[call-overload, no-any-return]
+
+
+def answer_lines(bundle: EvidenceBundle) -> list[AnswerLine]:
+    """The claims when the run linked them, else the answer's non-blank lines unjudged."""
+    if bundle.claims:
+        return [claim_line(claim) for claim in bundle.claims]
+    lines = [line for line in bundle.answer.splitlines() if line.strip()]
+    return [AnswerLine(line, [], NOT_JUDGED) for line in lines]
+
+
+def claim_line(claim: Claim) -> AnswerLine:
+    return AnswerLine(claim.text, claim.quotes, claim.verdict or NOT_JUDGED, claim.missing)
+
+
+@dataclass(frozen=True)
+class QuoteView:
+    """A quote with where it stands: its source record and passage, when known."""
+
+    quote: QuoteLocation
+    source: BundleSource | None
+    passage: BundlePassage | None
+
+    @property
+    def before(self) -> str:
+        return self.passage.text[: self.passage.start] if self.passage else ""
+
+    @property
+    def marked(self) -> str:
+        """The text highlighted: the passage's span (the source's words), else the quote."""
+        return self.passage.text[self.passage.start : self.passage.end] if self.passage else self.quote.text
+
+    @property
+    def after(self) -> str:
+        return self.passage.text[self.passage.end :] if self.passage else ""
+
+    @property
+    def where(self) -> str:
+        """``pump.pdf p. 2, characters 107–171`` or the URL fetched at a time."""
+        quote = self.quote
+        if quote.url:
+            fetched = f", fetched {when(quote.fetched_at)}" if quote.fetched_at else ""
+            return f"{quote.url}{fetched}"
+        if quote.source is None:
+            return "not found in any source"
+        span = f", characters {quote.start}–{quote.end}" if quote.start is not None else ""
+        return f"{quote.label}{span}"
+
+    @property
+    def found_note(self) -> str:
+        """Said of a quote that is not verbatim in its source."""
+        return {
+            "exact": "",
+            "near": "found with small differences (quote marks, dashes or spacing)",
+            "missing": "not found in the sources",
+        }[self.quote.found]
+
+
+def quote_views(bundle: EvidenceBundle) -> list[QuoteView]:
+    sources = {source.name: source for source in bundle.sources}
+    passages = {passage.quote: passage for passage in bundle.passages}
+    return [
+        QuoteView(quote, sources.get(quote.source or ""), passages.get(quote.number))
+        for quote in bundle.quotes
+    ]
+
+
+def strip_cells(coverage: DocumentCoverage, cells: int = STRIP_CELLS) -> list[float]:
+    """The share read of each of ``cells`` equal stretches of the document, from 0 to 1."""
+    if coverage.chars <= 0:
+        return [0.0] * cells
+    shares = []
+    for cell in range(cells):
+        low = coverage.chars * cell / cells
+        high = coverage.chars * (cell + 1) / cells
+        read = sum(max(0.0, min(end, high) - max(start, low)) for start, end in coverage.spans)
+        shares.append(min(1.0, read / (high - low)) if high > low else 0.0)
+    return shares
+
+
+def percent(share: float) -> str:
+    """``4 %``, ``0.3 %``, ``100 %``."""
+    value = share * 100
+    return f"{value:.1f} %" if 0 < value < 1 else f"{value:.0f} %"
+
+
+def when(timestamp: float | None) -> str:
+    """A time as ``2026-11-25 14:03 UTC``."""
+    if timestamp is None:
+        return "unknown"
+    return datetime.fromtimestamp(timestamp, UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def usage_words(bundle: EvidenceBundle) -> str:
+    usage = bundle.usage
+    cost = "cost unknown" if usage.cost_usd is None else f"${usage.cost_usd:.4f}"
+    return (
+        f"{usage.input_tokens:,} tokens in, {usage.output_tokens:,} out, "
+        f"{usage.llm_calls:,} model calls, {cost}"
+    )
+
+
+def source_facts(source: BundleSource) -> list[tuple[str, str]]:
+    """A source's record as label and value pairs, the unknown ones left out."""
+    facts = [
+        ("path", source.path or ""),
+        ("URL", source.url or ""),
+        ("SHA-256", source.sha256 or ""),
+        ("format", source.format or ""),
+        ("converter", source.converter),
+        ("pages", str(source.pages) if source.pages else ""),
+        ("fetched", when(source.fetched_at) if source.fetched_at else ""),
+    ]
+    return [(label, value) for label, value in facts if value]
