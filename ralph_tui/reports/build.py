@@ -56,6 +56,7 @@ def build_bundle(store: TraceStore, session_id: str, settings: Settings) -> Evid
         passages=passages(reported.quotes, sources, settings) if reported else [],
         sources=sources,
         iterations=[timeline_entry(trace) for trace in traces],
+        reported_iteration=reported.iteration if reported else None,
         coverage=reported.coverage if reported else None,
         models=models_of(store, session_id, record),
         settings=record.settings,
@@ -135,7 +136,10 @@ def models_of(store: TraceStore, session_id: str, record: SessionRecord) -> dict
     settings = record.settings
     if settings.get("provider") == "offline":
         return {"generate": "offline", "validate": "offline"}
-    pairs = (("generate", settings.get("generateModel")), ("validate", settings.get("validateModel")))
+    pairs = (
+        ("generate", settings.get("generateModel")),
+        ("validate", settings.get("validateModel")),
+    )
     return {role: str(model) for role, model in pairs if model}
 
 

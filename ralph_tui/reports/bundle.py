@@ -87,6 +87,9 @@ class EvidenceBundle(BaseModel):
     sources: list[BundleSource] = Field(default_factory=list)
     iterations: list[BundleIteration] = Field(default_factory=list)
     """Oldest first; the answer is the best iteration's."""
+    reported_iteration: int | None = None
+    """The iteration whose answer, claims, quotes and coverage these are: the one that
+    passed, else the closest to passing (``None`` before any iteration ended)."""
     coverage: Coverage | None = None
     """What the answer's iteration read."""
     models: dict[str, str] = Field(default_factory=dict)

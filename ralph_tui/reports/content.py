@@ -4,6 +4,7 @@ Both renderers read these, so the two formats cannot tell different stories."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -27,8 +28,13 @@ class AnswerLine:
     missing: str = ""
 
     @property
+    def shown(self) -> str:
+        """The line without its list marker (the report lists the lines itself)."""
+        return re.sub(r"^\s*(?:[-*•]|\d+[.)])\s+", "", self.text)
+
+    @property
     def verdict_label(self) -> str:
-        return VERDICT_LABELS.get(self.verdict, self.verdict)  # type: ignore[call-overload, no-any-return]
+        return VERDICT_LABELS.get(self.verdict, self.verdict)  # type: ignore[call-overload]
 
 
 def answer_lines(bundle: EvidenceBundle) -> list[AnswerLine]:
@@ -58,7 +64,11 @@ class QuoteView:
     @property
     def marked(self) -> str:
         """The text highlighted: the passage's span (the source's words), else the quote."""
-        return self.passage.text[self.passage.start : self.passage.end] if self.passage else self.quote.text
+        return (
+            self.passage.text[self.passage.start : self.passage.end]
+            if self.passage
+            else self.quote.text
+        )
 
     @property
     def after(self) -> str:

@@ -11,8 +11,8 @@ from pathlib import Path
 
 from ralph_tui.config import Settings, load_settings
 from ralph_tui.documents import Limits
-from ralph_tui.documents.corpus import Document, read_one
 from ralph_tui.documents.convert import PAGE_SEPARATOR
+from ralph_tui.documents.corpus import Document, read_one
 from ralph_tui.events import RunStarted
 from ralph_tui.evidence import Claim, Coverage, DocumentCoverage, QuoteLocation
 from ralph_tui.external.cache import CachedPage, PageCache
@@ -45,7 +45,10 @@ class Quoted:
 
 
 QUOTES = [
-    Quoted("The filters are backwashed every 48 hours, or sooner when the head loss passes 2.4 m.", "notes.md"),  # noqa: E501
+    Quoted(
+        "The filters are backwashed every 48 hours, or sooner when the head loss passes 2.4 m.",
+        "notes.md",
+    ),
     Quoted("The pump seals are inspected every three months", "pump.pdf"),
     Quoted("Spare parts are counted on the first working day of every month.", "pump.pdf"),
     Quoted("Chlorine dosing <stays> at 0.8 mg/l", "notes.md"),
@@ -115,23 +118,34 @@ def coverage_of(docs: list[Document], share: float) -> Coverage:
     )
 
 
-def trace(iteration: int, passed: bool, quotes: list[QuoteLocation], docs: list[Document]) -> IterationTrace:  # noqa: E501
+def trace(
+    iteration: int, passed: bool, quotes: list[QuoteLocation], docs: list[Document]
+) -> IterationTrace:
     claims = [
-        Claim(line=n, text=line, quotes=CLAIM_QUOTES[n - 1], verdict=VERDICTS[n - 1] if passed else None,
-              missing="" if VERDICTS[n - 1] == "supported" else "the quote does not say <why>")
+        Claim(
+            line=n,
+            text=line,
+            quotes=CLAIM_QUOTES[n - 1],
+            verdict=VERDICTS[n - 1] if passed else None,
+            missing="" if VERDICTS[n - 1] == "supported" else "the quote does not say <why>",
+        )
         for n, line in enumerate(ANSWER, 1)
-    ]  # fmt: skip
+    ]
+    earlier = range(iteration - 1)
+    constraints = [f"constraint {n} of iteration {iteration} & <more>" for n in earlier]
+    failed_check = "" if passed else "quote 2 <not> found"
+    issues = [] if passed else [{"message": f"line {iteration} is vague & short"}]
     return IterationTrace(
         iteration=iteration,
         query="How often are the filters backwashed?",
-        constraints=[f"constraint {n} of iteration {iteration} & <more>" for n in range(iteration - 1)],  # noqa: E501
+        constraints=constraints,
         output={"answer": "\n".join(ANSWER) if passed else f"- draft {iteration}",
                 "evidence": [quote.text for quote in quotes]},
         hard_validation={"ok": passed, "rules": [
             {"name": "bullets", "ok": True, "message": ""},
-            {"name": "quotes_verbatim", "ok": passed, "message": "" if passed else "quote 2 <not> found"},
+            {"name": "quotes_verbatim", "ok": passed, "message": failed_check},
         ]},
-        judge={"ok": passed, "issues": [] if passed else [{"message": f"line {iteration} is vague & short"}]},
+        judge={"ok": passed, "issues": issues},
         passed=passed,
         failure_tag=None if passed else "judge",
         quotes=quotes if passed else quotes[:1],
@@ -168,8 +182,6 @@ def record_session(tmp_path: Path, iterations: int = 3) -> tuple[Settings, str]:
     )  # fmt: skip
     for number in range(1, iterations + 1):
         handle.write_iteration(trace(number, number == iterations, quotes, docs))
-    handle.finish(
-        "passed", input_tokens=12_345, output_tokens=678, llm_calls=9, cost_usd=0.0421
-    )
+    handle.finish("passed", input_tokens=12_345, output_tokens=678, llm_calls=9, cost_usd=0.0421)
     store.close()
     return settings, handle.session_id
