@@ -45,6 +45,7 @@ def render_markdown(bundle: EvidenceBundle) -> str:
         *answer_part(bundle),
         "## Evidence\n",
         *(quote_part(view) for view in quote_views(bundle)),
+        *([] if bundle.quotes else ["No quotes.\n"]),
         *sources_part(bundle),
         *checks_part(bundle),
         "## Iterations\n",
