@@ -76,3 +76,21 @@ def session_report(
 def write_report(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` at once (temp file and rename): a reader never sees half."""
     write_atomic(path, text)
+
+
+REPORTS_DIR = "reports"
+"""Where the app writes the reports it exports: ``<out>/reports/``."""
+
+
+def exported_report_path(out_dir: Path, session_id: str, fmt: ReportFormat = "html") -> Path:
+    """Where the app exports a session's report: one file per session, named by its id."""
+    return out_dir / REPORTS_DIR / f"{session_id.replace('/', '_')}.{fmt}"
+
+
+def export_session_report(store: TraceStore, session_id: str, settings: Settings) -> Path:
+    """Write the session's HTML report to its place under the out dir; returns the path."""
+    path = exported_report_path(store.out_dir, session_id)
+    text = session_report(store, session_id, settings, "html")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_report(path, text)
+    return path
