@@ -152,3 +152,45 @@ def source_facts(source: BundleSource) -> list[tuple[str, str]]:
         ("fetched", when(source.fetched_at) if source.fetched_at else ""),
     ]
     return [(label, value) for label, value in facts if value]
+
+
+@dataclass(frozen=True)
+class TimelineStep:
+    """One iteration as the timeline tells it: how it ended, what it read, the constraints
+    it ran under (only those new since the iteration before are listed, and those dropped),
+    and what failed."""
+
+    iteration: int
+    outcome: str
+    passed: bool
+    reported: bool
+    read: str
+    """``read 12 %``, or empty when the iteration recorded no coverage."""
+    constraints: int
+    added: list[str]
+    dropped: list[str]
+    problems: list[str]
+
+
+def timeline(bundle: EvidenceBundle) -> list[TimelineStep]:
+    steps = []
+    before: list[str] = []
+    for it in bundle.iterations:
+        tag = f" at {it.failure_tag}" if it.failure_tag else ""
+        problems = [f"✗ {check.name}: {check.message}" for check in it.hard_checks if not check.ok]
+        problems += [f"judge: {issue.message}" for issue in it.judge_issues]
+        steps.append(
+            TimelineStep(
+                iteration=it.iteration,
+                outcome="passed" if it.passed else f"failed{tag}",
+                passed=it.passed,
+                reported=it.iteration == bundle.reported_iteration,
+                read=f"read {percent(it.coverage.share)}" if it.coverage else "",
+                constraints=len(it.constraints),
+                added=[c for c in it.constraints if c not in before],
+                dropped=[c for c in before if c not in it.constraints],
+                problems=problems,
+            )
+        )
+        before = it.constraints
+    return steps

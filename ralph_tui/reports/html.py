@@ -15,11 +15,13 @@ from ralph_tui.reports.bundle import BundleIteration, EvidenceBundle
 from ralph_tui.reports.content import (
     AnswerLine,
     QuoteView,
+    TimelineStep,
     answer_lines,
     percent,
     quote_views,
     source_facts,
     strip_cells,
+    timeline,
     usage_words,
     when,
 )
@@ -60,7 +62,7 @@ blockquote.passage { margin: 0; padding: .5rem .75rem; background: var(--soft);
 mark { background: var(--mark); color: inherit; padding: 0 .1em; }
 .note { color: var(--part); font-size: .9rem; }
 figure.page { margin: .75rem 0 0; }
-figure.page svg { width: 100%; max-width: 36rem; height: auto; border: 1px solid var(--line);
+figure.page svg { width: 100%; max-width: 48rem; height: auto; border: 1px solid var(--line);
   display: block; background: #fff; }
 figure.page rect.hl { fill: #ffd400; fill-opacity: .35; stroke: #e0a800; stroke-width: 2; }
 figcaption { font-size: .8rem; color: var(--muted); }
@@ -259,32 +261,23 @@ def checks_section(bundle: EvidenceBundle) -> str:
 
 
 def timeline_section(bundle: EvidenceBundle) -> str:
-    reported = reported_iteration(bundle)
-    items = "".join(timeline_item(it, it is reported) for it in bundle.iterations)
+    items = "".join(timeline_item(step) for step in timeline(bundle))
     return (
         f'<section id="iterations"><h2>Iterations</h2><ol class="timeline">{items}</ol></section>'
     )
 
 
-def timeline_item(iteration: BundleIteration, is_reported: bool) -> str:
-    classes = " ".join(filter(None, ["passed" if iteration.passed else "failed",
-                                     "reported" if is_reported else ""]))  # fmt: skip
-    outcome = (
-        "passed"
-        if iteration.passed
-        else f"failed{' at ' + iteration.failure_tag if iteration.failure_tag else ''}"
-    )
-    read = f" · read {percent(iteration.coverage.share)}" if iteration.coverage else ""
-    constraints = "".join(f"<li>{e(c)}</li>" for c in iteration.constraints)
-    problems = [
-        f"✗ {check.name}: {check.message}" for check in iteration.hard_checks if not check.ok
-    ]
-    problems += [f"judge: {issue.message}" for issue in iteration.judge_issues]
+def timeline_item(step: TimelineStep) -> str:
+    classes = "passed" if step.passed else "failed"
+    classes += " reported" if step.reported else ""
+    facts = " · ".join(filter(None, [step.outcome, step.read, f"{step.constraints} constraint(s)"]))
+    changes = [f"<li>+ {e(c)}</li>" for c in step.added]
+    changes += [f'<li class="muted">− {e(c)}</li>' for c in step.dropped]
     return (
-        f'<li class="{classes}"><h3>Iteration {iteration.iteration}</h3>'
-        f'<p class="muted">{e(outcome)}{e(read)} · {len(iteration.constraints)} constraint(s)</p>'
-        + (f'<ul class="checks">{constraints}</ul>' if constraints else "")
-        + "".join(f'<p class="fail">{e(p)}</p>' for p in problems)
+        f'<li class="{classes}"><h3>Iteration {step.iteration}</h3>'
+        f'<p class="muted">{e(facts)}</p>'
+        + (f'<ul class="checks">{"".join(changes)}</ul>' if changes else "")
+        + "".join(f'<p class="fail">{e(p)}</p>' for p in step.problems)
         + "</li>"
     )
 

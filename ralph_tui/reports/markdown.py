@@ -13,6 +13,7 @@ from ralph_tui.reports.content import (
     quote_views,
     source_facts,
     strip_cells,
+    timeline,
     usage_words,
     when,
 )
@@ -113,20 +114,17 @@ def checks_part(bundle: EvidenceBundle) -> list[str]:
 
 
 def iterations_part(bundle: EvidenceBundle) -> list[str]:
+    """The timeline: each iteration's outcome, the constraints added (+) and dropped (−)
+    since the one before, and what failed."""
     lines = []
-    for it in bundle.iterations:
-        outcome = (
-            "passed"
-            if it.passed
-            else "failed" + (f" at {it.failure_tag}" if it.failure_tag else "")
-        )
-        reported = " (reported)" if it.iteration == bundle.reported_iteration else ""
-        read = f", read {percent(it.coverage.share)}" if it.coverage else ""
-        lines.append(f"{it.iteration}. **{outcome}**{reported}{read}, "
-                     f"{len(it.constraints)} constraint(s)")  # fmt: skip
-        lines += [f"   - constraint: {md(c)}" for c in it.constraints]
-        lines += [f"   - ✗ {md(c.name)}: {md(c.message)}" for c in it.hard_checks if not c.ok]
-        lines += [f"   - judge: {md(issue.message)}" for issue in it.judge_issues]
+    for step in timeline(bundle):
+        reported = " (reported)" if step.reported else ""
+        read = f", {step.read}" if step.read else ""
+        lines.append(f"{step.iteration}. **{step.outcome}**{reported}{read}, "
+                     f"{step.constraints} constraint(s)")  # fmt: skip
+        lines += [f"   - \\+ {md(c)}" for c in step.added]
+        lines += [f"   - − {md(c)}" for c in step.dropped]
+        lines += [f"   - {md(problem)}" for problem in step.problems]
     return ["\n".join(lines) + "\n"] if lines else ["No iteration ended.\n"]
 
 

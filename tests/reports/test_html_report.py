@@ -173,7 +173,14 @@ def test_the_timeline_coverage_and_usage_are_shown(bundle: EvidenceBundle) -> No
     page = parsed(bundle)
     steps = page.get_element_by_id("iterations").xpath("./ol/li")
     assert [step.get("class") for step in steps] == ["failed", "failed", "passed reported"]
-    assert "constraint 1 of iteration 3 & <more>" in steps[2].text_content()
+    changes = [li.text_content() for li in steps[2].xpath("./ul/li")]
+    # Only what changed since the iteration before is listed: added (+), dropped (−).
+    assert changes == [
+        "+ constraint 0 of iteration 3 & <more>",
+        "+ constraint 1 of iteration 3 & <more>",
+        "− constraint 0 of iteration 2 & <more>",
+    ]
+    assert "2 constraint(s)" in steps[2].text_content()
     assert "judge: line 2 is vague & short" in steps[1].text_content()
     coverage = page.get_element_by_id("coverage")
     assert "94 %" in coverage.text_content() and "backwash" in coverage.text_content()
@@ -192,5 +199,7 @@ def test_the_markdown_report_says_the_same(bundle: EvidenceBundle) -> None:
     assert "Pump maintenance **The pump seals are inspected every three months** by" in text
     assert f"**[5]** {PAGE_URL}, fetched 2025-10-09 08:53 UTC" in text
     assert "3. **passed** (reported), read 94 %, 2 constraint(s)" in text
+    assert "   - \\+ constraint 1 of iteration 3 & \\<more\\>" in text
+    assert "   - − constraint 0 of iteration 2 & \\<more\\>" in text
     assert re.search(r"- pump\.pdf: 95 % `\|[█▆▃ ▂]+\|`", text)
     assert "- validate model: `openai:gpt-5`" in text
