@@ -10,9 +10,10 @@ from typing import Any
 
 from ralph_tui.config import Settings
 from ralph_tui.documents import InputError, Limits
+from ralph_tui.documents.convert import PAGE_SEPARATOR
 from ralph_tui.documents.corpus import read_one
 from ralph_tui.events import RunStarted
-from ralph_tui.evidence import QuoteLocation
+from ralph_tui.evidence import QuoteLocation, Span
 from ralph_tui.external.cache import PageCache
 from ralph_tui.loops.iteration import best_of
 from ralph_tui.loops.runner import extraction_cache
@@ -41,7 +42,8 @@ def build_bundle(store: TraceStore, session_id: str, settings: Settings) -> Evid
     record = store.load_session(session_id)
     traces = store.iterations(session_id)
     reported = best_of(traces)
-    sources = file_sources(record) + page_sources(reported.quotes if reported else [], settings)
+    quotes = reported.quotes if reported else []
+    texts = SourceTexts(file_sources(record) + page_sources(quotes, settings), settings)
     mode = "qa" if record.mode == "qa" else "task"
     return EvidenceBundle(
         generator=f"ralph-tui {__version__}",
@@ -53,8 +55,8 @@ def build_bundle(store: TraceStore, session_id: str, settings: Settings) -> Evid
         answer=answer_text(reported.output if reported else {}, mode),
         claims=reported.claims if reported else [],
         quotes=reported.quotes if reported else [],
-        passages=passages(reported.quotes, sources, settings) if reported else [],
-        sources=sources,
+        passages=passages(quotes, texts),
+        sources=texts.sources_with_pages(),
         iterations=[timeline_entry(trace) for trace in traces],
         reported_iteration=reported.iteration if reported else None,
         coverage=reported.coverage if reported else None,
@@ -143,12 +145,9 @@ def models_of(store: TraceStore, session_id: str, record: SessionRecord) -> dict
     return {role: str(model) for role, model in pairs if model}
 
 
-def passages(
-    quotes: list[QuoteLocation], sources: list[BundleSource], settings: Settings
-) -> list[BundlePassage]:
+def passages(quotes: list[QuoteLocation], texts: SourceTexts) -> list[BundlePassage]:
     """Each located quote in the text around it, from its source's text as it reads now; a
     source that is gone, unreadable or changed since the run gives none."""
-    texts = SourceTexts(sources, settings)
     found = []
     for quote in quotes:
         if quote.source is None or quote.start is None or quote.end is None:
@@ -195,9 +194,21 @@ class SourceTexts:
     conversion the run used (and its cache), a page from the external docs cache."""
 
     def __init__(self, sources: list[BundleSource], settings: Settings) -> None:
+        self.sources = sources
         self.by_name = {source.name: source for source in sources}
         self.settings = settings
         self._texts: dict[str, str | None] = {}
+        self._page_spans: dict[str, list[Span]] = {}
+
+    def sources_with_pages(self) -> list[BundleSource]:
+        """The sources, each document with pages given its pages' spans (read if need be)."""
+        for source in self.sources:
+            if source.pages:
+                self.text_of(source.name)
+        return [
+            source.model_copy(update={"page_spans": self._page_spans.get(source.name, [])})
+            for source in self.sources
+        ]
 
     def text_of(self, name: str) -> str | None:
         if name not in self._texts:
@@ -219,4 +230,16 @@ class SourceTexts:
             return None
         if source.sha256 and document.sha256 != source.sha256:
             return None  # changed since the run: its spans no longer point at the quotes
+        if document.pages is not None:
+            self._page_spans[source.name] = page_spans(document.pages)
         return document.text
+
+
+def page_spans(pages: list[str]) -> list[Span]:
+    """Each page's span in the document's text: its pages joined by ``PAGE_SEPARATOR``."""
+    spans = []
+    start = 0
+    for page in pages:
+        spans.append((start, start + len(page)))
+        start += len(page) + len(PAGE_SEPARATOR)
+    return spans

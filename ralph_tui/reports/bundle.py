@@ -8,7 +8,7 @@ from typing import Any, Final, Literal
 from pydantic import BaseModel, Field
 
 from ralph_tui.events import JudgeIssue, RuleResult, RunStatus
-from ralph_tui.evidence import Claim, Coverage, QuoteLocation
+from ralph_tui.evidence import Claim, Coverage, QuoteLocation, Span
 
 BUNDLE_VERSION: Final = 1
 """Raised whenever a field changes meaning or goes away (a field added keeps it)."""
@@ -30,6 +30,9 @@ class BundleSource(BaseModel):
     converter: str = ""
     """What turned it into text, with its version (``pypdfium2 4.30.0``)."""
     pages: int | None = None
+    page_spans: list[Span] = Field(default_factory=list)
+    """Each page's span in the document's text (a PDF), as the source reads now; empty when
+    it has no pages or could not be read."""
     fetched_at: float | None = None
     """An external page's fetch time (seconds since the epoch)."""
 

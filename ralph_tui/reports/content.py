@@ -8,11 +8,14 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from ralph_tui.evidence import VERDICT_LABELS, Claim, DocumentCoverage, QuoteLocation
+from ralph_tui.evidence import VERDICT_LABELS, Claim, DocumentCoverage, QuoteLocation, Span
 from ralph_tui.reports.bundle import BundlePassage, BundleSource, EvidenceBundle
 
 STRIP_CELLS = 40
-"""How many cells a document's coverage strip has, each an equal stretch of its text."""
+"""How many cells a document's coverage strip has when its pages are not known, each an
+equal stretch of its text."""
+MAX_PAGE_CELLS = 120
+"""Up to this many pages, a document's strip has a cell per page."""
 
 NOT_JUDGED = "not judged"
 
@@ -105,17 +108,53 @@ def quote_views(bundle: EvidenceBundle) -> list[QuoteView]:
     ]
 
 
-def strip_cells(coverage: DocumentCoverage, cells: int = STRIP_CELLS) -> list[float]:
-    """The share read of each of ``cells`` equal stretches of the document, from 0 to 1."""
-    if coverage.chars <= 0:
-        return [0.0] * cells
-    shares = []
-    for cell in range(cells):
-        low = coverage.chars * cell / cells
-        high = coverage.chars * (cell + 1) / cells
-        read = sum(max(0.0, min(end, high) - max(start, low)) for start, end in coverage.spans)
-        shares.append(min(1.0, read / (high - low)) if high > low else 0.0)
-    return shares
+@dataclass(frozen=True)
+class StripCell:
+    """One stretch of a document in its coverage strip: a page, or an equal part."""
+
+    label: str
+    share: float
+    """The part of it that was read, from 0 to 1."""
+
+
+def strip_cells(
+    coverage: DocumentCoverage, page_spans: list[Span] | None = None, cells: int = STRIP_CELLS
+) -> list[StripCell]:
+    """The document's coverage strip: a cell per page when its pages are known (up to
+    ``MAX_PAGE_CELLS`` of them), else ``cells`` equal stretches of its text."""
+    stretches: list[tuple[str, float, float]]
+    if page_spans and len(page_spans) <= MAX_PAGE_CELLS:
+        stretches = [(f"p. {n}", start, end) for n, (start, end) in enumerate(page_spans, 1)]
+    else:
+        size = coverage.chars / cells
+        stretches = [
+            (f"characters {int(size * n):,}–{int(size * (n + 1)):,}", size * n, size * (n + 1))
+            for n in range(cells)
+        ]
+    return [
+        StripCell(label, read_share(coverage.spans, low, high)) for label, low, high in stretches
+    ]
+
+
+def document_strip(bundle: EvidenceBundle, coverage: DocumentCoverage) -> list[StripCell]:
+    """The strip of one document of the bundle's coverage, by page where its source has them."""
+    source = next((s for s in bundle.sources if s.name == coverage.document), None)
+    return strip_cells(coverage, source.page_spans if source else None)
+
+
+def strip_caption(cells: list[StripCell]) -> str:
+    """What the strip's cells are: ``a cell per page, p. 1 to p. 17``, or parts of the text."""
+    if cells and cells[0].label.startswith("p. "):
+        return f"a cell per page, {cells[0].label} to {cells[-1].label}"
+    return f"{len(cells)} equal parts of the text, from its start to its end"
+
+
+def read_share(spans: list[Span], low: float, high: float) -> float:
+    """The part of ``[low, high)`` that ``spans`` cover, from 0 to 1."""
+    if high <= low:
+        return 0.0
+    read = sum(max(0.0, min(end, high) - max(start, low)) for start, end in spans)
+    return min(1.0, read / (high - low))
 
 
 def percent(share: float) -> str:

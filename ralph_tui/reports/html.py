@@ -10,17 +10,19 @@ import base64
 import json
 from html import escape
 
-from ralph_tui.evidence import Coverage
+from ralph_tui.evidence import DocumentCoverage
 from ralph_tui.reports.bundle import BundleIteration, EvidenceBundle
 from ralph_tui.reports.content import (
     AnswerLine,
     QuoteView,
+    StripCell,
     TimelineStep,
     answer_lines,
+    document_strip,
     percent,
     quote_views,
     source_facts,
-    strip_cells,
+    strip_caption,
     timeline,
     usage_words,
     when,
@@ -79,7 +81,8 @@ ol.timeline > li.reported h3::after { content: " — reported"; color: var(--acc
 ul.checks { margin: .25rem 0; padding-left: 1.2rem; }
 .fail { color: var(--bad); } .pass { color: var(--ok); }
 .strip { display: flex; height: 1.1rem; border: 1px solid var(--line); margin: .25rem 0 .75rem; }
-.strip span { flex: 1; background: var(--accent); }
+.strip span { flex: 1; background: var(--accent); border-right: 1px solid #fff; }
+.strip span:last-child { border-right: 0; }
 .share { font-size: 1.6rem; font-weight: 700; }
 details summary { cursor: pointer; color: var(--accent); }
 pre.settings { background: var(--soft); padding: .5rem; overflow-x: auto; font-size: .8rem; }
@@ -114,7 +117,7 @@ def render_html(bundle: EvidenceBundle, pictures: list[PagePicture]) -> str:
         evidence_section(bundle, pictures),
         checks_section(bundle),
         timeline_section(bundle),
-        coverage_section(bundle.coverage),
+        coverage_section(bundle),
         run_section(bundle),
         "</main></body></html>",
     ]
@@ -282,30 +285,36 @@ def timeline_item(step: TimelineStep) -> str:
     )
 
 
-def coverage_section(coverage: Coverage | None) -> str:
+def coverage_section(bundle: EvidenceBundle) -> str:
+    coverage = bundle.coverage
     if coverage is None:
         return (
             '<section id="coverage"><h2>What was read</h2>'
             '<p class="muted">The run did not record what it read.</p></section>'
         )
-    strips = "".join(
-        f'<h3>{e(doc.document)}</h3><p class="muted">{doc.read_chars:,} of {doc.chars:,} '
-        f"characters ({percent(doc.read_chars / doc.chars if doc.chars else 0)})</p>"
-        f'<div class="strip" role="img" aria-label="{e(doc.document)}: what was read, '
-        f'from its start to its end">'
-        + "".join(
-            f'<span style="opacity:{share:.2f}" title="{percent(share)} read"></span>'
-            for share in strip_cells(doc)
-        )
-        + "</div>"
-        for doc in coverage.documents
-    )
+    strips = "".join(coverage_strip(doc, document_strip(bundle, doc)) for doc in coverage.documents)
     searches = ", ".join(f"<code>{e(s)}</code>" for s in coverage.searches) or "none"
     return (
         '<section id="coverage"><h2>What was read</h2>'
         f'<p><span class="share">{percent(coverage.share)}</span> of the text '
         f"({coverage.read_chars:,} of {coverage.total_chars:,} characters)</p>"
         f"<p>Searched the whole text for: {searches}</p>{strips}</section>"
+    )
+
+
+def coverage_strip(doc: DocumentCoverage, cells: list[StripCell]) -> str:
+    """A document's strip: a cell per page (or part), as dark as the share of it read."""
+    spans = "".join(
+        f'<span style="opacity:{max(cell.share, 0.04):.2f}" class="{"read" if cell.share else ""}" '
+        f'title="{e(cell.label)}: {percent(cell.share)} read"></span>'
+        for cell in cells
+    )
+    share = percent(doc.read_chars / doc.chars if doc.chars else 0)
+    return (
+        f'<h3>{e(doc.document)}</h3><p class="muted">{doc.read_chars:,} of {doc.chars:,} '
+        f"characters ({share}); {e(strip_caption(cells))}</p>"
+        f'<div class="strip" role="img" aria-label="{e(doc.document)}: what was read, '
+        f'{e(strip_caption(cells))}">{spans}</div>'
     )
 
 

@@ -9,10 +9,11 @@ from ralph_tui.reports.bundle import EvidenceBundle
 from ralph_tui.reports.content import (
     QuoteView,
     answer_lines,
+    document_strip,
     percent,
     quote_views,
     source_facts,
-    strip_cells,
+    strip_caption,
     timeline,
     usage_words,
     when,
@@ -138,9 +139,8 @@ def coverage_part(bundle: EvidenceBundle) -> list[str]:
         f"{coverage.total_chars:,} characters). Searched the whole text for: {searches}.\n"
     ]
     for doc in coverage.documents:
-        strip = "".join(
-            STRIP_BLOCKS[round(share * (len(STRIP_BLOCKS) - 1))] for share in strip_cells(doc)
-        )
+        cells = document_strip(bundle, doc)
+        strip = "".join(STRIP_BLOCKS[round(c.share * (len(STRIP_BLOCKS) - 1))] for c in cells)
         share = percent(doc.read_chars / doc.chars if doc.chars else 0)
-        lines.append(f"- {md(doc.document)}: {share} `|{strip}|`")
+        lines.append(f"- {md(doc.document)}: {share} `|{strip}|` ({strip_caption(cells)})")
     return ["## What was read\n", "\n".join(lines) + "\n"]

@@ -49,6 +49,9 @@ def test_sources_carry_their_hash_converter_and_fetch_time(tmp_path: Path) -> No
     by_name = {source.name: source for source in bundle.sources}
     pdf = by_name["pump.pdf"]
     assert pdf.kind == "file" and pdf.pages == 2 and pdf.converter.startswith("pypdfium2 ")
+    assert len(pdf.page_spans) == 2 and pdf.page_spans[0][0] == 0
+    page_two = next(q for q in bundle.quotes if q.page == 2)
+    assert pdf.page_spans[1][0] <= (page_two.start or 0) < pdf.page_spans[1][1]
     assert pdf.path is not None
     import hashlib
 

@@ -184,7 +184,17 @@ def test_the_timeline_coverage_and_usage_are_shown(bundle: EvidenceBundle) -> No
     assert "judge: line 2 is vague & short" in steps[1].text_content()
     coverage = page.get_element_by_id("coverage")
     assert "94 %" in coverage.text_content() and "backwash" in coverage.text_content()
-    assert len(coverage.find_class("strip")) == 2
+    notes_strip, pdf_strip = coverage.find_class("strip")
+    assert len(notes_strip) == 40
+    # Page 1 is inside the first span read; page 2 straddles its end and the last 10 chars.
+    pdf = next(source for source in bundle.sources if source.name == "pump.pdf")
+    (_, end_one), (start_two, end_two) = pdf.page_spans
+    first_read = int(end_two * 0.9)
+    page_two = (first_read - start_two + 10) / (end_two - start_two)
+    assert end_one < first_read < end_two - 10
+    assert [cell.get("title") for cell in pdf_strip] == [
+        "p. 1: 100 % read", f"p. 2: {page_two * 100:.0f} % read"
+    ]  # fmt: skip
     run = page.get_element_by_id("run").text_content()
     assert "openai:gpt-5" in run and "$0.0421" in run and "12,345 tokens in" in run
 
@@ -201,5 +211,7 @@ def test_the_markdown_report_says_the_same(bundle: EvidenceBundle) -> None:
     assert "3. **passed** (reported), read 94 %, 2 constraint(s)" in text
     assert "   - \\+ constraint 1 of iteration 3 & \\<more\\>" in text
     assert "   - − constraint 0 of iteration 2 & \\<more\\>" in text
-    assert re.search(r"- pump\.pdf: 95 % `\|[█▆▃ ▂]+\|`", text)
+    # The PDF's strip has a cell per page: page 1 read whole, page 2 mostly.
+    assert "- pump.pdf: 95 % `|█▇|` (a cell per page, p. 1 to p. 2)" in text
+    assert re.search(r"- notes\.md: 93 % `\|[█▂ ]{40}\|` \(40 equal parts of the text", text)
     assert "- validate model: `openai:gpt-5`" in text
