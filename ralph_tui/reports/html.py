@@ -59,6 +59,8 @@ a.ref { font-size: .85rem; text-decoration: none; color: var(--accent); margin-l
 article.quote { border: 1px solid var(--line); border-radius: 6px; padding: .75rem;
   margin: 1rem 0; break-inside: avoid; }
 .where { font-size: .85rem; color: var(--muted); overflow-wrap: anywhere; margin: .2rem 0 .5rem; }
+div.output { white-space: pre-wrap; overflow-wrap: anywhere; background: var(--soft);
+  padding: .5rem .75rem; }
 blockquote.passage { margin: 0; padding: .5rem .75rem; background: var(--soft);
   border-left: 3px solid var(--accent); white-space: pre-wrap; overflow-wrap: anywhere; }
 mark { background: var(--mark); color: inherit; padding: 0 .1em; }
@@ -79,6 +81,8 @@ ol.timeline > li::before { content: ""; position: absolute; left: -.55rem; top: 
 ol.timeline > li.passed::before { background: var(--ok); }
 ol.timeline > li.reported h3::after { content: " — reported"; color: var(--accent); }
 ul.checks { margin: .25rem 0; padding-left: 1.2rem; }
+ul.changes { margin: .25rem 0; padding-left: 0; list-style: none; }
+ol.timeline p { margin: .2rem 0; }
 .fail { color: var(--bad); } .pass { color: var(--ok); }
 .strip { display: flex; height: 1.1rem; border: 1px solid var(--line); margin: .25rem 0 .75rem; }
 .strip span { flex: 1; background: var(--accent); border-right: 1px solid #fff; }
@@ -135,6 +139,11 @@ def header(bundle: EvidenceBundle) -> str:
 
 
 def answer_section(bundle: EvidenceBundle) -> str:
+    if bundle.mode == "task" and not bundle.claims:
+        return (
+            f'<section id="answer"><h2>Task output</h2><div class="output">{e(bundle.answer)}</div>'
+            "</section>"
+        )
     lines = answer_lines(bundle)
     if not lines:
         return '<section id="answer"><h2>Answer</h2><p class="muted">No answer.</p></section>'
@@ -279,7 +288,7 @@ def timeline_item(step: TimelineStep) -> str:
     return (
         f'<li class="{classes}"><h3>Iteration {step.iteration}</h3>'
         f'<p class="muted">{e(facts)}</p>'
-        + (f'<ul class="checks">{"".join(changes)}</ul>' if changes else "")
+        + (f'<ul class="changes">{"".join(changes)}</ul>' if changes else "")
         + "".join(f'<p class="fail">{e(p)}</p>' for p in step.problems)
         + "</li>"
     )

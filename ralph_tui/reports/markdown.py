@@ -43,7 +43,7 @@ def render_markdown(bundle: EvidenceBundle) -> str:
         f"{bundle.mode.upper()} session `{bundle.session_id}` · {bundle.status} · "
         f"{len(bundle.iterations)} iteration(s) · report made {when(bundle.created_at)} by "
         f"{bundle.generator}\n",
-        "## Answer\n",
+        "## Answer\n" if bundle.mode == "qa" else "## Task output\n",
         *answer_part(bundle),
         "## Evidence\n",
         *(quote_part(view) for view in quote_views(bundle)),
@@ -61,6 +61,8 @@ def render_markdown(bundle: EvidenceBundle) -> str:
 
 
 def answer_part(bundle: EvidenceBundle) -> list[str]:
+    if bundle.mode == "task" and not bundle.claims:
+        return [fenced(bundle.answer)]
     lines = answer_lines(bundle)
     if not lines:
         return ["No answer.\n"]
@@ -71,6 +73,14 @@ def answer_part(bundle: EvidenceBundle) -> list[str]:
         text = md(line.shown)
         items.append(f"- **{line.verdict_label}:** {text} {refs}{missing}".rstrip())
     return ["\n".join(items) + "\n"]
+
+
+def fenced(text: str) -> str:
+    """``text`` as a fenced block, shown as written: its fence longer than any run of
+    backticks inside it."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}text\n{text}\n{fence}\n"
 
 
 def quote_part(view: QuoteView) -> str:

@@ -215,3 +215,16 @@ def test_the_markdown_report_says_the_same(bundle: EvidenceBundle) -> None:
     assert "- pump.pdf: 95 % `|█▇|` (a cell per page, p. 1 to p. 2)" in text
     assert re.search(r"- notes\.md: 93 % `\|[█▂ ]{40}\|` \(40 equal parts of the text", text)
     assert "- validate model: `openai:gpt-5`" in text
+
+
+def test_a_task_output_is_shown_as_written() -> None:
+    output = "# Summary\n\n<b>bold?</b> and ```code``` & more\n- a list"
+    bundle = EvidenceBundle(
+        generator="ralph-tui test", created_at=0.0, session_id="2026-01-01/task-00000000",
+        mode="task", query="Summarise", status="failed", answer=output,
+    )  # fmt: skip
+    page = lxml_html.document_fromstring(render(bundle, "html"))
+    [shown] = page.get_element_by_id("answer").find_class("output")
+    assert shown.text_content() == output and not page.xpath("//b")
+    text = render(bundle, "md")
+    assert f"## Task output\n\n````text\n{output}\n````\n" in text
