@@ -2,12 +2,14 @@
 
 The reference's tables come from the code at every build: a page marks where one goes with
 ``<!-- generated: NAME -->`` and ``on_page_markdown`` puts it there (an unknown name fails the
-build). The app tour's pictures are the SVG snapshots the app's tests compare against, served
-from where the tests keep them, so the pictures are always the screens as they are.
+build), and so is the evidence bundle's JSON Schema (``reference/evidence-bundle.schema.json``).
+The app tour's pictures are the SVG snapshots the app's tests compare against, served from
+where the tests keep them, so the pictures are always the screens as they are.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -17,6 +19,8 @@ from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
 
 from ralph_tui.cli import reference
+from ralph_tui.reports.bundle import EvidenceBundle
+from ralph_tui.reports.schema import SCHEMA_FILE, bundle_schema
 from ralph_tui.sandbox.limits import SandboxLimits
 from ralph_tui.traces.models import IterationTrace, SessionRecord
 
@@ -35,6 +39,9 @@ GENERATED: dict[str, Callable[[], str]] = {
     "session_record": lambda: reference.fields_table(SessionRecord),
     "iteration_trace": lambda: reference.fields_table(IterationTrace),
     "sandbox_limits": lambda: reference.fields_table(SandboxLimits),
+    "evidence_bundle": lambda: "\n".join(
+        reference.model_section(model, "###") for model in reference.models_within([EvidenceBundle])
+    ),
     "trace_parts": lambda: "\n".join(
         reference.model_section(model, "###")
         for model in reference.models_within([SessionRecord, IterationTrace])
@@ -44,6 +51,8 @@ GENERATED: dict[str, Callable[[], str]] = {
 
 
 def on_files(files: Files, config: Any) -> Files:
+    schema = json.dumps(bundle_schema(), indent=2) + "\n"
+    files.append(File.generated(config, f"reference/{SCHEMA_FILE}", content=schema))
     for snapshot in sorted(SNAPSHOTS.rglob("test_*.svg")):
         uri = f"{SCREENS}/{snapshot.name.removeprefix('test_')}"
         files.append(File.generated(config, uri, abs_src_path=str(snapshot)))

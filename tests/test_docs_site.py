@@ -3,6 +3,7 @@ broken anchor fails it, and the reference it generates from the code is in the p
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -12,6 +13,7 @@ from pathlib import Path
 from ralph_tui.cli.app import build_parser
 from ralph_tui.cli.reference import event_types
 from ralph_tui.config import setting_specs
+from ralph_tui.reports.schema import SCHEMA_FILE, bundle_schema
 from tests.test_reference import command_progs
 
 ROOT = Path(__file__).parents[1]
@@ -49,6 +51,10 @@ def test_the_site_builds_strictly_with_the_generated_reference(tmp_path: Path) -
     assert "hardValidation" in traces
     api = (site / "reference" / "api" / "index.html").read_text(encoding="utf-8")
     assert "arun_task" in api and "RunResult" in api
+    published = site / "reference" / SCHEMA_FILE
+    assert json.loads(published.read_text(encoding="utf-8")) == bundle_schema()
+    bundle = (site / "reference" / "bundle" / "index.html").read_text(encoding="utf-8")
+    assert "<code>BundleSource</code>" in bundle and "<code>QuoteLocation</code>" in bundle
     snapshots = sorted((ROOT / SNAPSHOTS).rglob("test_*.svg"))
     assert snapshots
     for snapshot in snapshots:

@@ -21,6 +21,7 @@ from ralph_tui.cli.evals import add_eval_parser, run_eval_command
 from ralph_tui.cli.external import add_external_parser, run_external
 from ralph_tui.cli.mcp_command import add_mcp_parser, run_mcp
 from ralph_tui.cli.optimize import add_optimize_parser, run_optimize
+from ralph_tui.cli.report_command import add_report_parser, run_report
 from ralph_tui.cli.reporting import report_error
 from ralph_tui.cli.retrieval import add_retrieval_parsers, run_retrieval_command
 from ralph_tui.cli.run import add_run_parser, run_command
@@ -67,6 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("demo", help="open the app and start a QA run on the sample document offline")
     add_run_parser(sub)
     add_sessions_parser(sub)
+    add_report_parser(sub)
     add_retrieval_parsers(sub)
     add_external_parser(sub)
     add_eval_parser(sub)
@@ -80,6 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "run": run_command,
     "sessions": run_sessions,
+    "report": run_report,
     "index": run_retrieval_command,
     "search": run_retrieval_command,
     "external": run_external,

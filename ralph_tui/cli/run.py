@@ -10,6 +10,7 @@ from typing import Any
 
 from ralph_tui.cli.evidence_text import claim_lines, evidence_lines
 from ralph_tui.cli.progress import ProgressPrinter
+from ralph_tui.cli.report_command import check_output, render_session
 from ralph_tui.cli.reporting import report_error
 from ralph_tui.cli.settings_flags import add_settings_flags, settings_from_args
 from ralph_tui.cli.stopping import run_async
@@ -19,6 +20,7 @@ from ralph_tui.errors import as_ralph_error
 from ralph_tui.events import ERROR_OF_STATUS, EXIT_CODE_OF_STATUS, SALVAGE_NOTE, BaseEvent
 from ralph_tui.loops.requests import Mode, RunRequest, load_recorded, rerun_request, resume_request
 from ralph_tui.loops.runner import RunOutcome, execute_run
+from ralph_tui.reports.render import format_of_path, write_report
 from ralph_tui.traces.store import TraceStore
 from ralph_tui.validate.claims import LINE_QUOTES
 
@@ -36,6 +38,13 @@ def add_run_parser(sub: Any) -> None:
     )
     run.add_argument("--decompose", action="store_true", help="split the task into sub-tasks")
     run.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    run.add_argument(
+        "--report",
+        type=Path,
+        metavar="FILE",
+        help="at the end, write the session's report here (format from the extension: "
+        ".html, .md or .json)",
+    )
     again = run.add_mutually_exclusive_group()
     again.add_argument("--resume", metavar="SESSION_ID", help="continue an interrupted session")
     again.add_argument(
@@ -122,6 +131,9 @@ class SessionSeen:
 
 
 def run_command(args: argparse.Namespace) -> int:
+    if args.report is not None:
+        format_of_path(args.report)
+        check_output(args.report)
     request, resume_of = build_request(args)
     seen = SessionSeen(ProgressPrinter(sys.stderr, verbose=args.verbose))
     try:
@@ -129,6 +141,8 @@ def run_command(args: argparse.Namespace) -> int:
     except KeyboardInterrupt as stop:
         return report_error(as_ralph_error(stop), as_json=args.json, session_id=seen.session_id)
     print_outcome(outcome, as_json=args.json)
+    if args.report is not None:
+        write_session_report(request.settings, outcome.session_id, args.report)
     kind = ERROR_OF_STATUS.get(outcome.status)
     if kind is not None:
         # The recorded error is already one line, hint included; the outcome printed above
@@ -136,6 +150,14 @@ def run_command(args: argparse.Namespace) -> int:
         error = kind(outcome.error or f"the run ended {outcome.status}", hint="")
         report_error(error, as_json=False)
     return EXIT_CODE_OF_STATUS[outcome.status]
+
+
+def write_session_report(settings: Settings, session_id: str, path: Path) -> None:
+    """The session's report, written to ``path`` in the format its extension names; said on
+    stderr, where the run's progress went."""
+    text = render_session(settings, session_id, format_of_path(path))
+    write_report(path, text)
+    print(f"report: {path}", file=sys.stderr)
 
 
 def print_outcome(outcome: RunOutcome, *, as_json: bool) -> None:

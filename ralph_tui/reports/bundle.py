@@ -8,7 +8,7 @@ from typing import Any, Final, Literal
 from pydantic import BaseModel, Field
 
 from ralph_tui.events import JudgeIssue, RuleResult, RunStatus
-from ralph_tui.evidence import Claim, Coverage, QuoteLocation
+from ralph_tui.evidence import Claim, Coverage, QuoteLocation, Span
 
 BUNDLE_VERSION: Final = 1
 """Raised whenever a field changes meaning or goes away (a field added keeps it)."""
@@ -30,8 +30,23 @@ class BundleSource(BaseModel):
     converter: str = ""
     """What turned it into text, with its version (``pypdfium2 4.30.0``)."""
     pages: int | None = None
+    page_spans: list[Span] = Field(default_factory=list)
+    """Each page's span in the document's text (a PDF), as the source reads now; empty when
+    it has no pages or could not be read."""
     fetched_at: float | None = None
     """An external page's fetch time (seconds since the epoch)."""
+
+
+class BundlePassage(BaseModel):
+    """The text around one quote in its source, so a reader sees the quote in its place."""
+
+    quote: int
+    """The quote's number (``QuoteLocation.number``)."""
+    text: str
+    """The passage: the quote with the paragraphs (or a few hundred characters) around it."""
+    start: int
+    """The quote's span within ``text``."""
+    end: int
 
 
 class BundleIteration(BaseModel):
@@ -69,9 +84,15 @@ class EvidenceBundle(BaseModel):
     """The QA answer's lines, or the task's output."""
     claims: list[Claim] = Field(default_factory=list)
     quotes: list[QuoteLocation] = Field(default_factory=list)
+    passages: list[BundlePassage] = Field(default_factory=list)
+    """Each located quote in its surrounding text, as the source read when the bundle was
+    made (none for a source that is gone or changed since the run)."""
     sources: list[BundleSource] = Field(default_factory=list)
     iterations: list[BundleIteration] = Field(default_factory=list)
     """Oldest first; the answer is the best iteration's."""
+    reported_iteration: int | None = None
+    """The iteration whose answer, claims, quotes and coverage these are: the one that
+    passed, else the closest to passing (``None`` before any iteration ended)."""
     coverage: Coverage | None = None
     """What the answer's iteration read."""
     models: dict[str, str] = Field(default_factory=dict)

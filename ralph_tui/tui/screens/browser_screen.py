@@ -25,6 +25,7 @@ from ralph_tui.events import RUN_STATUSES
 from ralph_tui.traces.models import SessionRecord
 from ralph_tui.traces.store import TraceStore
 from ralph_tui.tui.context import app_context
+from ralph_tui.tui.report_export import export_binding, start_export
 from ralph_tui.tui.widgets.session_table import SessionTable, header_line
 from ralph_tui.tui.worker_errors import forward_worker_error
 
@@ -101,6 +102,7 @@ class SessionBrowser(Screen[None]):
         Binding(
             "f5", "reload", "Reload", id="sessions.reload", tooltip="Read the session index again"
         ),
+        export_binding("sessions"),
         Binding(
             "escape",
             "focus_table",
@@ -249,6 +251,9 @@ class SessionBrowser(Screen[None]):
 
     def action_focus_table(self) -> None:
         self.table.focus()
+
+    def action_export_report(self) -> None:
+        start_export(self, self.store, self.table.selected_session)
 
     def action_reload(self) -> None:
         self.reload()

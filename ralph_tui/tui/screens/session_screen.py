@@ -32,6 +32,7 @@ from ralph_tui.traces.session_ids import session_dir
 from ralph_tui.traces.store import TraceStore
 from ralph_tui.tui import formatting as fmt
 from ralph_tui.tui.context import evidence_minimum
+from ralph_tui.tui.report_export import export_binding, start_export
 from ralph_tui.tui.run_state import RunProgress
 from ralph_tui.tui.screens.constraints_editor import ConstraintsEditor
 from ralph_tui.tui.screens.passage_modal import PassageModal
@@ -124,6 +125,7 @@ class SessionScreen(Screen[None]):
             id="session.copy",
             tooltip="Copy the selected iteration's output to the clipboard",
         ),
+        export_binding("session"),
         Binding(
             "d",
             "show_tab('tab-diff')",
@@ -409,6 +411,9 @@ class SessionScreen(Screen[None]):
 
         self.app.copy_to_clipboard("\n".join(output_lines(trace.output)))
         self.notify(f"Output of iteration {trace.iteration} copied to the clipboard.")
+
+    def action_export_report(self) -> None:
+        start_export(self, self.store, self.session_id)
 
     def action_edit_rerun(self) -> None:
         trace = self.trace(self.selected)

@@ -1,0 +1,156 @@
+"""The Markdown report: the HTML report's content as text to paste into an issue or a
+document (GitHub-flavoured Markdown; a quote stands in bold inside its passage)."""
+
+from __future__ import annotations
+
+import re
+
+from ralph_tui.reports.bundle import EvidenceBundle
+from ralph_tui.reports.content import (
+    QuoteView,
+    answer_lines,
+    document_strip,
+    percent,
+    quote_views,
+    source_facts,
+    strip_caption,
+    timeline,
+    usage_words,
+    when,
+)
+
+MARKDOWN_SPECIALS = re.compile(r"([\\`*_\[\]<>|~]|&(?=#?\w+;))")
+"""Characters that mean something anywhere in a line of Markdown (``&`` only where it would
+start an entity)."""
+LINE_START_SPECIALS = re.compile(r"^(\s*(?:\d+)?)([#>+.)-])(?=\s|$)")
+"""What means something only at the start of a line: a heading, a quote, a list item."""
+STRIP_BLOCKS = " ▁▂▃▄▅▆▇█"
+"""Coverage strip cells, from nothing read to all read."""
+
+
+def md(text: str) -> str:
+    """Session text as literal Markdown on one line: its white space runs made single
+    spaces (kept at its ends, so the parts of a passage join as they stood), its special
+    characters escaped."""
+    escaped = MARKDOWN_SPECIALS.sub(r"\\\1", re.sub(r"\s+", " ", text))
+    return LINE_START_SPECIALS.sub(r"\1\\\2", escaped)
+
+
+def render_markdown(bundle: EvidenceBundle) -> str:
+    """The report of ``bundle`` as Markdown."""
+    parts = [
+        f"# ralph-tui report\n\n**Question:** {md(bundle.query)}\n",
+        f"{bundle.mode.upper()} session `{bundle.session_id}` · {bundle.status} · "
+        f"{len(bundle.iterations)} iteration(s) · report made {when(bundle.created_at)} by "
+        f"{bundle.generator}\n",
+        "## Answer\n" if bundle.mode == "qa" else "## Task output\n",
+        *answer_part(bundle),
+        "## Evidence\n",
+        *(quote_part(view) for view in quote_views(bundle)),
+        *([] if bundle.quotes else ["No quotes.\n"]),
+        *sources_part(bundle),
+        *checks_part(bundle),
+        "## Iterations\n",
+        *iterations_part(bundle),
+        *coverage_part(bundle),
+        "## Models, usage and cost\n",
+        *[f"- {role} model: `{model}`" for role, model in bundle.models.items()],
+        f"- usage: {usage_words(bundle)}\n",
+    ]
+    return "\n".join(parts)
+
+
+def answer_part(bundle: EvidenceBundle) -> list[str]:
+    if bundle.mode == "task" and not bundle.claims:
+        return [fenced(bundle.answer)]
+    lines = answer_lines(bundle)
+    if not lines:
+        return ["No answer.\n"]
+    items = []
+    for line in lines:
+        refs = " ".join(f"[{n}]" for n in line.quotes)
+        missing = f" — missing: {md(line.missing)}" if line.missing else ""
+        text = md(line.shown)
+        items.append(f"- **{line.verdict_label}:** {text} {refs}{missing}".rstrip())
+    return ["\n".join(items) + "\n"]
+
+
+def fenced(text: str) -> str:
+    """``text`` as a fenced block, shown as written: its fence longer than any run of
+    backticks inside it."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}text\n{text}\n{fence}\n"
+
+
+def quote_part(view: QuoteView) -> str:
+    quote = view.quote
+    notes = [note for note in (view.found_note,) if note]
+    if view.passage is None and quote.source is not None:
+        notes.append("the source could not be read now: the quote as recorded")
+    note = "".join(f"\n\n*{md(n)}*" for n in notes)
+    marked = view.marked.strip()
+    passage = f"{md(view.before)}**{md(marked)}**{md(view.after)}".strip()
+    return f"**[{quote.number}]** {md(view.where)}{note}\n\n> {passage}\n"
+
+
+def sources_part(bundle: EvidenceBundle) -> list[str]:
+    if not bundle.sources:
+        return []
+    rows = ["| source | " + " | ".join(["what", "value"]) + " |", "|---|---|---|"]
+    for source in bundle.sources:
+        for label, value in source_facts(source):
+            shown = f"`{value}`" if label in ("SHA-256", "path") else md(value)
+            rows.append(f"| {md(source.name)} | {label} | {shown} |")
+    return ["### Sources\n", "\n".join(rows) + "\n"]
+
+
+def checks_part(bundle: EvidenceBundle) -> list[str]:
+    reported = next(
+        (it for it in bundle.iterations if it.iteration == bundle.reported_iteration), None
+    )
+    if reported is None:
+        return []
+    checks = [
+        f"- {'✓' if check.ok else '✗'} {md(check.name)}"
+        + (f": {md(check.message)}" if check.message else "")
+        for check in reported.hard_checks
+    ]
+    issues = [f"- {md(issue.message)}" for issue in reported.judge_issues] or ["- no issues"]
+    return [
+        f"## Checks of iteration {reported.iteration}\n",
+        "Hard checks:\n\n" + "\n".join(checks) + "\n",
+        "Judge:\n\n" + "\n".join(issues) + "\n",
+    ]
+
+
+def iterations_part(bundle: EvidenceBundle) -> list[str]:
+    """The timeline: each iteration's outcome, the constraints added (+) and dropped (−)
+    since the one before, and what failed."""
+    lines = []
+    for step in timeline(bundle):
+        reported = " (reported)" if step.reported else ""
+        read = f", {step.read}" if step.read else ""
+        lines.append(f"{step.iteration}. **{step.outcome}**{reported}{read}, "
+                     f"{step.constraints} constraint(s)")  # fmt: skip
+        lines += [f"   - \\+ {md(c)}" for c in step.added]
+        lines += [f"   - − {md(c)}" for c in step.dropped]
+        lines += [f"   - {md(problem)}" for problem in step.problems]
+    return ["\n".join(lines) + "\n"] if lines else ["No iteration ended.\n"]
+
+
+def coverage_part(bundle: EvidenceBundle) -> list[str]:
+    coverage = bundle.coverage
+    if coverage is None:
+        return ["## What was read\n", "The run did not record what it read.\n"]
+    searches = ", ".join(f"`{s}`" for s in coverage.searches) or "none"
+    lines = [
+        f"Read **{percent(coverage.share)}** of the text ({coverage.read_chars:,} of "
+        f"{coverage.total_chars:,} characters). Searched the whole text for: {searches}.\n"
+    ]
+    for doc in coverage.documents:
+        cells = document_strip(bundle, doc)
+        strip = "".join(STRIP_BLOCKS[round(c.share * (len(STRIP_BLOCKS) - 1))] for c in cells)
+        share = percent(doc.read_chars / doc.chars if doc.chars else 0)
+        lines.append(f"- {md(doc.document)}: {share} `|{strip}|` ({strip_caption(cells)})")
+    return ["## What was read\n", "\n".join(lines) + "\n"]
