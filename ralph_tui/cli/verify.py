@@ -68,10 +68,11 @@ def report_text(report: VerifyReport) -> str:
 
 
 def _source_line(source: SourceCheck) -> str:
-    if source.status == "read":
-        where = source.url or f"{source.path} ({PATH_FROM_LABELS[source.path_from or 'bundle']})"
-        line = f"{source.name}: read from {where}" if source.kind == "file" else (
-            f"{source.name}: fetched from {where}")  # fmt: skip
+    if source.status == "read" and source.kind == "page":
+        line = f"{source.name}: fetched anew"
+    elif source.status == "read":
+        used = PATH_FROM_LABELS[source.path_from or "bundle"]
+        line = f"{source.name}: read from {source.path} ({used})"
     else:
         state = "missing" if source.status == "missing" else "not checked"
         line = f"{source.name}: {state}: {source.detail}"
@@ -80,8 +81,9 @@ def _source_line(source: SourceCheck) -> str:
 
 def _quote_table(quotes: list[QuoteResult]) -> list[str]:
     rows = [("#", "status", "where", "quote")]
-    rows += [(str(q.number), QUOTE_STATUS_LABELS[q.status], _where(q), _preview(q.text))
-             for q in quotes]  # fmt: skip
+    rows += [
+        (str(q.number), QUOTE_STATUS_LABELS[q.status], _where(q), _preview(q.text)) for q in quotes
+    ]
     widths = [max(len(row[column]) for row in rows) for column in range(3)]
     lines = []
     for row, quote in zip(rows, [None, *quotes], strict=True):
@@ -89,8 +91,9 @@ def _quote_table(quotes: list[QuoteResult]) -> list[str]:
         lines.append("  ".join([*cells, row[3]]).rstrip())
         if quote is not None and quote.status != "holds":
             indent = " " * (widths[0] + 2)
-            lines += textwrap.wrap(quote.detail, 96, initial_indent=indent,
-                                   subsequent_indent=indent)  # fmt: skip
+            lines += textwrap.wrap(
+                quote.detail, 96, initial_indent=indent, subsequent_indent=indent
+            )
             if quote.closest is not None:
                 lines.append(f"{indent}now there: {_preview(quote.closest.text, 200)}")
     return lines

@@ -53,7 +53,7 @@ def closest_passage(text: str, quote: str, near: int | None = None) -> Closest |
         for i in starts
     ]
     hint = near if near is not None else 0
-    return max(found, key=lambda c: (c.similarity, -abs(c.start - hint)))
+    return max(found, key=lambda c: (c[0], -abs(c[1].start - hint)))[1]
 
 
 def _candidate_starts(
@@ -72,23 +72,38 @@ def _candidate_starts(
     return chosen
 
 
-def _refine(text: str, quote: str, start: int, end: int) -> Closest:
-    """The part of ``text[start:end]`` that matches ``quote``, widened to whole words."""
+def _refine(text: str, quote: str, start: int, end: int) -> tuple[float, Closest]:
+    """The part of ``text[start:end]`` that matches ``quote``, widened to whole words, and
+    how alike they are with letter case aside (what ranks the candidates); the passage's
+    own similarity counts letter case."""
     start, end = max(start, 0), min(end, len(text))
-    window = text[start:end]
-    matcher = difflib.SequenceMatcher(None, quote, window, autojunk=False)
+    window = _folded(text[start:end])
+    matcher = difflib.SequenceMatcher(None, _folded(quote), window, autojunk=False)
     blocks = [b for b in matcher.get_matching_blocks() if b.size >= _MIN_BLOCK]
     if blocks:
         end = start + blocks[-1].b + blocks[-1].size
         start += blocks[0].b
     start, end = _whole_words(text, start, end)
-    similarity = difflib.SequenceMatcher(None, quote, text[start:end], autojunk=False).ratio()
-    return Closest(start, end, round(similarity, 3))
+    passage = text[start:end]
+    rank = difflib.SequenceMatcher(None, _folded(quote), _folded(passage), autojunk=False)
+    similarity = difflib.SequenceMatcher(None, quote, passage, autojunk=False).ratio()
+    return rank.ratio(), Closest(start, end, round(similarity, 3))
+
+
+def _folded(text: str) -> str:
+    """``text`` in lower case, where that keeps every character's place."""
+    lower = text.lower()
+    return lower if len(lower) == len(text) else text
 
 
 def _whole_words(text: str, start: int, end: int) -> tuple[int, int]:
+    """``[start, end)`` widened to the words it cuts, white space at either end dropped."""
     while 0 < start < len(text) and text[start - 1].isalnum() and text[start].isalnum():
         start -= 1
     while 0 < end < len(text) and text[end - 1].isalnum() and text[end].isalnum():
         end += 1
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
     return start, end

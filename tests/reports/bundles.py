@@ -32,9 +32,13 @@ def locate(number: int, quote: str, document: Document) -> QuoteLocation:
     in that page, each found by a search of its own."""
     start = document.text.index(quote)
     location = QuoteLocation(
-        number=number, text=quote, found="exact", source=document.name, start=start,
+        number=number,
+        text=quote,
+        found="exact",
+        source=document.name,
+        start=start,
         end=start + len(quote),
-    )  # fmt: skip
+    )
     for page, text in enumerate(document.pages or [], 1):
         if quote in text:
             location.page = page
