@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ralph_tui.api import averify
-from ralph_tui.cli.settings_flags import add_settings_flags, flag_values
+from ralph_tui.cli.settings_flags import add_settings_flags, settings_from_args
 from ralph_tui.reports.sources import PATH_FROM_LABELS, SourceCheck
 from ralph_tui.reports.verify import QUOTE_STATUS_LABELS, QuoteResult, VerifyReport
 
@@ -46,8 +46,9 @@ def add_verify_parser(sub: Any) -> None:
 
 
 def run_verify(args: argparse.Namespace) -> int:
+    settings = settings_from_args(args)
     report = asyncio.run(
-        averify(args.bundle, docs=args.doc, offline=args.offline, **flag_values(args))
+        averify(args.bundle, docs=args.doc, offline=args.offline, settings=settings)
     )
     if args.json:
         print(json.dumps(report.model_dump(mode="json"), ensure_ascii=False))

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 from typing import Literal
 
@@ -68,6 +68,7 @@ class Given:
     """The files ``--doc`` names, each with the name a run gives it."""
 
     files: list[tuple[Path, str]]
+    _hashes: dict[Path, str | None] = field(default_factory=dict)
 
     @classmethod
     def of(cls, specs: list[Path]) -> Given:
@@ -87,21 +88,23 @@ class Given:
             if PurePath(name).name == base:
                 return path, "doc_name"
         for path, _name in self.files:
-            if source.sha256 and _sha256(path) == source.sha256:
+            if source.sha256 and self._sha256(path) == source.sha256:
                 return path, "doc_sha256"
         return None
+
+    def _sha256(self, path: Path) -> str | None:
+        """The SHA-256 of the file's bytes (each file hashed once)."""
+        if path not in self._hashes:
+            try:
+                self._hashes[path] = hashlib.sha256(path.read_bytes()).hexdigest()
+            except OSError:
+                self._hashes[path] = None
+        return self._hashes[path]
 
     def unmatched(self, sources: list[BundleSource]) -> list[Path]:
         """Given files that no source of the bundle took."""
         used = {found[0] for source in sources if (found := self.find(source))}
         return [path for path, _ in self.files if path not in used]
-
-
-def _sha256(path: Path) -> str | None:
-    try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    except OSError:
-        return None
 
 
 def read_file_source(

@@ -119,6 +119,17 @@ def test_a_near_miss_quote_holds_while_its_text_stands(tmp_path: Path) -> None:
     assert "quote marks" in changed.detail and "dashes" in changed.detail
 
 
+def test_a_quote_the_bundle_places_nowhere_is_not_located(tmp_path: Path) -> None:
+    document = tmp_path / "notes.md"
+    document.write_text("The spare impeller is kept in the store room.\n", "utf-8")
+    source, _ = read_source(document)
+    nowhere = QuoteLocation(number=1, text="The impeller is kept in the office.", found="missing")
+    bundle = write_bundle(tmp_path / "b.json", make_bundle([source], [nowhere]))
+    report = verify(bundle, out_dir=tmp_path / "out")
+    assert report.quotes[0].status == "unlocated" and not report.ok
+    assert report.summary == "1 quote(s): 1 not located; not every quote holds"
+
+
 def page_html(sentence: str) -> bytes:
     return (
         "<!doctype html><html><head><title>Authentication</title></head><body><main>"

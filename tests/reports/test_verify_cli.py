@@ -183,3 +183,16 @@ def test_a_doc_path_that_does_not_exist_is_bad_input(
     assert len(err.splitlines()) == 1 and "nowhere.md: no such file or folder" in err
     assert json.loads(out)["exitCode"] == ExitCode.USAGE
     assert not (corpus.parent / "out").exists()
+
+
+def test_offline_an_external_page_is_not_checked_and_the_exit_code_says_so(
+    tmp_path: Path, clean_env: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.reports.test_verify_api import PAGE_QUOTE, URL, page_bundle, page_html
+
+    bundle = page_bundle(tmp_path, page_html(PAGE_QUOTE))
+    code, out, _err = verify(capsys, bundle, "--offline")
+    assert code == ExitCode.FAILED
+    assert f"{URL}: not checked: not fetched (--offline)" in out
+    assert "1  not checked" in out
+    assert out.strip().endswith("1 quote(s): 1 not checked; not every quote holds")
