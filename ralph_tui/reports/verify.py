@@ -262,9 +262,10 @@ def _holds_or_moved_page(result: QuoteResult, quote: QuoteLocation) -> QuoteResu
     """At its span: it holds, unless the pages now fall differently around it."""
     found = result.found
     assert found is not None
+    # The page and where the quote starts in it; its end in the page is implied (a quote
+    # running onto the next page ends past its own page's text).
     same_page = quote.page is None or (
-        (quote.page, quote.page_start, quote.page_end)
-        == (found.page, found.page_start, found.page_end)
+        quote.page == found.page and quote.page_start in (None, found.page_start)
     )
     if same_page:
         result.status, result.detail = "holds", "the same text at the same place"
