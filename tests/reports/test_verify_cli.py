@@ -196,3 +196,15 @@ def test_offline_an_external_page_is_not_checked_and_the_exit_code_says_so(
     assert f"{URL}: not checked: not fetched (--offline)" in out
     assert "1  not checked" in out
     assert out.strip().endswith("1 quote(s): 1 not checked; not every quote holds")
+
+
+def test_a_new_converter_is_noted_while_the_quotes_still_hold(
+    corpus: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bundle = json.loads(corpus.read_text(encoding="utf-8"))
+    bundle["sources"][0]["converter"] = "an older converter 0.9"
+    corpus.write_text(json.dumps(bundle), encoding="utf-8")
+    code, out, _err = verify(capsys, corpus)
+    assert code == ExitCode.OK
+    assert "converted by utf-8 now, by an older converter 0.9 for the bundle" in out
+    assert "changed since the bundle" not in out
