@@ -19,7 +19,8 @@ project's errors (``InputError``, ``SettingsError``: both ``UsageError``); a run
 however it ends, returns a ``RunResult`` with its status.
 
 Beside runs: ``search`` finds passages in documents without any LLM, ``sessions`` lists the
-sessions of an out dir and ``session`` gives one with its iterations.
+sessions of an out dir and ``session`` gives one with its iterations, and ``verify`` checks
+that an evidence bundle's quotes still stand in their sources.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field, computed_field
 
@@ -42,6 +43,8 @@ from ralph_tui.events import Emit, RunStatus
 from ralph_tui.evidence import Claim, QuoteLocation
 from ralph_tui.loops.requests import Mode, RunRequest
 from ralph_tui.loops.runner import RunOutcome, execute_run
+from ralph_tui.reports.sources import Given
+from ralph_tui.reports.verify import VerifyReport, load_bundle, verify_bundle
 from ralph_tui.retrieval.retriever import Retrieved
 from ralph_tui.retrieval.search import check_query, open_corpus_index, read_searchable, search_index
 from ralph_tui.traces.liveness import effective_status
@@ -50,6 +53,9 @@ from ralph_tui.traces.session_ids import session_dir
 from ralph_tui.traces.store import TraceStore
 from ralph_tui.validate.claims import answer_lines, claim_text
 from ralph_tui.validate.locate import describe_location
+
+if TYPE_CHECKING:
+    import httpx2
 
 PathLike = str | os.PathLike[str]
 
@@ -434,3 +440,37 @@ def _sessions_out(out_dir: PathLike | None) -> Path:
     if out_dir is not None:
         return Path(out_dir)
     return load_settings({}, env_file=Path(os.devnull)).out_dir
+
+
+async def averify(
+    bundle: PathLike,
+    *,
+    docs: Sequence[PathLike] = (),
+    offline: bool = False,
+    settings: Settings | None = None,
+    env_file: PathLike | None = None,
+    http_client: httpx2.AsyncClient | None = None,
+    **options: Any,
+) -> VerifyReport:
+    """Whether the quotes of the evidence bundle ``bundle`` still stand in their sources.
+
+    Each source file is read again with the same conversion, from where ``docs`` puts it
+    (matched by name, then by SHA-256) or else from the path the bundle saved; each external
+    page is fetched anew through ``http_client`` (or a client of its own), unless
+    ``offline``: then its quotes are "not checked". ``options`` are settings by name
+    (``out_dir``: where the extraction cache is). Bad input (an unreadable bundle, another
+    bundle version, a path in ``docs`` that does not exist) raises ``InputError`` before
+    anything is read.
+    """
+    path = Path(bundle)
+    loaded = load_bundle(path)
+    given = Given.of([Path(doc) for doc in docs])
+    run_settings = _settings(settings, options, env_file)
+    return await verify_bundle(
+        loaded, path, given, run_settings, offline=offline, client=http_client
+    )
+
+
+def verify(bundle: PathLike, **options: Any) -> VerifyReport:
+    """``averify``, for code that is not async."""
+    return asyncio.run(averify(bundle, **options))

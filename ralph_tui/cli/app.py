@@ -26,6 +26,7 @@ from ralph_tui.cli.reporting import report_error
 from ralph_tui.cli.retrieval import add_retrieval_parsers, run_retrieval_command
 from ralph_tui.cli.run import add_run_parser, run_command
 from ralph_tui.cli.sessions import add_sessions_parser, run_sessions
+from ralph_tui.cli.verify import add_verify_parser, run_verify
 from ralph_tui.errors import ExitCode, as_ralph_error
 from ralph_tui.version import __version__
 
@@ -76,6 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_config_parser(sub)
     add_doctor_parser(sub)
     add_mcp_parser(sub)
+    add_verify_parser(sub)
     return parser
 
 
@@ -91,6 +93,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "config": run_config,
     "doctor": run_doctor,
     "mcp": run_mcp,
+    "verify": run_verify,
 }
 
 

@@ -1,0 +1,113 @@
+"""``ralph-tui verify BUNDLE``: whether an evidence bundle's quotes still stand in their
+sources. Exit 0 when every quote holds, 1 when one does not (or was not checked), 2 for bad
+input (nothing written)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import textwrap
+from pathlib import Path
+from typing import Any
+
+from ralph_tui.api import averify
+from ralph_tui.cli.settings_flags import add_settings_flags, settings_from_args
+from ralph_tui.reports.sources import PATH_FROM_LABELS, SourceCheck
+from ralph_tui.reports.verify import QUOTE_STATUS_LABELS, QuoteResult, VerifyReport
+
+PREVIEW_CHARS = 70
+
+
+def add_verify_parser(sub: Any) -> None:
+    verify = sub.add_parser(
+        "verify",
+        help="check that an evidence bundle's quotes still stand in their sources",
+        description="Read each source of an evidence bundle again (the same conversion; "
+        "external pages fetched anew unless --offline) and check every quote at its saved "
+        "span, then anywhere in its source: it holds, moved, changed (the closest passage "
+        "shown), or its source is missing. Exit 0 only when every quote holds.",
+    )
+    verify.add_argument("bundle", type=Path, help="the evidence bundle (JSON)")
+    verify.add_argument(
+        "--doc",
+        action="append",
+        type=Path,
+        default=[],
+        metavar="PATH",
+        help="where a source file is now, when it moved (matched to the bundle's sources by "
+        "name, then by SHA-256); a folder gives its files; repeat the flag for several",
+    )
+    verify.add_argument(
+        "--offline", action="store_true", help="fetch no external page (they are not checked)"
+    )
+    verify.add_argument("--json", action="store_true", help="print one JSON object")
+    add_settings_flags(verify, (), also=("out_dir",))
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    settings = settings_from_args(args)
+    report = asyncio.run(
+        averify(args.bundle, docs=args.doc, offline=args.offline, settings=settings)
+    )
+    if args.json:
+        print(json.dumps(report.model_dump(mode="json"), ensure_ascii=False))
+    else:
+        print(report_text(report))
+    return int(report.exit_code)
+
+
+def report_text(report: VerifyReport) -> str:
+    """The report as a person reads it: the sources, a table of the quotes, the summary."""
+    lines = [f"verify {report.bundle} (session {report.session_id})", "", "sources:"]
+    lines += [f"  {_source_line(source)}" for source in report.sources] or ["  (none)"]
+    lines += [f"  note: {note}" for note in report.notes]
+    if report.quotes:
+        lines += ["", *_quote_table(report.quotes)]
+    lines += ["", report.summary]
+    return "\n".join(lines)
+
+
+def _source_line(source: SourceCheck) -> str:
+    if source.status == "read" and source.kind == "page":
+        line = f"{source.name}: fetched anew"
+    elif source.status == "read":
+        used = PATH_FROM_LABELS[source.path_from or "bundle"]
+        line = f"{source.name}: read from {source.path} ({used})"
+    else:
+        state = "missing" if source.status == "missing" else "not checked"
+        line = f"{source.name}: {state}: {source.detail}"
+    return "; ".join([line, *source.notes])
+
+
+def _quote_table(quotes: list[QuoteResult]) -> list[str]:
+    rows = [("#", "status", "where", "quote")]
+    rows += [
+        (str(q.number), QUOTE_STATUS_LABELS[q.status], _where(q), _preview(q.text)) for q in quotes
+    ]
+    widths = [max(len(row[column]) for row in rows) for column in range(3)]
+    lines = []
+    for row, quote in zip(rows, [None, *quotes], strict=True):
+        cells = [row[0].rjust(widths[0]), row[1].ljust(widths[1]), row[2].ljust(widths[2])]
+        lines.append("  ".join([*cells, row[3]]).rstrip())
+        if quote is not None and quote.status != "holds":
+            indent = " " * (widths[0] + 2)
+            lines += textwrap.wrap(
+                quote.detail, 96, initial_indent=indent, subsequent_indent=indent
+            )
+            if quote.closest is not None:
+                lines.append(f"{indent}now there: {_preview(quote.closest.text, 200)}")
+    return lines
+
+
+def _where(quote: QuoteResult) -> str:
+    source = quote.source or "-"
+    if quote.status == "moved" and quote.saved and quote.found:
+        return f"{source} {quote.saved.label} -> {quote.found.label}"
+    place = quote.found or quote.saved
+    return f"{source} {place.label}" if place else source
+
+
+def _preview(text: str, limit: int = PREVIEW_CHARS) -> str:
+    flat = " ".join(text.split())
+    return json.dumps(flat if len(flat) <= limit else flat[: limit - 1] + "…", ensure_ascii=False)
