@@ -241,6 +241,19 @@ class UsageLedger:
             )
 
 
+def describe_saved(
+    calls: int, input_tokens: int, output_tokens: int, cost_usd: float | None
+) -> str:
+    """What the sub-call cache saved, as the command line and ``sessions show`` say it:
+    ``sub-call cache saved 12 calls, 30,000 tokens in / 1,200 out, $0.0061`` (the cost
+    left out when no saved call had a known price)."""
+    money = "" if cost_usd is None else f", ${cost_usd:.4f}"
+    return (
+        f"sub-call cache saved {calls:,} call{'' if calls == 1 else 's'}, "
+        f"{input_tokens:,} tokens in / {output_tokens:,} out{money}"
+    )
+
+
 OnUsage = Callable[[UsageSnapshot], None]
 
 EARLIER_LEGS = "(earlier legs)"
