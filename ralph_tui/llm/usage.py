@@ -179,13 +179,13 @@ class UsageLedger:
         known = completion.cost_usd is not None
         with self._lock:
             old = self._by_model.get(key, ModelUsage())
-            self._by_model[key] = ModelUsage(
+            self._by_model[key] = replace(
+                old,
                 input_tokens=old.input_tokens + completion.usage.input_tokens,
                 output_tokens=old.output_tokens + completion.usage.output_tokens,
                 calls=old.calls + 1,
                 cost_usd=old.cost_usd + (completion.cost_usd or 0.0),
                 unknown_cost_calls=old.unknown_cost_calls + (0 if known else 1),
-                failed_calls=old.failed_calls,
                 cache_read_tokens=old.cache_read_tokens + (completion.usage.cache_read_tokens or 0),
                 cache_reported_calls=old.cache_reported_calls
                 + (completion.usage.cache_read_tokens is not None),
