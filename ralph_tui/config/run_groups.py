@@ -147,8 +147,8 @@ class BudgetSettings(SettingsGroup):
         64.0,
         "SUBCALL_CACHE_MB",
         recorded=False,
-        doc="Size of the sub-call cache (`<out>/cache/subcalls.sqlite`) in MB; past it the "
-        "least recently used answers are dropped.",
+        doc="Size of the sub-call cache (`cache/subcalls.sqlite` under the out dir) in MB; "
+        "past it the least recently used answers are dropped.",
     )
     run_timeout_s: PositiveFloat | None = setting(
         None,
