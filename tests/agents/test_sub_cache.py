@@ -101,6 +101,21 @@ async def test_a_repeated_question_is_free_marked_and_counted_as_saved(tmp_path:
     assert ledger.snapshot().calls == 2
 
 
+async def test_the_same_question_asked_twice_at_once_is_paid_once(tmp_path: Path) -> None:
+    model = SubModel()
+    events: list[BaseEvent] = []
+    cache = SubCallCache(tmp_path / "subcalls.sqlite", "session:s1", 1 << 20)
+    runner = runner_over(model.client(), cache, events)
+    answers = await runner.query_batched(["Which year?", ["Which year?", "1998"], "Which year?"])
+    assert answers == ["answer 1", "answer 2", "answer 1"] or answers == [
+        "answer 2",
+        "answer 1",
+        "answer 2",
+    ]
+    assert len(model.prompts) == 2
+    assert sum(e.cached for e in events if isinstance(e, SubQuery)) == 1
+
+
 @pytest.mark.parametrize("change", ["model", "sampling", "prompt", "slice", "schema"])
 async def test_any_change_of_what_decides_the_answer_is_a_miss(tmp_path: Path, change: str) -> None:
     model = SubModel()

@@ -1,7 +1,7 @@
 """The sub-call cache in whole runs through both real SDKs on a fake network: its three
-scopes (a retry's repeated sub-call is free within a session by default, across sessions
-when shared, never when off), and what the saving looks like on the command line, in the
-session record and in ``sessions show``."""
+scopes (a retry's repeated sub-call is free within a session by default, in its resumed
+legs too, across sessions when shared, never when off), and what the saving looks like on
+the command line, in the session record and in ``sessions show``."""
 
 from __future__ import annotations
 
@@ -14,7 +14,9 @@ import pytest
 
 from ralph_tui.cli import run_cli
 from ralph_tui.cli.progress import ProgressPrinter
+from ralph_tui.config import Settings
 from ralph_tui.events import BaseEvent, SubQuery
+from ralph_tui.loops.requests import resume_request
 from ralph_tui.loops.runner import RunOutcome, RunRequest, execute_run
 from ralph_tui.traces.models import SAVED_KEY
 from ralph_tui.traces.store import TraceStore
@@ -26,10 +28,12 @@ ANSWER = "- Two days of supply.\n- Filters every 48 hours.\n- Alarms escalate."
 
 
 class Network:
-    """One session's providers: the worker asks one sub-question and answers, twice; the
-    judge rejects the first answer; the sub-model's answers differ every time."""
+    """One leg's providers: the worker asks one sub-question and answers, in every
+    iteration; the judge rejects the answers of the first ``rejected`` iterations; the
+    sub-model's answers differ every time."""
 
-    def __init__(self) -> None:
+    def __init__(self, rejected: int = 1) -> None:
+        self.rejected = rejected
         self.worker_turns = 0
         self.sub_calls = 0
 
@@ -42,7 +46,7 @@ class Network:
             done = {"answer": ANSWER, "evidence": QUOTES, "resultReady": True}
             return httpx2.Response(200, json=worker_reply(done))
         if body.get("tools"):
-            passed = self.worker_turns > 2
+            passed = self.worker_turns > 2 * self.rejected
             verdict = judge_reply("yes", []) if passed else judge_reply("no", ["Too vague."])
             return httpx2.Response(200, json=verdict)
         self.sub_calls += 1
@@ -60,20 +64,36 @@ def document(tmp_path: Path) -> Path:
     return path
 
 
+async def one_leg(
+    tmp_path: Path,
+    document: Path,
+    *,
+    scope: str = "session",
+    max_iters: int = 2,
+    request: RunRequest | None = None,
+    events: list[BaseEvent] | None = None,
+    resume_of: str | None = None,
+    rejected: int = 1,
+) -> tuple[RunOutcome, Network]:
+    """One leg of a session on a fresh network (the worker's turns start over)."""
+    network = Network(rejected)
+    settings = settings_for(
+        tmp_path, max_iters=max_iters, sub_model="openai:gpt-4o-mini", subcall_cache=scope
+    )
+    outcome = await execute_run(
+        request
+        or RunRequest(mode="qa", query="What is kept?", doc_path=document, settings=settings),
+        on_event=(events if events is not None else []).append,
+        http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(network.handle)),
+        resume_of=resume_of,
+    )
+    return outcome, network
+
+
 async def session(
     tmp_path: Path, document: Path, scope: str, events: list[BaseEvent]
 ) -> tuple[RunOutcome, Network]:
-    network = Network()
-    settings = settings_for(
-        tmp_path, max_iters=2, sub_model="openai:gpt-4o-mini", subcall_cache=scope
-    )
-    outcome = await execute_run(
-        RunRequest(
-            mode="qa", query="What does the plant keep?", doc_path=document, settings=settings
-        ),
-        on_event=events.append,
-        http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(network.handle)),
-    )
+    outcome, network = await one_leg(tmp_path, document, scope=scope, events=events)
     assert outcome.status == "passed" and outcome.iterations == 2
     return outcome, network
 
@@ -121,3 +141,29 @@ async def test_the_saving_is_shown_and_recorded(
     ]
     assert usage_line.endswith(f"; {expected}")
     assert outcome.to_json()["usage"]["savedCalls"] == 1
+
+
+async def test_a_resumed_session_reuses_the_answers_of_its_earlier_legs(
+    tmp_path: Path, document: Path
+) -> None:
+    first_leg, network = await one_leg(tmp_path, document, max_iters=1)
+    assert first_leg.status == "failed" and network.sub_calls == 1
+
+    store = TraceStore(tmp_path / "out")
+
+    def resumed_settings(recorded: dict[str, object], _source: str) -> Settings:
+        return settings_for(tmp_path, **{**recorded, "max_iters": 2})
+
+    request = resume_request(store, first_leg.session_id, resumed_settings)
+    events: list[BaseEvent] = []
+    second_leg, network = await one_leg(
+        tmp_path,
+        document,
+        request=request,
+        events=events,
+        resume_of=first_leg.session_id,
+        rejected=0,
+    )
+    assert second_leg.status == "passed" and network.sub_calls == 0
+    assert [e.cached for e in events if isinstance(e, SubQuery)] == [True]
+    assert second_leg.usage.saved_calls == 1
