@@ -21,6 +21,7 @@ import json
 import sqlite3
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -84,7 +85,10 @@ class SubCallCache:
         self.notice = on_notice or (lambda _message: None)
         self._lock = threading.Lock()
         self._failed = False
+        self._said: deque[str] = deque()
+        """Notices of work done in a thread, said on the event loop once it is back."""
         self._conn = self._open()
+        self._say_pending()
 
     @classmethod
     def for_run(
@@ -129,8 +133,14 @@ class SubCallCache:
         except sqlite3.Error as exc:
             if not self._failed:
                 self._failed = True
-                self.notice(f"sub-call cache {self.path} not used for a call ({exc})")
+                self._said.append(f"sub-call cache {self.path} not used for a call ({exc})")
             return None
+        finally:
+            self._say_pending()
+
+    def _say_pending(self) -> None:
+        while self._said:
+            self.notice(self._said.popleft())
 
     # -- work on the connection ---------------------------------------------------------------
 
@@ -150,7 +160,8 @@ class SubCallCache:
             completion = Completion.model_validate_json(value)
         except (ValueError, ValidationError) as exc:
             reason = str(exc).splitlines()[0][:160]
-            self.notice(f"sub-call cache: a damaged answer was dropped ({reason}); asking again")
+            message = f"sub-call cache: a damaged answer was dropped ({reason}); asking again"
+            self._said.append(message)
             self._write(lambda c: self._delete(c, key))
             return None
         self._write(
@@ -219,7 +230,7 @@ class SubCallCache:
         return conn
 
     def _recreate(self, exc: sqlite3.DatabaseError) -> sqlite3.Connection:
-        self.notice(f"sub-call cache {self.path} is damaged ({exc}); starting it afresh")
+        self._said.append(f"sub-call cache {self.path} is damaged ({exc}); starting it afresh")
         for suffix in ("", "-wal", "-shm"):
             Path(f"{self.path}{suffix}").unlink(missing_ok=True)
         conn = _connect(self.path)

@@ -9,6 +9,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -160,8 +161,13 @@ async def test_least_recently_used_answers_go_past_the_size_bound(tmp_path: Path
 async def test_a_damaged_answer_is_dropped_with_a_notice_and_asked_again(tmp_path: Path) -> None:
     model = SubModel()
     notices: list[str] = []
+
+    def notice(message: str) -> None:
+        assert threading.current_thread() is threading.main_thread(), "said on the event loop"
+        notices.append(message)
+
     path = tmp_path / "subcalls.sqlite"
-    runner = runner_over(model.client(), SubCallCache(path, "session:s1", 1 << 20, notices.append))
+    runner = runner_over(model.client(), SubCallCache(path, "session:s1", 1 << 20, notice))
     await runner.query("Which year?")
     with sqlite3.connect(path) as db:
         db.execute("UPDATE answers SET value = replace(value, 'answer 1', 'answer 9')")
