@@ -170,6 +170,9 @@ class SubQuery(BaseEvent):
     calls_used: int = 0
     """Sub-calls used so far this iteration, against ``calls_budget``."""
     calls_budget: int = 0
+    cached: bool = False
+    """Answered from the sub-call cache: nothing was sent or paid; the tokens are what the
+    answer took when it was first paid for."""
 
 
 class RuleResult(BaseModel):
@@ -250,6 +253,13 @@ class UsageUpdated(BaseEvent):
     """Calls whose model has no known price: ``cost_usd`` leaves them out."""
     cache_read_tokens: int | None = None
     """Input tokens served from the providers' prompt caches (``None``: none reported)."""
+    saved_calls: int = 0
+    """Sub-calls answered from the sub-call cache: not sent, not paid, not in ``calls``."""
+    saved_input_tokens: int = 0
+    """The input tokens those answers took when first paid for."""
+    saved_output_tokens: int = 0
+    saved_cost_usd: float | None = 0.0
+    """What they cost when first paid for (``None``: no saved call had a known price)."""
 
 
 class Heartbeat(BaseEvent):

@@ -12,10 +12,11 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from ralph_tui.agents.llm_map import LLM_MAP_FILE, LLMMap
+from ralph_tui.agents.llm_map import LLMMap
 from ralph_tui.agents.output_tool import describe_validation_error
 from ralph_tui.agents.rlm_prompt import VariableInfo, shrink
 from ralph_tui.agents.structured import AgentSpec, MaxStepsError, agent_forward, tool_feedback
+from ralph_tui.agents.sub_cache import SubCallCache
 from ralph_tui.agents.sub_queries import SubQueryBudget, SubQueryRunner
 from ralph_tui.events import (
     AgentStep,
@@ -210,16 +211,24 @@ def document_of(variables: dict[str, AgentVariable]) -> str:
 
 
 def sub_calls(
-    spec: RLMSpec[Any], sub_client: LLMClient, emit: Emit, store_path: Path | None, document: str
+    spec: RLMSpec[Any],
+    sub_client: LLMClient,
+    emit: Emit,
+    document: str,
+    cache: SubCallCache | None = None,
 ) -> tuple[SubQueryRunner, LLMMap]:
     """The sub-calls of one agent run under the role's budget (``llm_query``), and
-    ``llm_map`` over them, recording finished items beside the conversation's store."""
+    ``llm_map`` over them, answered from ``cache`` where it holds the answer."""
     budget = SubQueryBudget(limit=spec.max_llm_calls)
     runner = SubQueryRunner(
-        sub_client, budget, emit, agent=spec.name, concurrency=spec.sub_query_concurrency
+        sub_client,
+        budget,
+        emit,
+        agent=spec.name,
+        concurrency=spec.sub_query_concurrency,
+        cache=cache,
     )
-    path = store_path.parent / LLM_MAP_FILE if store_path else None
-    return runner, LLMMap(runner, path, document)
+    return runner, LLMMap(runner, document)
 
 
 def summary_node(summary: Summary) -> SummaryNode:

@@ -36,6 +36,7 @@ from ralph_tui.agents.output_tool import (
 )
 from ralph_tui.agents.rlm_prompt import shrink
 from ralph_tui.agents.structured import NUDGE, assistant_turn, tool_feedback
+from ralph_tui.agents.sub_cache import SubCallCache
 from ralph_tui.events import Emit, ToolExecuted
 from ralph_tui.lcm.operators import EXPAND_DOC, GREP_DOC, READ_DOC, Operators
 from ralph_tui.lcm.store import MessageStore
@@ -155,13 +156,14 @@ async def lcm_agent_forward(
     functions: dict[str, HostFunction] | None = None,
     function_docs: Sequence[str] = (),
     store_path: Path | None = None,
+    sub_cache: SubCallCache | None = None,
 ) -> RLMResult[T]:
     """Run the LCM loop (the same arguments and result as ``rlm_agent_forward``); on step
     exhaustion salvage an output flagged ``fallback`` from what the tools returned.
 
     ``functions`` (the run's ``retrieve``) become tools beside the operators, described by
     ``function_docs``. The conversation is kept at ``store_path``; one left there for the
-    same inputs is taken up where it stopped."""
+    same inputs is taken up where it stopped; sub-calls take the answers ``sub_cache`` holds."""
     del on_notice  # no sandbox: nothing to warn about
     text = document_of(variables)
     table = variables.get("documents")
@@ -170,7 +172,7 @@ async def lcm_agent_forward(
     resumed = _resumable(store, all_inputs)
     if not resumed:
         store = open_store(store_path)
-    runner, llm_map = sub_calls(spec, sub_client, emit, store_path, text)
+    runner, llm_map = sub_calls(spec, sub_client, emit, text, sub_cache)
     budget = runner.budget
     docs = [
         READ_DOC.format(limit=spec.max_output_chars),

@@ -1,24 +1,22 @@
 """``llm_map(items, instruction, schema=None, concurrency=16)``: one sub-model call per item,
 from sandbox code. Each answer is checked against the JSON Schema when one is given (a
-failed check is retried once with the error), order is kept, a failed item comes back as
-``{"error": ...}``, and each finished item is recorded once — a map run again (a retry, a
-resumed session) never pays twice for it. Every call counts against the sub-call budget and
-the cost cap, as ``llm_query`` does."""
+failed check is retried once with the error), order is kept, and a failed item comes back as
+``{"error": ...}``. Every call is a sub-call: it counts against the sub-call budget and the
+cost cap, and its answer is kept in the sub-call cache, so a map run again (a retry, a
+resumed session) never pays twice for an item it finished. The answers of an item that
+failed are dropped from the cache, so it is asked anew next time."""
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import time
-from pathlib import Path
 from typing import Any
 
 import jsonschema
 
-from ralph_tui.agents.sub_queries import SubQueryRunner
+from ralph_tui.agents.sub_queries import SubAnswer, SubQueryRunner
 from ralph_tui.events import OperatorCalled
-from ralph_tui.traces.atomic import append_line
 
 LLM_MAP_DOC = (
     "`llm_map(items, instruction, schema=None, concurrency=16) -> list`: ask the sub-model "
@@ -30,28 +28,14 @@ LLM_MAP_DOC = (
 MAX_CONCURRENCY = 16
 MAX_SPAN_CHARS = 20_000
 """A span item's text at most: what a sub-call reads."""
-LLM_MAP_FILE = "llm_map.jsonl"
-"""Finished items of a session's maps, beside its traces."""
 
 
 class LLMMap:
-    """``llm_map`` over one agent's sub-query runner, with a record of finished items
-    (kept in ``path`` too, so a resumed session finds them)."""
+    """``llm_map`` over one agent's sub-query runner (and its sub-call cache)."""
 
-    def __init__(
-        self, runner: SubQueryRunner, path: Path | None = None, document: str = ""
-    ) -> None:
+    def __init__(self, runner: SubQueryRunner, document: str = "") -> None:
         self.runner = runner
-        self.path = path
         self.document = document
-        self.done: dict[str, Any] = {}
-        if path is not None and path.is_file():
-            for line in path.read_text(encoding="utf-8").splitlines():
-                try:
-                    entry = json.loads(line)
-                    self.done[entry["key"]] = entry["result"]
-                except (ValueError, KeyError, TypeError):
-                    continue
 
     async def __call__(
         self,
@@ -69,25 +53,22 @@ class LLMMap:
                 raise ValueError(f"not a JSON Schema: {exc.message}") from None
         slots = asyncio.Semaphore(max(1, min(int(concurrency), MAX_CONCURRENCY)))
         started, before = time.perf_counter(), self.runner.spent.copy()
+        saved_before = self.runner.saved.copy()
 
         async def one(item: Any) -> Any:
-            key = _key(instruction, schema, item)
-            if key in self.done:
-                return self.done[key]
             async with slots:
-                result = await self._answer(self._text_of(item), instruction, schema)
-            if not (isinstance(result, dict) and "error" in result):
-                self._record(key, result)
-            return result
+                return await self._answer(self._text_of(item), instruction, schema)
 
         results = list(await asyncio.gather(*(one(item) for item in items)))
         spent = self.runner.spent.since(before)
+        saved = self.runner.saved.since(saved_before).calls
         failed = sum(1 for r in results if isinstance(r, dict) and "error" in r)
+        cached = f", {saved} answers from the cache" if saved else ""
         self.runner.emit(
             OperatorCalled(
                 agent=self.runner.agent,
                 operator="llm_map",
-                detail=f"{len(items)} items, {failed} failed: {instruction[:80]}",
+                detail=f"{len(items)} items, {failed} failed{cached}: {instruction[:80]}",
                 calls=spent.calls,
                 input_tokens=spent.input_tokens,
                 output_tokens=spent.output_tokens,
@@ -112,33 +93,26 @@ class LLMMap:
     async def _answer(self, item: str, instruction: str, schema: dict[str, Any] | None) -> Any:
         prompt = instruction
         if schema is None:
-            answer = await self.runner.query(prompt, item)
-            return {"error": answer} if answer.startswith("[error]") else answer
+            answer = await self.runner.ask(prompt, item)
+            return {"error": answer.text} if answer.text.startswith("[error]") else answer.text
         prompt += "\n\nReply with JSON only, matching this JSON Schema:\n" + json.dumps(schema)
         problem = ""
+        invalid: list[SubAnswer] = []
         for _attempt in range(2):
-            answer = await self.runner.query(prompt + problem, item)
-            if answer.startswith("[error]"):
-                return {"error": answer}
+            answer = await self.runner.ask(prompt + problem, item, schema)
+            if answer.text.startswith("[error]"):
+                return {"error": answer.text}
             try:
-                value = _json_in(answer)
+                value = _json_in(answer.text)
                 jsonschema.validate(value, schema)
                 return value
             except (ValueError, jsonschema.ValidationError) as exc:
+                invalid.append(answer)
                 reason = exc.message if isinstance(exc, jsonschema.ValidationError) else str(exc)
                 problem = f"\n\nYour last answer was not valid ({reason}). Reply again."
+        for answer in invalid:  # the item failed: its answers are not worth keeping
+            await self.runner.forget(answer)
         return {"error": f"no valid answer: {problem.split('(', 1)[-1].rsplit(')', 1)[0]}"}
-
-    def _record(self, key: str, result: Any) -> None:
-        self.done[key] = result
-        if self.path is not None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            append_line(self.path, json.dumps({"key": key, "result": result}))
-
-
-def _key(instruction: str, schema: dict[str, Any] | None, item: Any) -> str:
-    text = json.dumps([instruction, schema, str(item)], sort_keys=True)
-    return hashlib.sha256(text.encode()).hexdigest()[:24]
 
 
 def _json_in(answer: str) -> Any:

@@ -33,6 +33,7 @@ from ralph_tui.agents.structured import (
     find_output_call,
     tool_feedback,
 )
+from ralph_tui.agents.sub_cache import SubCallCache
 from ralph_tui.agents.sub_queries import SubQueryRunner
 from ralph_tui.events import Emit, SandboxExecuted
 from ralph_tui.lcm.operators import EXPAND_DOC, GREP_DOC, Operators
@@ -169,15 +170,17 @@ async def rlm_agent_forward(
     functions: dict[str, HostFunction] | None = None,
     function_docs: Sequence[str] = (),
     store_path: Path | None = None,
+    sub_cache: SubCallCache | None = None,
 ) -> RLMResult[T]:
     """Run the RLM loop; on step exhaustion salvage an output flagged ``fallback`` from what
     the sandbox printed, or raise ``MaxStepsError`` when it printed nothing to salvage from.
 
     ``functions`` are host functions the sandbox gets beside ``llm_query``; the prompt lists
     ``function_docs`` (one line each) under the sandbox's functions. With ``store_path``
-    every message of the conversation is also appended there (JSON lines)."""
+    every message of the conversation is also appended there (JSON lines). Sub-calls take
+    the answers ``sub_cache`` holds instead of paying for them again."""
     text = document_of(variables)
-    runner, llm_map = sub_calls(spec, sub_client, emit, store_path, text)
+    runner, llm_map = sub_calls(spec, sub_client, emit, text, sub_cache)
     budget = runner.budget
     docs = [*function_docs, EXPAND_DOC, GREP_DOC, LLM_MAP_DOC]
     run = _RLMRun(client, spec, inputs, variables, emit, runner, docs, open_store(store_path))

@@ -1,14 +1,20 @@
-"""``llm_query`` / ``llm_query_batched``: the host side of the sandbox's sub-model calls."""
+"""``llm_query`` / ``llm_query_batched``: the host side of the sandbox's sub-model calls.
+
+With a sub-call cache, an answer already paid for is taken from it: the call costs nothing,
+uses none of the budget, and is reported as cached (and counted in the ledger as saved)."""
 
 from __future__ import annotations
 
 import asyncio
 import time
 from dataclasses import dataclass, field, replace
+from typing import Any
 
+from ralph_tui.agents.sub_cache import SubCallCache, answer_key
 from ralph_tui.events import Emit, SubQuery
 from ralph_tui.llm.errors import CostCapReached, LLMError
 from ralph_tui.llm.types import ChatMessage, Completion, LLMClient
+from ralph_tui.llm.usage import MeteredClient
 
 PREVIEW_CHARS = 240
 CHARS_PER_TOKEN = 4
@@ -83,8 +89,19 @@ class Spent:
         return replace(self)
 
 
+@dataclass(frozen=True)
+class SubAnswer:
+    """A sub-call's answer (``[error] ...`` when it failed), where the cache keeps it
+    (``None``: it does not), and whether it came from there."""
+
+    text: str
+    key: str | None = None
+    cached: bool = False
+
+
 class SubQueryRunner:
-    """Runs sub-model calls for sandbox code under a budget and a concurrency limit."""
+    """Runs sub-model calls for sandbox code under a budget and a concurrency limit, taking
+    the answers already paid for from ``cache`` when there is one."""
 
     def __init__(
         self,
@@ -95,15 +112,27 @@ class SubQueryRunner:
         agent: str,
         concurrency: int = 8,
         max_tokens: int = 2048,
+        cache: SubCallCache | None = None,
     ) -> None:
         self.client = client
         self.budget = budget
         self.emit = emit
         self.agent = agent
         self.max_tokens = max_tokens
+        self.cache = cache
         self.semaphore = asyncio.Semaphore(concurrency)
         self.spent = Spent()
         """What the sub-calls have used so far (operators report their share of it)."""
+        self.saved = Spent()
+        """What the answers taken from the cache cost when they were first paid for."""
+        self._asking: dict[str, asyncio.Lock] = {}
+        """One lock per answer being asked, so the same question asked twice at once is
+        paid for once (the second asker finds the first one's answer in the cache)."""
+
+    @property
+    def sampling(self) -> dict[str, Any]:
+        """The sampling settings of every sub-call (part of an answer's address)."""
+        return {"max_tokens": self.max_tokens, "temperature": None}
 
     def _refusal(self, prompt: str) -> str | None:
         if self.budget.cost_cap_hit is not None:
@@ -125,7 +154,50 @@ class SubQueryRunner:
 
     async def query(self, prompt: str, context_slice: str | None = None) -> str:
         """One sub-call. Failures come back as ``[error] ...`` strings, never as exceptions."""
+        return (await self.ask(prompt, context_slice)).text
+
+    async def ask(
+        self,
+        prompt: str,
+        context_slice: str | None = None,
+        schema: dict[str, Any] | None = None,
+    ) -> SubAnswer:
+        """One sub-call whose answer must match ``schema`` (when given): from the cache when
+        it holds the answer, else paid for (and then kept there)."""
         full = prompt if context_slice is None else f"{prompt}\n\n---\n{context_slice}"
+        if self.cache is None:
+            return SubAnswer(await self._paid(full))
+        key = answer_key(f"{self.client.provider}:{self.client.model}", self.sampling, full, schema)
+        async with self._asking.setdefault(key, asyncio.Lock()):
+            started = time.perf_counter()
+            kept = await self.cache.get(key)
+            if kept is not None:
+                self._saved(full, kept, started)
+                return SubAnswer(kept.text, key, cached=True)
+            return SubAnswer(await self._paid(full, key), key)
+
+    async def forget(self, answer: SubAnswer) -> None:
+        """Drop ``answer`` from the cache: its asker could not use it, so the next asker
+        pays for a new one."""
+        if self.cache is not None and answer.key is not None:
+            await self.cache.forget(answer.key)
+
+    def _saved(self, prompt: str, kept: Completion, started: float) -> None:
+        self.saved.add(kept)
+        if isinstance(self.client, MeteredClient):
+            self.client.record_saved(kept)
+        self._report(
+            prompt,
+            kept.text,
+            (time.perf_counter() - started) * 1000,
+            input_tokens=kept.usage.input_tokens,
+            output_tokens=kept.usage.output_tokens,
+            cached=True,
+        )
+
+    async def _paid(self, full: str, key: str | None = None) -> str:
+        """Ask the sub-model (under the budget and the concurrency limit); the answer is
+        kept under ``key`` when one is given."""
         refusal = self._refusal(full)
         if refusal is not None:
             self._report(full, refusal, 0.0, error=refusal)
@@ -142,6 +214,8 @@ class SubQueryRunner:
             except LLMError as exc:
                 return self._failed(full, started, exc)
         latency = (time.perf_counter() - started) * 1000
+        if key is not None and self.cache is not None:
+            await self.cache.put(key, completion)
         self.spent.add(completion)
         self._report(
             full,
@@ -183,6 +257,7 @@ class SubQueryRunner:
         error: str | None = None,
         input_tokens: int = 0,
         output_tokens: int = 0,
+        cached: bool = False,
     ) -> None:
         self.emit(
             SubQuery(
@@ -195,5 +270,6 @@ class SubQueryRunner:
                 error=error,
                 calls_used=self.budget.used,
                 calls_budget=self.budget.limit,
+                cached=cached,
             )
         )

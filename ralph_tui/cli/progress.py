@@ -28,6 +28,7 @@ from ralph_tui.events import (
     ToolExecuted,
     UsageUpdated,
 )
+from ralph_tui.llm.usage import describe_saved
 
 
 def format_cost(cost: float | None) -> str:
@@ -108,9 +109,14 @@ class ProgressPrinter:
 
     def status(self) -> str:
         u = self.usage
+        saved = ""
+        if u.saved_calls:
+            saved = "; " + describe_saved(
+                u.saved_calls, u.saved_input_tokens, u.saved_output_tokens, u.saved_cost_usd
+            )
         return (
             f"step {self.step}, sub-calls {self.sub_calls}, tokens {u.input_tokens:,} in / "
-            f"{u.output_tokens:,} out, {format_cost(u.cost_usd)}"
+            f"{u.output_tokens:,} out, {format_cost(u.cost_usd)}{saved}"
         )
 
     def run_started(self, e: RunStarted) -> str:
@@ -144,7 +150,9 @@ class ProgressPrinter:
 
     def sub_query(self, e: SubQuery) -> str | None:
         self.sub_calls = f"{e.calls_used}/{e.calls_budget}"
-        return f"    sub-call {self.sub_calls}: {e.latency_ms:.0f} ms" if self.verbose else None
+        cached = " (from the sub-call cache, not paid)" if e.cached else ""
+        text = f"    sub-call {self.sub_calls}: {e.latency_ms:.0f} ms{cached}"
+        return text if self.verbose else None
 
     def external_progress(self, e: ExternalProgress, interval_s: float = 1.0) -> str | None:
         """A crawl's pages so far, at most once a second per source (the run notes the

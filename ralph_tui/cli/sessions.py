@@ -11,8 +11,9 @@ from typing import Any
 from ralph_tui.cli.evidence_text import claim_lines, evidence_lines
 from ralph_tui.cli.settings_flags import add_settings_flags, settings_from_args
 from ralph_tui.events import RUN_STATUSES, SALVAGE_NOTE
+from ralph_tui.llm.usage import describe_saved
 from ralph_tui.traces.liveness import effective_status
-from ralph_tui.traces.models import SessionRecord
+from ralph_tui.traces.models import SAVED_KEY, SessionRecord
 from ralph_tui.traces.session_ids import SESSIONS_DIR
 from ralph_tui.traces.store import TraceStore
 
@@ -151,13 +152,23 @@ def settings_line(settings: dict[str, Any]) -> str:
 
 
 def usage_line(record: SessionRecord) -> str:
-    """Tokens in and out, the prompt-cache hits among the input when known, and the cost."""
+    """Tokens in and out, the prompt-cache hits among the input when known, the cost, and
+    what the sub-call cache saved."""
     cached = (record.model_extra or {}).get("cache_read_tokens")
     hits = ""
     if isinstance(cached, int) and record.input_tokens:
         hits = f" ({cached:,} from the prompt cache, {cached * 100 // record.input_tokens}%)"
     cost = "cost unknown" if record.cost_usd is None else f"${record.cost_usd:.4f}"
-    return f"{record.input_tokens:,} tokens in{hits}, {record.output_tokens:,} out, {cost}"
+    line = f"{record.input_tokens:,} tokens in{hits}, {record.output_tokens:,} out, {cost}"
+    saved = (record.model_extra or {}).get(SAVED_KEY)
+    if isinstance(saved, dict) and saved.get("calls"):
+        line += "; " + describe_saved(
+            int(saved["calls"]),
+            int(saved.get("input_tokens") or 0),
+            int(saved.get("output_tokens") or 0),
+            saved.get("cost_usd"),
+        )
+    return line
 
 
 def reindex_sessions(store: TraceStore, args: argparse.Namespace) -> int:

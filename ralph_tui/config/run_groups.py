@@ -13,6 +13,7 @@ from ralph_tui.config.prices import parse_prices
 
 ProviderChoice = Literal["auto", "offline"]
 InnerChoice = Literal["rlm", "lcm"]
+SubcallCacheScope = Literal["session", "shared", "off"]
 
 
 class ModelSettings(SettingsGroup):
@@ -133,6 +134,21 @@ class BudgetSettings(SettingsGroup):
         metavar="MODEL=IN/OUT",
         doc="USD per million input/output tokens of models without a list price: "
         "`MODEL=IN/OUT`, comma-separated (the flag repeats).",
+    )
+    subcall_cache: SubcallCacheScope = setting(
+        "session",
+        "SUBCALL_CACHE",
+        flag="--subcall-cache",
+        doc="Which answers of `llm_query`, `llm_query_batched` and `llm_map` are reused instead "
+        "of paid for again: `session` (those of this session's earlier iterations and legs), "
+        "`shared` (those of every session under the out dir), `off` (none).",
+    )
+    subcall_cache_mb: PositiveFloat = setting(
+        64.0,
+        "SUBCALL_CACHE_MB",
+        recorded=False,
+        doc="Size of the sub-call cache (`cache/subcalls.sqlite` under the out dir) in MB; "
+        "past it the least recently used answers are dropped.",
     )
     run_timeout_s: PositiveFloat | None = setting(
         None,

@@ -42,6 +42,24 @@ class ModelUsage:
     """Input tokens read from the prompt cache, over the calls that said."""
     cache_reported_calls: int = 0
     """Calls whose provider reported prompt-cache usage (the others' is unknown)."""
+    saved_calls: int = 0
+    """Calls answered from the sub-call cache: not sent, not paid (not in ``calls``)."""
+    saved_input_tokens: int = 0
+    """The input tokens the saved calls took when they were first paid for."""
+    saved_output_tokens: int = 0
+    saved_cost_usd: float = 0.0
+    """What the saved calls of known price cost when first paid for."""
+    saved_unknown_cost_calls: int = 0
+
+
+SAVED_FIELDS = (
+    "saved_calls",
+    "saved_input_tokens",
+    "saved_output_tokens",
+    "saved_cost_usd",
+    "saved_unknown_cost_calls",
+)
+"""The ``ModelUsage`` fields that count the sub-call cache's savings, summed alike."""
 
 
 @dataclass(frozen=True)
@@ -61,6 +79,12 @@ class UsageSnapshot:
     request sent, as a server's access log counts them."""
     cache_read_tokens: int = 0
     cache_reported_calls: int = 0
+    saved_calls: int = 0
+    """Calls answered from the sub-call cache instead of sent (not in ``calls``)."""
+    saved_input_tokens: int = 0
+    saved_output_tokens: int = 0
+    saved_cost_usd: float = 0.0
+    saved_unknown_cost_calls: int = 0
 
     @property
     def cost_fully_known(self) -> bool:
@@ -87,6 +111,7 @@ class UsageSnapshot:
         """
         answered = self.calls - self.failed_calls
         all_unknown = self.unknown_cost_calls > 0 and self.unknown_cost_calls == answered
+        saved_unknown = 0 < self.saved_calls == self.saved_unknown_cost_calls
         return UsageUpdated(
             input_tokens=self.input_tokens,
             output_tokens=self.output_tokens,
@@ -95,6 +120,10 @@ class UsageSnapshot:
             cost_cap_usd=self.cost_cap_usd,
             unknown_cost_calls=self.unknown_cost_calls,
             cache_read_tokens=self.cache_read_tokens if self.cache_reported_calls else None,
+            saved_calls=self.saved_calls,
+            saved_input_tokens=self.saved_input_tokens,
+            saved_output_tokens=self.saved_output_tokens,
+            saved_cost_usd=None if saved_unknown else self.saved_cost_usd,
         )
 
 
@@ -120,6 +149,7 @@ def totals_of(
         failed_calls=sum(p.failed_calls for p in parts),
         cache_read_tokens=sum(p.cache_read_tokens for p in parts),
         cache_reported_calls=sum(p.cache_reported_calls for p in parts),
+        **{name: sum(getattr(p, name) for p in parts) for name in SAVED_FIELDS},
     )
 
 
@@ -139,7 +169,7 @@ class UsageLedger:
     def carry(self, earlier: ModelUsage) -> None:
         """Start from what earlier legs of the session used (``--resume``): totals and caps
         are the session's, not this leg's."""
-        if earlier.calls or earlier.input_tokens or earlier.output_tokens:
+        if earlier.calls or earlier.input_tokens or earlier.output_tokens or earlier.saved_calls:
             with self._lock:
                 self._by_model[EARLIER_LEGS] = earlier
 
@@ -149,16 +179,33 @@ class UsageLedger:
         known = completion.cost_usd is not None
         with self._lock:
             old = self._by_model.get(key, ModelUsage())
-            self._by_model[key] = ModelUsage(
+            self._by_model[key] = replace(
+                old,
                 input_tokens=old.input_tokens + completion.usage.input_tokens,
                 output_tokens=old.output_tokens + completion.usage.output_tokens,
                 calls=old.calls + 1,
                 cost_usd=old.cost_usd + (completion.cost_usd or 0.0),
                 unknown_cost_calls=old.unknown_cost_calls + (0 if known else 1),
-                failed_calls=old.failed_calls,
                 cache_read_tokens=old.cache_read_tokens + (completion.usage.cache_read_tokens or 0),
                 cache_reported_calls=old.cache_reported_calls
                 + (completion.usage.cache_read_tokens is not None),
+            )
+            return self._snapshot()
+
+    def record_saved(self, completion: Completion) -> UsageSnapshot:
+        """Count a call answered from the sub-call cache: nothing was sent or paid, and
+        ``completion`` (what the answer cost when first paid for) is what it saved."""
+        key = f"{completion.provider}:{completion.model}"
+        known = completion.cost_usd is not None
+        with self._lock:
+            old = self._by_model.get(key, ModelUsage())
+            self._by_model[key] = replace(
+                old,
+                saved_calls=old.saved_calls + 1,
+                saved_input_tokens=old.saved_input_tokens + completion.usage.input_tokens,
+                saved_output_tokens=old.saved_output_tokens + completion.usage.output_tokens,
+                saved_cost_usd=old.saved_cost_usd + (completion.cost_usd or 0.0),
+                saved_unknown_cost_calls=old.saved_unknown_cost_calls + (0 if known else 1),
             )
             return self._snapshot()
 
@@ -192,6 +239,19 @@ class UsageLedger:
             raise CostCapReached(
                 f"token cap reached: {tokens:,} tokens used of the {self.token_cap:,} cap"
             )
+
+
+def describe_saved(
+    calls: int, input_tokens: int, output_tokens: int, cost_usd: float | None
+) -> str:
+    """What the sub-call cache saved, as the command line and ``sessions show`` say it:
+    ``sub-call cache saved 12 calls, 30,000 tokens in / 1,200 out, $0.0061`` (the cost
+    left out when no saved call had a known price)."""
+    money = "" if cost_usd is None else f", ${cost_usd:.4f}"
+    return (
+        f"sub-call cache saved {calls:,} call{'' if calls == 1 else 's'}, "
+        f"{input_tokens:,} tokens in / {output_tokens:,} out{money}"
+    )
 
 
 OnUsage = Callable[[UsageSnapshot], None]
@@ -295,6 +355,11 @@ class MeteredClient:
         )
         self._report(self.ledger.record(embedded.record))
         return embedded.vectors
+
+    def record_saved(self, completion: Completion) -> None:
+        """Count ``completion`` as a call the sub-call cache answered (see
+        ``UsageLedger.record_saved``) and report the new totals."""
+        self._report(self.ledger.record_saved(completion))
 
     def _count_failure(self) -> None:
         self._report(self.ledger.record_failure(self.provider, self.model))

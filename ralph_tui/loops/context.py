@@ -16,6 +16,7 @@ from ralph_tui.agents.agent_run import AgentVariable, RLMResult, RLMSpec
 from ralph_tui.agents.lcm_agent import lcm_agent_forward
 from ralph_tui.agents.rlm import rlm_agent_forward
 from ralph_tui.agents.structured import AgentSpec
+from ralph_tui.agents.sub_cache import SubCallCache
 from ralph_tui.config import Settings
 from ralph_tui.documents import Corpus
 from ralph_tui.events import (
@@ -97,6 +98,8 @@ class RunContext:
     """The documents ``document`` joins, with where each (and each page) sits in it."""
     external: ExternalDocs = field(default_factory=ExternalDocs)
     """The external documentation crawled for the run (none unless asked for)."""
+    sub_cache: SubCallCache | None = None
+    """Where sub-calls find the answers already paid for (``None``: ``--subcall-cache off``)."""
     _retrieval: RunRetrieval | None = field(default=None, init=False, repr=False)
     _retrieval_opening: asyncio.Lock = field(default_factory=asyncio.Lock, init=False, repr=False)
 
@@ -135,6 +138,7 @@ class RunContext:
             on_notice=self.notice,
             **self.sandbox_functions(iteration),
             store_path=self.context_store(iteration, spec.name),
+            sub_cache=self.sub_cache,
         )
 
     def role(self, spec: AgentSpec[T]) -> AgentSpec[T]:

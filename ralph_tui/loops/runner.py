@@ -15,6 +15,7 @@ from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from ralph_tui.agents.sub_cache import SubCallCache
 from ralph_tui.config import Settings, check_paths, misspelled_settings
 from ralph_tui.documents import Corpus, InputError, Limits, read_corpus
 from ralph_tui.documents.cache import ExtractionCache
@@ -40,7 +41,7 @@ from ralph_tui.loops.iteration import ended_with_best, reported_iteration
 from ralph_tui.loops.qa import run_qa_loop
 from ralph_tui.loops.requests import RunRequest, session_settings
 from ralph_tui.loops.task import TaskSetup, run_task_loop
-from ralph_tui.traces.models import SessionRecord, usage_fields
+from ralph_tui.traces.models import SAVED_KEY, SessionRecord, usage_fields
 from ralph_tui.traces.store import SessionHandle, TraceStore
 from ralph_tui.variants.store import UnknownVariantError, resolve_variant
 
@@ -83,6 +84,10 @@ class RunOutcome:
                 "calls": usage.calls,
                 "costUsd": usage.cost_usd,
                 "unknownCostCalls": usage.unknown_cost_calls,
+                "savedCalls": usage.saved_calls,
+                "savedInputTokens": usage.saved_input_tokens,
+                "savedOutputTokens": usage.saved_output_tokens,
+                "savedCostUsd": usage.saved_cost_usd,
             },
             "error": self.error,
             "salvaged": self.salvaged,
@@ -223,6 +228,13 @@ async def _run_session(
         emit=emit,
         traces=handle,
         cancel=cancel or asyncio.Event(),
+        sub_cache=SubCallCache.for_run(
+            settings.out_dir,
+            settings.subcall_cache,
+            handle.session_id,
+            settings.subcall_cache_mb,
+            emit.notice,
+        ),
     )
     emit(
         RunStarted(
@@ -243,6 +255,9 @@ async def _run_session(
     except BaseException as exc:
         stop = exc
         result = _ended_by(exc, handle)
+    finally:
+        if ctx.sub_cache is not None:
+            ctx.sub_cache.close()
     outcome = _close_session(handle, clients, result, emit)
     if stop is not None and propagates(stop):
         raise stop
@@ -348,12 +363,19 @@ def best_recorded(handle: SessionHandle, status: RunStatus, error: str) -> LoopR
 def earlier_usage(record: SessionRecord) -> ModelUsage:
     """What the session's earlier legs used, as the ledger counts it (zero for a new one)."""
     cost_known = record.cost_usd is not None
+    saved = (record.model_extra or {}).get(SAVED_KEY) or {}
+    saved_calls = int(saved.get("calls") or 0)
     return ModelUsage(
         input_tokens=record.input_tokens,
         output_tokens=record.output_tokens,
         calls=record.llm_calls,
         cost_usd=record.cost_usd or 0.0,
         unknown_cost_calls=0 if cost_known else record.llm_calls,
+        saved_calls=saved_calls,
+        saved_input_tokens=int(saved.get("input_tokens") or 0),
+        saved_output_tokens=int(saved.get("output_tokens") or 0),
+        saved_cost_usd=float(saved.get("cost_usd") or 0.0),
+        saved_unknown_cost_calls=saved_calls if saved.get("cost_usd") is None else 0,
     )
 
 

@@ -108,7 +108,17 @@ def usage_fields(usage: UsageSnapshot) -> dict[str, Any]:
         "cost_usd": event.cost_usd,
         "llm_calls": usage.calls,
         "cache_read_tokens": event.cache_read_tokens,
+        SAVED_KEY: {
+            "calls": event.saved_calls,
+            "input_tokens": event.saved_input_tokens,
+            "output_tokens": event.saved_output_tokens,
+            "cost_usd": event.saved_cost_usd,
+        },
     }
+
+
+SAVED_KEY = "subcall_cache_saved"
+"""The session record's field of what the sub-call cache saved: calls, tokens, known cost."""
 
 
 class HardValidationResult(BaseModel):

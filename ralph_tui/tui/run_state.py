@@ -94,6 +94,10 @@ class RunProgress:
     cache_read_tokens: int | None = None
     """Input tokens served from the prompt cache (``None``: no provider said)."""
     cost_usd: float | None = 0.0
+    saved_calls: int = 0
+    """Sub-calls the sub-call cache answered (not paid)."""
+    saved_cost_usd: float | None = 0.0
+    """What they cost when first paid for (``None``: no known price)."""
     started_ts: float | None = None
     finished_ts: float | None = None
     isolation: str | None = None
@@ -282,6 +286,7 @@ def _retrieval_done(p: RunProgress, e: RetrievalDone) -> set[Part]:
 def _usage(p: RunProgress, e: UsageUpdated) -> set[Part]:
     p.input_tokens, p.output_tokens, p.cost_usd = e.input_tokens, e.output_tokens, e.cost_usd
     p.cache_read_tokens = e.cache_read_tokens
+    p.saved_calls, p.saved_cost_usd = e.saved_calls, e.saved_cost_usd
     return {"status"}
 
 

@@ -1,6 +1,7 @@
 """``llm_map``: answers checked against a JSON Schema with one retry, order kept, failed
 items as error entries, every call a sub-call, and finished items never paid twice (a map
-run again, or in a resumed session that reads the record)."""
+run again, or in another process, finds their answers in the sub-call cache; a failed item's
+answers are dropped from it, so that item is asked anew)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import httpx2
 import pytest
 
 from ralph_tui.agents.llm_map import LLMMap
+from ralph_tui.agents.sub_cache import SubCallCache
 from ralph_tui.agents.sub_queries import SubQueryBudget, SubQueryRunner
 from ralph_tui.events import BaseEvent, OperatorCalled
 from ralph_tui.llm.openai_client import OpenAIClient
@@ -37,7 +39,7 @@ class Answers:
 
 
 def llm_map(
-    answers: Answers, path: Path | None = None, events: list[BaseEvent] | None = None
+    answers: Answers, cache: Path | None = None, events: list[BaseEvent] | None = None
 ) -> tuple[LLMMap, SubQueryBudget]:
     client = OpenAIClient(
         "gpt-4o-mini", api_key="sk-test", base_url="https://openai.test/v1",
@@ -45,13 +47,14 @@ def llm_map(
     )  # fmt: skip
     budget = SubQueryBudget(limit=50)
     emit = events.append if events is not None else (lambda _e: None)
-    return LLMMap(SubQueryRunner(client, budget, emit, agent="worker"), path), budget
+    kept = SubCallCache(cache, "session:s1", 1 << 20) if cache is not None else None
+    return LLMMap(SubQueryRunner(client, budget, emit, agent="worker", cache=kept)), budget
 
 
 async def test_schema_checks_retries_order_and_errors(tmp_path: Path) -> None:
     answers = Answers()
     events: list[BaseEvent] = []
-    mapped, budget = llm_map(answers, tmp_path / "llm_map.jsonl", events)
+    mapped, budget = llm_map(answers, tmp_path / "subcalls.sqlite", events)
     results = await mapped(["a", "b", "c"], "Count the item.", SCHEMA)
     [called] = [e for e in events if isinstance(e, OperatorCalled)]
     assert (
@@ -62,11 +65,15 @@ async def test_schema_checks_retries_order_and_errors(tmp_path: Path) -> None:
     assert "error" in results[2] and "'many' is not of type 'integer'" in results[2]["error"]
     assert len(answers.prompts) == 5 and budget.used == 5
 
-    again, _ = llm_map(answers, tmp_path / "llm_map.jsonl")
+    events.clear()
+    again, again_budget = llm_map(answers, tmp_path / "subcalls.sqlite", events)
     before = len(answers.prompts)
     assert (await again(["a", "b", "c"], "Count the item.", SCHEMA))[:2] == results[:2]
     asked = [p.rsplit("\n---\n", 1)[1] for p in answers.prompts[before:]]
     assert asked == ["c", "c"], "finished items are not asked again; the failed one is"
+    [called] = [e for e in events if isinstance(e, OperatorCalled)]
+    assert called.calls == 2 and "3 answers from the cache" in called.detail
+    assert again_budget.used == 2, "answers from the cache use none of the budget"
 
 
 async def test_plain_answers_and_bad_input() -> None:

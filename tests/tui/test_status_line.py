@@ -1,9 +1,11 @@
-"""The run's status line: what it says of the sandbox's isolation."""
+"""The run's status line: what it says of the sandbox's isolation and of what the sub-call
+cache saved; and a cached sub-call in the transcript."""
 
 from __future__ import annotations
 
-from ralph_tui.events import SandboxExecuted
+from ralph_tui.events import SandboxExecuted, SubQuery, UsageUpdated
 from ralph_tui.tui.run_state import RunProgress
+from ralph_tui.tui.widgets.sandbox_pane import sub_query_content
 from ralph_tui.tui.widgets.status_line import status_content
 from tests.tui.scripted import T0, scripted_events
 
@@ -28,3 +30,31 @@ def test_full_isolation_is_named_plainly() -> None:
 def test_a_degraded_sandbox_is_a_warning() -> None:
     for isolation in ("unshare-net", "rlimits-only"):
         assert f"sandbox {isolation}: not fully isolated" in status_with_isolation(isolation)
+
+
+def test_what_the_sub_call_cache_saved_is_shown_once_it_saved_anything() -> None:
+    progress = RunProgress()
+    progress.apply(scripted_events(SESSION)[0])
+    assert "saved" not in status_content(progress, now=T0 + 5).plain
+    progress.apply(
+        UsageUpdated(
+            input_tokens=5000,
+            output_tokens=300,
+            calls=4,
+            cost_usd=0.0021,
+            saved_calls=3,
+            saved_input_tokens=3000,
+            saved_output_tokens=90,
+            saved_cost_usd=0.0012,
+        )
+    )
+    assert "  $0.0021  saved 3 calls $0.0012  " in status_content(progress, now=T0 + 5).plain
+
+
+def test_a_cached_sub_call_is_marked_in_the_transcript() -> None:
+    asked = SubQuery(
+        agent="worker", prompt_preview="Which year?", answer_preview="1998", latency_ms=2
+    )
+    assert "cached, not paid" not in sub_query_content(asked).plain
+    cached = asked.model_copy(update={"cached": True, "input_tokens": 120, "output_tokens": 4})
+    assert "llm_query  cached, not paid  2 ms  120→4 tok" in sub_query_content(cached).plain

@@ -71,11 +71,13 @@ def tool_content(event: ToolExecuted) -> Content:
 
 
 def sub_query_content(event: SubQuery) -> Content:
-    """One ``llm_query`` call: budget use, latency, tokens, prompt and answer previews."""
+    """One ``llm_query`` call: budget use, latency, tokens, prompt and answer previews; an
+    answer from the sub-call cache says so (its tokens are what it saved)."""
     budget = f" {event.calls_used}/{event.calls_budget}" if event.calls_budget else ""
     tokens = f"  {event.input_tokens}→{event.output_tokens} tok" if event.input_tokens else ""
     header = Content.assemble(
         (f"llm_query{budget}", "bold $text-secondary"),
+        *([("  cached, not paid", "bold $text-success")] if event.cached else []),
         (f"  {millis(event.latency_ms)}{tokens}", "$text-muted"),
     )
     lines = [header, Content.assemble(("? ", "bold"), clip(event.prompt_preview, PREVIEW_CHARS))]

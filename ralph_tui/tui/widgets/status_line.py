@@ -39,6 +39,14 @@ def cache_share(p: RunProgress) -> list[str]:
     return [f"  cache {p.cache_read_tokens * 100 // p.input_tokens}%"]
 
 
+def cache_saved(p: RunProgress) -> list[str]:
+    """``  saved 12 calls $0.0061``: what the sub-call cache saved, once it saved anything."""
+    if not p.saved_calls:
+        return []
+    money = "" if p.saved_cost_usd is None else f" {fmt.cost(p.saved_cost_usd)}"
+    return [f"  saved {p.saved_calls} call{'' if p.saved_calls == 1 else 's'}{money}"]
+
+
 def _sandbox(isolation: str | None) -> str | tuple[str, str]:
     """The sandbox's isolation; a warning when the run had to settle for a weaker one."""
     # Imported here: the sandbox package loads pexpect, which the app's start-up can skip.
@@ -69,6 +77,7 @@ def status_content(progress: RunProgress, now: float | None = None) -> Content:
         f"  tok {fmt.tokens(p.input_tokens)}/{fmt.tokens(p.output_tokens)}",
         *cache_share(p),
         f"  {fmt.cost(p.cost_usd)}",
+        *cache_saved(p),
         f"  {fmt.duration(p.elapsed_s(now))}",
         _sandbox(p.isolation),
     ]
