@@ -23,7 +23,7 @@ from tests.loops.baseline_server import BaselineServer, role_of
 
 INSTRUCTION = "Copy every quote whole from the printed sentences."
 BAD = {"answer": "- It is done weekly.", "evidence": ["Filters are cleaned every week."],
-       "resultReady": True}  # fmt: skip
+       "lineQuotes": [[1]], "resultReady": True}  # fmt: skip
 
 
 class ScriptedModel(BaselineServer):
