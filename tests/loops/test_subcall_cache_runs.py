@@ -47,7 +47,8 @@ class Network:
             return httpx2.Response(200, json=worker_reply(done))
         if body.get("tools"):
             passed = self.worker_turns > 2 * self.rejected
-            verdict = judge_reply("yes", []) if passed else judge_reply("no", ["Too vague."])
+            supported = ["supported"] * 3
+            verdict = judge_reply(supported, [] if passed else ["Too vague."])
             return httpx2.Response(200, json=verdict)
         self.sub_calls += 1
         reply = openai_completion({"content": f"It keeps supply (sample {self.sub_calls})."})
