@@ -17,7 +17,8 @@ from typing import Any
 import jsonschema
 
 from ralph_tui.agents.sub_queries import SubQueryRunner
-from ralph_tui.events import OperatorCalled
+from ralph_tui.events import OperatorCalled, TextRead
+from ralph_tui.evidence import Span
 from ralph_tui.traces.atomic import append_line
 
 LLM_MAP_DOC = (
@@ -80,6 +81,9 @@ class LLMMap:
                 self._record(key, result)
             return result
 
+        spans = [span for item in items if (span := self._span_of(item)) is not None]
+        if spans:
+            self.runner.emit(TextRead(agent=self.runner.agent, via="llm_map", spans=spans))
         results = list(await asyncio.gather(*(one(item) for item in items)))
         spent = self.runner.spent.since(before)
         failed = sum(1 for r in results if isinstance(r, dict) and "error" in r)
@@ -100,14 +104,20 @@ class LLMMap:
     def _text_of(self, item: Any) -> str:
         """An item's text: a string as it is, a ``[start, end]`` span as that part of the
         document (at most ``MAX_SPAN_CHARS``)."""
+        span = self._span_of(item)
+        return str(item) if span is None else self.document[span[0] : span[1]]
+
+    def _span_of(self, item: Any) -> Span | None:
+        """The part of the document a ``[start, end]`` item names (at most
+        ``MAX_SPAN_CHARS``); ``None`` for any other item."""
         if (
             isinstance(item, list | tuple)
             and len(item) == 2
             and all(isinstance(n, int) for n in item)
         ):
-            start, end = max(0, item[0]), min(item[1], item[0] + MAX_SPAN_CHARS)
-            return self.document[start:end]
-        return str(item)
+            start = min(max(0, item[0]), len(self.document))
+            return start, max(start, min(item[1], item[0] + MAX_SPAN_CHARS, len(self.document)))
+        return None
 
     async def _answer(self, item: str, instruction: str, schema: dict[str, Any] | None) -> Any:
         prompt = instruction

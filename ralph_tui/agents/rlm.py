@@ -34,7 +34,7 @@ from ralph_tui.agents.structured import (
     tool_feedback,
 )
 from ralph_tui.agents.sub_queries import SubQueryRunner
-from ralph_tui.events import Emit, SandboxExecuted
+from ralph_tui.events import Emit, SandboxExecuted, TextRead
 from ralph_tui.lcm.operators import EXPAND_DOC, GREP_DOC, Operators
 from ralph_tui.lcm.store import MessageStore
 from ralph_tui.llm.types import ChatMessage, LLMClient
@@ -129,6 +129,16 @@ class _RLMRun(AgentRun[T]):
                 isolation=isolation,
             )
         )
+        reads = result.reads
+        if reads.spans or reads.searches:
+            self.emit(
+                TextRead(
+                    agent=self.spec.name,
+                    via="cell",
+                    spans=list(reads.spans),
+                    searches=list(reads.searches),
+                )
+            )
         self.failures_in_a_row = self.failures_in_a_row + 1 if result.restarted else 0
         if self.failures_in_a_row >= MAX_CONSECUTIVE_SANDBOX_FAILURES:
             raise SandboxFailedError(

@@ -121,6 +121,15 @@ def best_of(records: Sequence[C]) -> C | None:
     return min(reversed(candidates), key=lambda r: (not r.passed, r.problems()))
 
 
+def reported_trace(
+    traces: Sequence[IterationTrace], output: dict[str, Any] | None
+) -> IterationTrace | None:
+    """The iteration whose candidate a run reports as ``output`` (the latest of equals)."""
+    if not output:
+        return None
+    return next((trace for trace in reversed(traces) if trace.output == output), None)
+
+
 def merge_constraints(*groups: list[str]) -> list[str]:
     """All constraints of ``groups`` in order, without repeats."""
     merged: dict[str, None] = {}
@@ -136,6 +145,9 @@ def finish_iteration(ctx: RunContext, record: IterationRecord) -> IterationRecor
     record.finished_at = time.time()
     if ctx.settings.variant:
         record.extra["variant"] = ctx.settings.variant
+    coverage = ctx.take_coverage(record.iteration)
+    if coverage is not None:
+        record.extra["coverage"] = coverage
     searches = ctx.retrieval_diagnostics()
     if searches:
         record.extra["retrieval"] = searches

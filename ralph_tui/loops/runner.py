@@ -36,7 +36,7 @@ from ralph_tui.llm.usage import ModelUsage, UsageSnapshot
 from ralph_tui.loops.context import LoopResult, LoopState, RunCancelled, RunContext
 from ralph_tui.loops.decompose import run_decomposed
 from ralph_tui.loops.endings import KEEPS_BEST, RunTimedOut, propagates, status_of, stop_message
-from ralph_tui.loops.iteration import ended_with_best
+from ralph_tui.loops.iteration import ended_with_best, reported_trace
 from ralph_tui.loops.qa import run_qa_loop
 from ralph_tui.loops.requests import RunRequest, session_settings
 from ralph_tui.loops.task import TaskSetup, run_task_loop
@@ -89,6 +89,7 @@ class RunOutcome:
             "error": self.error,
             "salvaged": self.salvaged,
             "evidenceSources": self.evidence_sources,
+            "coverage": self.coverage.model_dump() if self.coverage else None,
         }
 
 
@@ -250,6 +251,8 @@ async def _run_session(
     evidence = (outcome.output or {}).get("evidence")
     if isinstance(evidence, list):
         outcome.evidence_sources = ctx.quote_sources([str(quote) for quote in evidence])
+    reported = reported_trace(handle.store.iterations(handle.session_id), outcome.output)
+    outcome.coverage = reported.coverage if reported is not None else None
     return outcome
 
 

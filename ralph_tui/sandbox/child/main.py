@@ -19,6 +19,7 @@ from .cells import CellRunner
 from .channel import Channel, ChannelClosed
 from .confine import apply_limits
 from .interrupts import Interrupts
+from .reads import track_reads
 
 TYPE_CHECKING = False  # ``typing`` costs every child start milliseconds; only mypy needs it
 if TYPE_CHECKING:
@@ -93,6 +94,7 @@ def main() -> None:
 
         channel.send({"op": "failed", "error": "".join(traceback.format_exception_only(exc))})
         raise SystemExit(1) from None
+    reads = track_reads(namespace, limits["max_output_chars"])
     runner = CellRunner(
         namespace, interrupts, output_limit=limits["max_output_chars"], fd_output=output_fd
     )
@@ -104,4 +106,6 @@ def main() -> None:
             return
         if message.get("op") != "exec":
             raise RuntimeError(f"unexpected message from the host: {message.get('op')!r}")
-        channel.send(runner.run(message["code"], message["timeout_s"]))
+        reads.before_cell()
+        done = runner.run(message["code"], message["timeout_s"])
+        channel.send({**done, "reads": reads.take()})
