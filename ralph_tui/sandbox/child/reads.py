@@ -97,9 +97,9 @@ class TrackedText(str):
             start, stop, step = key.indices(len(self))
             if step == 1:
                 RECORD.span(start, stop)
-            elif piece:
-                low, high = (start, stop) if step > 0 else (stop + 1, start + 1)
-                RECORD.span(low, high)
+            elif piece:  # from the first character taken to the last
+                last = start + (len(piece) - 1) * step
+                RECORD.span(min(start, last), max(start, last) + 1)
         return piece
 
     def find(self, sub: Any, *args: Any) -> int:
