@@ -134,7 +134,15 @@ class Coverage(BaseModel):
         read = f"read {percent(self.share)} of it"
         if not self.searches:
             return f"searched nothing; {read}"
-        return f"searched the whole text for: {', '.join(self.searches)}; {read}"
+        named = ", ".join(self.searches[:SEARCHES_NAMED])
+        more = len(self.searches) - SEARCHES_NAMED
+        if more > 0:
+            named += f" and {more} more"
+        return f"searched the whole text for: {named}; {read}"
+
+
+SEARCHES_NAMED = 12
+"""Searches a one-line description names (the rest it counts)."""
 
 
 def percent(share: float) -> str:
