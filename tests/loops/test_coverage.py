@@ -11,11 +11,12 @@ from pathlib import Path
 import httpx2
 
 from ralph_tui.agents.llm_map import LLMMap
+from ralph_tui.agents.printed import printed_lines, printed_spans
 from ralph_tui.agents.sub_queries import SubQueryBudget, SubQueryRunner
 from ralph_tui.documents import Document, assemble
 from ralph_tui.documents.convert import PAGE_SEPARATOR
 from ralph_tui.events import BaseEvent, CoverageUpdated, TextRead
-from ralph_tui.evidence import Coverage, DocumentCoverage, answers_absence
+from ralph_tui.evidence import Coverage, DocumentCoverage, answers_absence, merge_spans
 from ralph_tui.lcm.context import ActiveContext, Budget
 from ralph_tui.lcm.operators import Operators
 from ralph_tui.lcm.store import MessageStore
@@ -51,6 +52,8 @@ async def test_a_scripted_rlm_run_reports_exactly_what_its_cells_read(tmp_path: 
         "print(context[m.start() - 10:m.end() + 20])\nprint('Chlorine' in context)",
         "print(grep('Alarms')['hits'][0]['line'])",
         "chunks = context.split('\\n\\n')",
+        "import json\nfor line in context.splitlines():\n    if line.startswith('Chlorine'):\n"
+        "        print(json.dumps(line))",
     ]
     replies = [worker_reply({"code": code, "resultReady": False}) for code in cells]
     bullets = "- Two days of supply.\n- Backwash every 48 hours.\n- Alarms escalate."
@@ -75,7 +78,8 @@ async def test_a_scripted_rlm_run_reports_exactly_what_its_cells_read(tmp_path: 
     assert outcome.status == "passed"
 
     at = DOCUMENT.index("backwash")
-    expected = [(0, 39), (at - 10, at + len("backwash") + 20), line_of(DOCUMENT, "Alarms")]
+    shown = [line_of(DOCUMENT, "Chlorine"), line_of(DOCUMENT, "Alarms")]  # printed, not sliced
+    expected = merge_spans([(0, 39), (at - 10, at + len("backwash") + 20), *shown])
     [trace] = TraceStore(settings.out_dir).iterations(outcome.session_id)
     assert trace.coverage is not None
     [read] = trace.coverage.documents
@@ -212,3 +216,13 @@ def test_an_answer_of_absence_says_what_was_searched_and_read() -> None:
     assert not answers_absence({"answer": "- Simmer 18 minutes.", "evidence": ["q"]})
     assert not answers_absence({"output": "a task's output"}) and not answers_absence(None)
     assert re.fullmatch(r"\d+ %", coverage.describe().rsplit("read ", 1)[1].removesuffix(" of it"))
+
+
+def test_output_lines_are_placed_in_the_document_however_the_code_got_them() -> None:
+    text = "Short line.\n" + "A sentence long enough to place in the text, surely.\n" * 2
+    output = '3 hits\n"A sentence long enough to place in the text, surely."\nShort line.\n'
+    assert printed_lines(output) == ["A sentence long enough to place in the text, surely."]
+    second = (text.rindex("A sentence"), len(text) - 1)
+    assert printed_spans(text, output) == [(12, 12 + 52)]
+    assert printed_spans(text, output, known=[(second[0] - 1, len(text))]) == [second]
+    assert printed_spans(text, "A line of forty characters or more that is not there.") == []
