@@ -98,3 +98,9 @@ def test_reads_the_child_sends_are_checked_before_use() -> None:
     raw = {"spans": [[0, 4], [5, 5], [-1, 3], ["a", 2], [1, 2, 3]], "searches": ["x", 3]}
     assert CellReads.of(raw) == CellReads(((0, 4),), ("x",))
     assert CellReads.of("garbage") == CellReads()
+
+
+async def test_a_restarted_child_tracks_context_again(reading: Sandbox) -> None:
+    lost = await reading.execute("import os\nos._exit(3)")
+    assert lost.restarted
+    assert (await reads_of(reading, "x = context[7:9]")).spans == ((7, 9),)

@@ -94,11 +94,13 @@ def main() -> None:
 
         channel.send({"op": "failed", "error": "".join(traceback.format_exception_only(exc))})
         raise SystemExit(1) from None
-    reads = track_reads(namespace, limits["max_output_chars"])
     runner = CellRunner(
         namespace, interrupts, output_limit=limits["max_output_chars"], fd_output=output_fd
     )
     channel.send({"op": "ready"})
+    # Tracking copies the document (a ``str`` subclass cannot take it over): done once the
+    # host knows the child is ready, while the model writes its first cell.
+    reads = track_reads(namespace, limits["max_output_chars"])
     while True:
         try:
             message = channel.next_control()

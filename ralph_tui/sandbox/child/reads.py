@@ -95,8 +95,12 @@ class TrackedText(str):
         piece = str.__getitem__(self, key)
         if type(key) is slice and RECORD is not None:
             start, stop, step = key.indices(len(self))
-            if step == 1:
-                RECORD.span(start, stop)
+            if step == 1:  # the common case, kept short: a loop may slice many times
+                if stop > start:
+                    spans = RECORD.spans
+                    spans.append((start, stop))
+                    if len(spans) >= MERGE_AT:
+                        RECORD.spans = merged(spans)
             elif piece:  # from the first character taken to the last
                 last = start + (len(piece) - 1) * step
                 RECORD.span(min(start, last), max(start, last) + 1)
