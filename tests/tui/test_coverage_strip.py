@@ -11,6 +11,8 @@ from textual.app import App, ComposeResult
 
 from ralph_tui.events import CandidateProduced, CoverageUpdated, RunStarted
 from ralph_tui.evidence import Coverage, DocumentCoverage
+from ralph_tui.traces.models import IterationTrace
+from ralph_tui.tui.session_detail import DETAIL_STRIP_CELLS, iteration_content
 from ralph_tui.tui.widgets.coverage_strip import CoverageStrip, shade, strip_shares
 from ralph_tui.tui.widgets.run_monitor import RunMonitor
 
@@ -86,3 +88,14 @@ async def test_the_run_monitor_shows_coverage_once_a_run_reports_it() -> None:
         monitor.reset()
         await pilot.pause()
         assert not strip.display
+
+
+def test_the_session_screen_shows_an_iterations_coverage_under_read() -> None:
+    lacking = {"answer": "- The document does not address this question", "evidence": []}
+    trace = IterationTrace(iteration=1, output=lacking, coverage=COVERAGE)
+    text = iteration_content(trace, None).plain.splitlines()
+    at = text.index("Read")
+    assert text[at + 1] == "  Not found: " + COVERAGE.describe()
+    strip = text[at + 2].strip()
+    assert strip.endswith(" parts") and len(strip) == DETAIL_STRIP_CELLS
+    assert "Read" not in iteration_content(IterationTrace(iteration=2), None).plain.splitlines()

@@ -83,24 +83,29 @@ class CoverageStrip(Widget):
         self.refresh()
 
     def render(self) -> Content:
-        coverage = self.coverage
-        if coverage is None:
+        if self.coverage is None:
             return Content("")
-        if self.absent:
-            line = Content.assemble(("Not found: ", "bold $text-warning"), coverage.describe())
-        else:
-            line = Content.assemble(
-                (f"Read {percent(coverage.share)}", "bold"),
-                f" of {coverage.total_chars:,} characters",
-                (
-                    f"  searched: {', '.join(coverage.searches)}" if coverage.searches else "",
-                    "$text-muted",
-                ),
-            )
         width = max(MIN_CELLS, self.content_size.width)
-        shares = strip_shares(coverage, width - len(kind_of(coverage)) - 1)
-        cells = Content("").join(
-            Content.styled(shade(s), "$text-accent" if s > 0 else "$text-muted") for s in shares
-        )
-        strip = Content.assemble(cells, (f" {kind_of(coverage)}", "$text-muted"))
+        line, strip = coverage_lines(self.coverage, width, absent=self.absent)
         return Content("\n").join([line.truncate(width, ellipsis=True), strip])
+
+
+def coverage_lines(coverage: Coverage, width: int, *, absent: bool = False) -> list[Content]:
+    """How much was read and what was searched for ("Not found:" first for an answer of
+    absence), over the strip by page or section ``width`` cells wide."""
+    if absent:
+        line = Content.assemble(("Not found: ", "bold $text-warning"), coverage.describe())
+    else:
+        searched = f"  searched: {', '.join(coverage.searches)}" if coverage.searches else ""
+        line = Content.assemble(
+            (f"Read {percent(coverage.share)}", "bold"),
+            f" of {coverage.total_chars:,} characters",
+            (searched, "$text-muted"),
+        )
+    kind = kind_of(coverage)
+    shares = strip_shares(coverage, width - len(kind) - 1)
+    cells = Content("").join(
+        Content.styled(shade(s), "$text-accent" if s > 0 else "$text-muted") for s in shares
+    )
+    strip = Content.assemble(cells, (f" {kind}", "$text-muted"))
+    return [line, strip]
