@@ -95,7 +95,8 @@ def test_the_session_screen_shows_an_iterations_coverage_under_read() -> None:
     trace = IterationTrace(iteration=1, output=lacking, coverage=COVERAGE)
     text = iteration_content(trace, None).plain.splitlines()
     at = text.index("Read")
-    assert text[at + 1] == "  Not found: " + COVERAGE.describe()
+    searched = "searched for: saffron, simmer"
+    assert text[at + 1] == f"  Not found: read 47 % of 800 characters  {searched}"
     strip = text[at + 2].strip()
     assert strip.endswith(" parts") and len(strip) == DETAIL_STRIP_CELLS
     assert "Read" not in iteration_content(IterationTrace(iteration=2), None).plain.splitlines()

@@ -91,17 +91,19 @@ class CoverageStrip(Widget):
 
 
 def coverage_lines(coverage: Coverage, width: int, *, absent: bool = False) -> list[Content]:
-    """How much was read and what was searched for ("Not found:" first for an answer of
-    absence), over the strip by page or section ``width`` cells wide."""
-    if absent:
-        line = Content.assemble(("Not found: ", "bold $text-warning"), coverage.describe())
-    else:
-        searched = f"  searched: {', '.join(coverage.searches)}" if coverage.searches else ""
-        line = Content.assemble(
-            (f"Read {percent(coverage.share)}", "bold"),
-            f" of {coverage.total_chars:,} characters",
-            (searched, "$text-muted"),
-        )
+    """How much was read, then what was searched for ("Not found:" first for an answer of
+    absence; the share first, as a narrow pane cuts the line's end), over the strip by page
+    or section ``width`` cells wide."""
+    searched = f"  searched for: {', '.join(coverage.searches)}" if coverage.searches else ""
+    line = Content.assemble(
+        ("Not found: " if absent else "", "bold $text-warning"),
+        (
+            f"read {percent(coverage.share)}" if absent else f"Read {percent(coverage.share)}",
+            "bold",
+        ),
+        f" of {coverage.total_chars:,} characters",
+        (searched, "" if absent else "$text-muted"),
+    )
     kind = kind_of(coverage)
     shares = strip_shares(coverage, width - len(kind) - 1)
     cells = Content("").join(
