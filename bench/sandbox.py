@@ -9,17 +9,22 @@ Each figure comes with a baseline measured in the same run:
   length, against writing and reading the same file in-process the same way (the floor).
 - ``llm_query_batched``: 64 prompts against a fake 100 ms LLM at concurrency 16 from one
   cell, against the ideal (4 waves of 100 ms) and the same batch run in-process.
+- ``context_reads``: operations over a 50 MB ``context`` in the child (``find``, ``in``,
+  ``count``, ``re.findall``, 50,000 slices in a loop, ``split``), on ``context`` (which notes
+  what is read) against the same operations on a plain copy of it, in the same cell; and
+  the one-off cost of making the document the tracked ``context`` at start.
 - ``rlm_prompt_growth``: the offline RLM worker over 10 KB, 1 MB and 100 MB documents; the
   largest prompt sent to the root model, against putting the document in the prompt.
 
 ``MEASUREMENTS`` is a list of named measurement functions; add new figures there.
 
-    .venv/bin/python bench/sandbox.py [--repeat N]
+    .venv/bin/python bench/sandbox.py [--repeat N] [--only NAME ...]
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import asyncio
 import json
 import statistics
@@ -38,8 +43,9 @@ from ralph_tui.events import discard
 from ralph_tui.llm.offline import OfflineClient
 from ralph_tui.llm.types import ChatMessage, Completion, LLMClient
 from ralph_tui.roles.worker import worker_spec
-from ralph_tui.sandbox import Sandbox
+from ralph_tui.sandbox import Sandbox, SandboxLimits
 from ralph_tui.sandbox.child.main import read_text
+from ralph_tui.sandbox.child.reads import TrackedText
 from ralph_tui.sandbox.scratch import write_text_in_chunks
 
 Figures = dict[str, Any]
@@ -139,6 +145,52 @@ async def context_100mb(repeat: int) -> Figures:
         "target_ms": 200,
         "meets_target": median <= 0.200,
     }
+
+
+READ_OPERATIONS = {
+    "find_missing": "TEXT.find('no such words here')",
+    "in_missing": "'no such words here' in TEXT",
+    "count": "TEXT.count('dull')",
+    "re_findall": "re.findall(r'dull \\w+', TEXT)",
+    "slices_50k": "[TEXT[i:i + 200] for i in range(0, 50_000 * 1000, 1000)]",
+    "split_lines": "TEXT.split('. ')",
+}
+READS_CELL = """
+import re, time
+plain = context[:]  # a plain ``str`` copy
+timings = {{}}
+for name, expression in {operations!r}.items():
+    for label, value in (("tracked", context), ("plain", plain)):
+        best = float("inf")
+        for _ in range({repeat}):
+            started = time.perf_counter()
+            eval(expression, {{"TEXT": value, "re": re}})
+            best = min(best, time.perf_counter() - started)
+        timings[name + "_" + label] = best * 1000
+print(repr(timings))
+"""
+READS_CHARS = 50_000_000
+
+
+async def context_reads(repeat: int) -> Figures:
+    document = ("All work and no play makes a dull document. " * 1_200_000)[:READS_CHARS]
+    limits = SandboxLimits(timeout_s=600, max_output_chars=100_000)
+    async with await Sandbox.start(globals={"context": document}, limits=limits) as sandbox:
+        code = READS_CELL.format(operations=READ_OPERATIONS, repeat=max(3, repeat // 5))
+        result = await sandbox.execute(code)
+    assert result.error is None, result.error
+    timings: dict[str, float] = ast.literal_eval(result.output.strip())
+    figures: Figures = {
+        name: {
+            "tracked_ms": round(timings[f"{name}_tracked"], 3),
+            "plain_ms": round(timings[f"{name}_plain"], 3),
+            "overhead": round(timings[f"{name}_tracked"] / timings[f"{name}_plain"] - 1, 3),
+        }
+        for name in READ_OPERATIONS
+    }
+    copies = [timed(lambda: TrackedText(document)) for _ in range(3)]
+    figures["tracked_copy_at_start_ms"] = ms(min(copies))
+    return figures
 
 
 def fake_batched_llm() -> Callable[[list[str]], Awaitable[list[str]]]:
@@ -267,18 +319,22 @@ MEASUREMENTS: list[tuple[str, Measurement]] = [
     ("context_100mb", context_100mb),
     ("llm_query_batched", llm_query_batched),
     ("rlm_prompt_growth", rlm_prompt_growth),
+    ("context_reads", context_reads),
 ]
 
 
-async def run(repeat: int) -> dict[str, Figures]:
-    return {name: await measure(repeat) for name, measure in MEASUREMENTS}
+async def run(repeat: int, only: list[str] | None = None) -> dict[str, Figures]:
+    chosen = [(name, measure) for name, measure in MEASUREMENTS if not only or name in only]
+    return {name: await measure(repeat) for name, measure in chosen}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeat", type=int, default=15, help="samples per figure (default 15)")
+    names = [name for name, _ in MEASUREMENTS]
+    parser.add_argument("--only", nargs="+", choices=names, help="measure only these figures")
     args = parser.parse_args()
-    print(json.dumps(asyncio.run(run(args.repeat)), indent=2))
+    print(json.dumps(asyncio.run(run(args.repeat, args.only)), indent=2))
 
 
 if __name__ == "__main__":

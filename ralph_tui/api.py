@@ -40,7 +40,7 @@ from pydantic import BaseModel, Field, computed_field
 from ralph_tui.config import Settings, load_settings, with_values
 from ralph_tui.documents import Corpus, InputError
 from ralph_tui.events import Emit, RunStatus
-from ralph_tui.evidence import Claim, QuoteLocation
+from ralph_tui.evidence import Claim, Coverage, QuoteLocation, answers_absence
 from ralph_tui.loops.requests import Mode, RunRequest
 from ralph_tui.loops.runner import RunOutcome, execute_run
 from ralph_tui.reports.sources import Given
@@ -120,6 +120,11 @@ class RunResult(BaseModel):
     error: str | None = None
     salvaged: bool = False
     """The output was extracted after the worker ran out of steps: never a pass."""
+    coverage: Coverage | None = None
+    """What the reported iteration read of the documents, and the searches it made."""
+    absence_note: str | None = None
+    """For an answer that says the documents do not hold it: what was searched and how much
+    was read (``searched the whole text for: saffron, simmer; read 4 % of it``)."""
 
     @property
     def passed(self) -> bool:
@@ -256,7 +261,15 @@ def _result(outcome: RunOutcome, out: Path, *, kept: bool) -> RunResult:
         ),
         error=outcome.error,
         salvaged=outcome.salvaged,
+        coverage=outcome.coverage,
+        absence_note=_absence_note(outcome),
     )
+
+
+def _absence_note(outcome: RunOutcome) -> str | None:
+    if outcome.coverage is None or not answers_absence(outcome.output):
+        return None
+    return outcome.coverage.describe()
 
 
 def _answer_lines(output: dict[str, Any] | None) -> list[str]:

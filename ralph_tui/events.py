@@ -15,7 +15,7 @@ from typing import Annotated, Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from ralph_tui.errors import ExitCode, InternalError, ProviderError, RalphError
-from ralph_tui.evidence import Claim, Coverage, QuoteLocation
+from ralph_tui.evidence import Claim, Coverage, QuoteLocation, Span
 
 Phase = Literal[
     "worker", "doc_reader", "reasoner", "judge", "memory", "decompose", "aggregate", "compact"
@@ -391,6 +391,21 @@ class RetrievalDone(BaseEvent):
     diagnostics: dict[str, object] = Field(default_factory=dict)
 
 
+ReadVia = Literal["cell", "grep", "read", "llm_map", "retrieve"]
+
+
+class TextRead(BaseEvent):
+    """Spans of the run's joined text (``context``) an agent looked at, and what it searched
+    that text for: a sandbox cell's slices, ``grep`` hits, a ``read`` window, ``llm_map``
+    spans, ``retrieve`` passages. The loop folds these into ``CoverageUpdated``."""
+
+    type: Literal["text_read"] = "text_read"
+    agent: str
+    via: ReadVia
+    spans: list[Span] = Field(default_factory=list)
+    searches: list[str] = Field(default_factory=list)
+
+
 class CoverageUpdated(BaseEvent):
     """What the iteration has read of the documents so far (sent as it grows, at a bounded
     rate, and once when the generate phase ends)."""
@@ -443,6 +458,7 @@ Event = Annotated[
     | ContextSize
     | OperatorCalled
     | RetrievalDone
+    | TextRead
     | CoverageUpdated
     | RunFinished,
     Field(discriminator="type"),

@@ -28,6 +28,9 @@ differs only in quote marks, dashes or white space), or not at all."""
 Span = tuple[int, int]
 """``[start, end)`` character offsets."""
 
+SectionKind = Literal["page", "section"]
+"""What a document's coverage strip is cut by: PDF pages, or the parts under its headings."""
+
 
 class QuoteLocation(BaseModel):
     """Where one evidence quote stands in its source."""
@@ -82,11 +85,24 @@ class DocumentCoverage(BaseModel):
     """The document's length, in characters."""
     spans: list[Span] = Field(default_factory=list)
     """Sorted, merged spans of the document's own text that were read."""
+    sections: list[Span] = Field(default_factory=list)
+    """Where each page (a PDF) or section (under a heading) stands in the document's own
+    text, for a strip by page or section; empty when it has neither."""
+    section_kind: SectionKind | None = None
 
     @computed_field  # type: ignore[prop-decorator]
     @property
     def read_chars(self) -> int:
         return sum(end - start for start, end in self.spans)
+
+    def shares(self, parts: list[Span]) -> list[float]:
+        """The part of each of ``parts`` (spans of the document's text) that was read."""
+        return [
+            sum(max(0, min(end, e) - max(start, s)) for s, e in self.spans) / (end - start)
+            if end > start
+            else 0.0
+            for start, end in parts
+        ]
 
 
 class Coverage(BaseModel):
@@ -111,6 +127,56 @@ class Coverage(BaseModel):
     def share(self) -> float:
         """The part of the text read, from 0 to 1."""
         return self.read_chars / self.total_chars if self.total_chars else 0.0
+
+    def describe(self) -> str:
+        """``searched the whole text for: saffron, simmer; read 4 % of it`` (the searches
+        part only when there were some), for a person judging an answer of absence."""
+        read = f"read {percent(self.share)} of it"
+        if not self.searches:
+            return f"searched nothing; {read}"
+        named = ", ".join(self.searches[:SEARCHES_NAMED])
+        more = len(self.searches) - SEARCHES_NAMED
+        if more > 0:
+            named += f" and {more} more"
+        return f"searched the whole text for: {named}; {read}"
+
+
+SEARCHES_NAMED = 12
+"""Searches a one-line description names (the rest it counts)."""
+
+
+def percent(share: float) -> str:
+    """A share as a person reads it: ``4 %``, ``under 1 %`` (never ``0 %`` for some)."""
+    if 0 < share < 0.01:
+        return "under 1 %"
+    return f"{round(share * 100)} %"
+
+
+ABSENCE_PHRASES = (
+    "not in the document",
+    "does not address",
+    "doesn't address",
+    "does not mention",
+    "doesn't mention",
+    "not mentioned",
+    "does not say",
+    "doesn't say",
+    "does not contain",
+    "no information",
+)
+"""What an answer of absence says (the offline baseline: "The document does not address
+this question; it lacks: ...")."""
+
+
+def answers_absence(output: dict[str, object] | None) -> bool:
+    """Whether a QA answer says the documents do not hold what was asked: it quotes nothing,
+    or it says so in words."""
+    if not output or not isinstance(output.get("answer"), str):
+        return False
+    answer = str(output["answer"]).lower()
+    if not output.get("evidence"):
+        return bool(answer.strip())
+    return any(phrase in answer for phrase in ABSENCE_PHRASES)
 
 
 def merge_spans(spans: list[Span]) -> list[Span]:

@@ -16,7 +16,8 @@ from typing import Any
 import jsonschema
 
 from ralph_tui.agents.sub_queries import SubAnswer, SubQueryRunner
-from ralph_tui.events import OperatorCalled
+from ralph_tui.events import OperatorCalled, TextRead
+from ralph_tui.evidence import Span
 
 LLM_MAP_DOC = (
     "`llm_map(items, instruction, schema=None, concurrency=16) -> list`: ask the sub-model "
@@ -59,6 +60,9 @@ class LLMMap:
             async with slots:
                 return await self._answer(self._text_of(item), instruction, schema)
 
+        spans = [span for item in items if (span := self._span_of(item)) is not None]
+        if spans:
+            self.runner.emit(TextRead(agent=self.runner.agent, via="llm_map", spans=spans))
         results = list(await asyncio.gather(*(one(item) for item in items)))
         spent = self.runner.spent.since(before)
         saved = self.runner.saved.since(saved_before).calls
@@ -81,14 +85,20 @@ class LLMMap:
     def _text_of(self, item: Any) -> str:
         """An item's text: a string as it is, a ``[start, end]`` span as that part of the
         document (at most ``MAX_SPAN_CHARS``)."""
+        span = self._span_of(item)
+        return str(item) if span is None else self.document[span[0] : span[1]]
+
+    def _span_of(self, item: Any) -> Span | None:
+        """The part of the document a ``[start, end]`` item names (at most
+        ``MAX_SPAN_CHARS``); ``None`` for any other item."""
         if (
             isinstance(item, list | tuple)
             and len(item) == 2
             and all(isinstance(n, int) for n in item)
         ):
-            start, end = max(0, item[0]), min(item[1], item[0] + MAX_SPAN_CHARS)
-            return self.document[start:end]
-        return str(item)
+            start = min(max(0, item[0]), len(self.document))
+            return start, max(start, min(item[1], item[0] + MAX_SPAN_CHARS, len(self.document)))
+        return None
 
     async def _answer(self, item: str, instruction: str, schema: dict[str, Any] | None) -> Any:
         prompt = instruction

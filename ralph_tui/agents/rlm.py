@@ -25,6 +25,7 @@ from ralph_tui.agents.output_tool import (
     rlm_action,
     rlm_tool,
 )
+from ralph_tui.agents.printed import printed_spans
 from ralph_tui.agents.rlm_prompt import build_rlm_system
 from ralph_tui.agents.structured import (
     NUDGE,
@@ -35,7 +36,7 @@ from ralph_tui.agents.structured import (
 )
 from ralph_tui.agents.sub_cache import SubCallCache
 from ralph_tui.agents.sub_queries import SubQueryRunner
-from ralph_tui.events import Emit, SandboxExecuted
+from ralph_tui.events import Emit, SandboxExecuted, TextRead
 from ralph_tui.lcm.operators import EXPAND_DOC, GREP_DOC, Operators
 from ralph_tui.lcm.store import MessageStore
 from ralph_tui.llm.types import ChatMessage, LLMClient
@@ -64,6 +65,7 @@ class _RLMRun(AgentRun[T]):
         sub_runner: SubQueryRunner,
         function_docs: Sequence[str],
         store: MessageStore,
+        document: str,
     ) -> None:
         fields = list(spec.output_model.model_fields)
         infos = [variable.info(name) for name, variable in variables.items()]
@@ -81,6 +83,8 @@ class _RLMRun(AgentRun[T]):
         self.tool = rlm_tool(spec.output_model)
         self.failures_in_a_row = 0
         self.cells: list[tuple[str, ExecResult]] = []
+        self.document = document
+        """The text the cells see as ``context`` (to place what their output shows of it)."""
 
     async def step(self, sandbox: Sandbox, step: int) -> T | None:
         completion = await self.complete([self.tool])
@@ -130,6 +134,11 @@ class _RLMRun(AgentRun[T]):
                 isolation=isolation,
             )
         )
+        taken = list(result.reads.spans)
+        spans = [*taken, *printed_spans(self.document, result.output, taken)]
+        if spans or result.reads.searches:
+            searches = list(result.reads.searches)
+            self.emit(TextRead(agent=self.spec.name, via="cell", spans=spans, searches=searches))
         self.failures_in_a_row = self.failures_in_a_row + 1 if result.restarted else 0
         if self.failures_in_a_row >= MAX_CONSECUTIVE_SANDBOX_FAILURES:
             raise SandboxFailedError(
@@ -183,7 +192,8 @@ async def rlm_agent_forward(
     runner, llm_map = sub_calls(spec, sub_client, emit, text, sub_cache)
     budget = runner.budget
     docs = [*function_docs, EXPAND_DOC, GREP_DOC, LLM_MAP_DOC]
-    run = _RLMRun(client, spec, inputs, variables, emit, runner, docs, open_store(store_path))
+    store = open_store(store_path)
+    run = _RLMRun(client, spec, inputs, variables, emit, runner, docs, store, text)
     operators = Operators(run.context, text, emit, spec.name)
     limits = SandboxLimits(
         timeout_s=spec.cell_timeout_s,

@@ -18,6 +18,7 @@ from ralph_tui.config import Settings
 from ralph_tui.documents import InputError
 from ralph_tui.errors import as_ralph_error
 from ralph_tui.events import ERROR_OF_STATUS, EXIT_CODE_OF_STATUS, SALVAGE_NOTE, BaseEvent
+from ralph_tui.evidence import answers_absence
 from ralph_tui.loops.requests import Mode, RunRequest, load_recorded, rerun_request, resume_request
 from ralph_tui.loops.runner import RunOutcome, execute_run
 from ralph_tui.reports.render import format_of_path, write_report
@@ -184,3 +185,5 @@ def print_outcome(outcome: RunOutcome, *, as_json: bool) -> None:
     if outcome.claims:
         evidence = (outcome.output or {}).get("evidence") or []
         print("\nclaims:\n" + claim_lines(outcome.claims, evidence, outcome.quotes))
+    if outcome.coverage is not None and answers_absence(outcome.output):
+        print(f"\nnot found: {outcome.coverage.describe()}")

@@ -9,7 +9,8 @@ import re
 import time
 from typing import Any
 
-from ralph_tui.events import Emit, OperatorCalled
+from ralph_tui.events import Emit, OperatorCalled, ReadVia, TextRead
+from ralph_tui.evidence import Span
 from ralph_tui.lcm.context import ActiveContext
 
 EXPAND_DOC = (
@@ -65,6 +66,7 @@ class Operators:
         if stop < end:
             text += f"\n[cut at {stop}: read({stop}, {end}) for the rest]"
         self._report("read", f"{start}-{stop}: {stop - start:,} characters", started)
+        self._read("read", [(start, stop)])
         return text
 
     async def expand(self, summary_id: str, max_tokens: int = 2000) -> str:
@@ -72,6 +74,10 @@ class Operators:
         text = self.context.expand(str(summary_id), max(1, int(max_tokens)))
         self._report("expand", f"{summary_id}: {len(text):,} characters", started)
         return text
+
+    def _read(self, via: ReadVia, spans: list[Span], searches: list[str] | None = None) -> None:
+        """Report the spans of the document shown to the agent (and what it searched for)."""
+        self.emit(TextRead(agent=self.agent, via=via, spans=spans, searches=searches or []))
 
     def _report(self, operator: str, detail: str, started: float) -> None:
         self.emit(
@@ -105,6 +111,9 @@ class Operators:
                 break
             hits.append(hit)
         self._report("grep", f"{pattern!r} in {scope}: {len(hits)} hits", started)
+        if scope == "document":
+            lines = [_line_span(self.document, *hit["span"]) for hit in hits]
+            self._read("grep", lines, [str(pattern)])
         return {"hits": hits, "next_offset": next_offset}
 
     def _hits(self, regex: re.Pattern[str], scope: str) -> Any:
@@ -124,10 +133,16 @@ class Operators:
 
 def _line(text: str, match: re.Match[str]) -> str:
     """The line holding ``match``, cut around it to ``SNIPPET_CHARS``."""
-    start = text.rfind("\n", 0, match.start()) + 1
-    end = text.find("\n", match.end())
+    start, end = _line_span(text, match.start(), match.end())
+    return text[start:end]
+
+
+def _line_span(text: str, match_start: int, match_end: int) -> Span:
+    """Where the line holding a match stands, cut around it to ``SNIPPET_CHARS``."""
+    start = text.rfind("\n", 0, match_start) + 1
+    end = text.find("\n", match_end)
     end = len(text) if end < 0 else end
     if end - start > SNIPPET_CHARS:
-        start = max(start, match.start() - SNIPPET_CHARS // 2)
+        start = max(start, match_start - SNIPPET_CHARS // 2)
         end = min(end, start + SNIPPET_CHARS)
-    return text[start:end]
+    return start, end

@@ -28,9 +28,10 @@ from ralph_tui.events import (
     PhaseStarted,
     RunStatus,
 )
-from ralph_tui.evidence import QuoteLocation
+from ralph_tui.evidence import Coverage, QuoteLocation
 from ralph_tui.external.run import ExternalDocs
 from ralph_tui.llm.factory import LLMClients
+from ralph_tui.loops.coverage import CoverageTracker, DocumentPlace, document_places
 from ralph_tui.retrieval.run import SANDBOX_RETRIEVE_DOC, RunRetrieval
 from ralph_tui.roles.budgets import prompted
 from ralph_tui.traces.models import IterationTrace
@@ -102,6 +103,8 @@ class RunContext:
     """Where sub-calls find the answers already paid for (``None``: ``--subcall-cache off``)."""
     _retrieval: RunRetrieval | None = field(default=None, init=False, repr=False)
     _retrieval_opening: asyncio.Lock = field(default_factory=asyncio.Lock, init=False, repr=False)
+    _coverage: dict[int, CoverageTracker] = field(default_factory=dict, init=False, repr=False)
+    _places: list[DocumentPlace] | None = field(default=None, init=False, repr=False)
 
     async def retrieval(self) -> RunRetrieval:
         """The run's retrieval, its index built (or loaded from the cache) on first use."""
@@ -128,18 +131,36 @@ class RunContext:
         """Run a document-exploring role in the inner mode the settings pick (``rlm``: code
         in the sandbox; ``lcm``: operators as tools), its conversation kept in the session."""
         forward = lcm_agent_forward if self.settings.inner == "lcm" else rlm_agent_forward
-        return await forward(
-            self.clients.generate,
-            spec,
-            inputs,
-            variables,
-            sub_client=self.clients.sub,
-            emit=self.emit,
-            on_notice=self.notice,
-            **self.sandbox_functions(iteration),
-            store_path=self.context_store(iteration, spec.name),
-            sub_cache=self.sub_cache,
-        )
+        tracker = self.coverage_tracker(iteration)
+        try:
+            return await forward(
+                self.clients.generate,
+                spec,
+                inputs,
+                variables,
+                sub_client=self.clients.sub,
+                emit=tracker.observe,
+                on_notice=self.notice,
+                **self.sandbox_functions(iteration),
+                store_path=self.context_store(iteration, spec.name),
+                sub_cache=self.sub_cache,
+            )
+        finally:
+            tracker.finish()
+
+    def coverage_tracker(self, iteration: int) -> CoverageTracker:
+        """What ``iteration`` has read of the documents so far (the tracker, made on first
+        use)."""
+        if iteration not in self._coverage:
+            if self._places is None:
+                self._places = document_places(self.corpus, self.document, self.doc_path.name)
+            self._coverage[iteration] = CoverageTracker(iteration, self._places, self.emit)
+        return self._coverage[iteration]
+
+    def take_coverage(self, iteration: int) -> Coverage | None:
+        """What ``iteration`` read (``None`` if it explored nothing), for its trace."""
+        tracker = self._coverage.pop(iteration, None)
+        return tracker.coverage() if tracker is not None else None
 
     def role(self, spec: AgentSpec[T]) -> AgentSpec[T]:
         """A structured role as this run's settings (its variant) word it."""
@@ -155,7 +176,9 @@ class RunContext:
         ) -> list[dict[str, Any]]:
             retrieval = await self.retrieval()
             retrieval.iteration = iteration
-            return await retrieval.sandbox_retrieve(query, k, sources)
+            passages = await retrieval.sandbox_retrieve(query, k, sources)
+            self.coverage_tracker(iteration).add_retrieved(str(query), passages)
+            return passages
 
         return {"functions": {"retrieve": retrieve}, "function_docs": [SANDBOX_RETRIEVE_DOC]}
 

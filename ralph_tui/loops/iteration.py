@@ -150,6 +150,9 @@ def finish_iteration(ctx: RunContext, record: IterationRecord) -> IterationRecor
     record.finished_at = time.time()
     if ctx.settings.variant:
         record.extra["variant"] = ctx.settings.variant
+    coverage = ctx.take_coverage(record.iteration)
+    if coverage is not None:
+        record.extra["coverage"] = coverage
     searches = ctx.retrieval_diagnostics()
     if searches:
         record.extra["retrieval"] = searches

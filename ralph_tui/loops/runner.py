@@ -93,6 +93,7 @@ class RunOutcome:
             "salvaged": self.salvaged,
             "quotes": [quote.model_dump(mode="json") for quote in self.quotes],
             "claims": [claim.model_dump() for claim in self.claims],
+            "coverage": self.coverage.model_dump() if self.coverage else None,
         }
 
 
@@ -267,6 +268,7 @@ async def _run_session(
     reported = reported_iteration(handle.store.iterations(handle.session_id), outcome.output)
     if reported is not None:
         outcome.claims = reported.claims
+        outcome.coverage = reported.coverage
     return outcome
 
 

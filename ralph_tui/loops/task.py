@@ -143,7 +143,10 @@ async def retrieve_for_reader(
     retrieval = await ctx.retrieval()
     retrieval.iteration = record.iteration
     await retrieval.add_episodes(EpisodeStore(mem_path.parent).load())
-    result = await retrieval.search(" ".join([ctx.query, *hints]), "prephase")
+    query = " ".join([ctx.query, *hints])
+    result = await retrieval.search(query, "prephase")
+    passages = [passage.to_json() for passage in result.passages]
+    ctx.coverage_tracker(record.iteration).add_retrieved(query, passages)
     record.timings["retrievalMs"] = (time.perf_counter() - started) * 1000
     return result.context_text()
 

@@ -7,9 +7,10 @@ each cell and ``await close()`` (or ``async with``). See ``host`` for running ce
 
 from ralph_tui.sandbox.calls import HostFunction
 from ralph_tui.sandbox.host import Sandbox, SandboxStartError
-from ralph_tui.sandbox.limits import ExecResult, Isolation, SandboxLimits
+from ralph_tui.sandbox.limits import CellReads, ExecResult, Isolation, SandboxLimits
 
 __all__ = [
+    "CellReads",
     "ExecResult",
     "HostFunction",
     "Isolation",

@@ -26,7 +26,7 @@ import pexpect
 from ralph_tui.sandbox.calls import HostCalls, HostFunction
 from ralph_tui.sandbox.clock import CellClock
 from ralph_tui.sandbox.launch import ISOLATION_LEVELS, IsolationUnavailable, plan_launch
-from ralph_tui.sandbox.limits import ExecResult, Isolation, SandboxLimits
+from ralph_tui.sandbox.limits import CellReads, ExecResult, Isolation, SandboxLimits
 from ralph_tui.sandbox.process import ChildGone, ChildProcess
 from ralph_tui.sandbox.scratch import Scratch, create_scratch, remove_scratch, write_manifest
 from ralph_tui.sandbox.state import (
@@ -346,6 +346,7 @@ class Sandbox:
             timed_out=cell.timed_out,
             duration_ms=_elapsed_ms(started),
             restarted=bool(note),
+            reads=CellReads.of(message.get("reads")),
         )
 
     def _describe_loss(self, reason: str, cell: Cell) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -48,6 +48,32 @@ class SandboxLimits(BaseModel):
 
 
 @dataclass(frozen=True)
+class CellReads:
+    """The spans of ``context`` a cell took (``[start, end)``, merged) and what it searched
+    ``context`` for (``find``, ``in``, ``re`` patterns), as the child reported them."""
+
+    spans: tuple[tuple[int, int], ...] = ()
+    searches: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, raw: object) -> CellReads:
+        """The reads of a ``done`` message; whatever is not well formed is left out (the
+        child runs the model's code and is not trusted)."""
+        if not isinstance(raw, dict):
+            return cls()
+        spans = [
+            (span[0], span[1])
+            for span in raw.get("spans") or []
+            if isinstance(span, list)
+            and len(span) == 2
+            and all(type(n) is int for n in span)
+            and 0 <= span[0] < span[1]
+        ]
+        searches = [s for s in raw.get("searches") or [] if isinstance(s, str)]
+        return cls(tuple(spans), tuple(searches))
+
+
+@dataclass(frozen=True)
 class ExecResult:
     """The outcome of one cell.
 
@@ -63,3 +89,5 @@ class ExecResult:
     timed_out: bool
     duration_ms: float
     restarted: bool = False
+    reads: CellReads = field(default_factory=CellReads)
+    """What the cell read of ``context``: the slices it took, the searches it made."""

@@ -18,6 +18,7 @@ from ralph_tui.events import (
     CandidateProduced,
     ContextCompacted,
     ContextSize,
+    CoverageUpdated,
     ExternalProgress,
     HardValidation,
     Heartbeat,
@@ -48,6 +49,7 @@ Part = Literal[
     "retrieval",
     "external",
     "context",
+    "coverage",
     "log",
 ]
 
@@ -124,6 +126,8 @@ class RunProgress:
     """The newest report of an agent's active context size."""
     compaction: ContextCompacted | None = None
     """The newest compaction of that agent's context (its summaries)."""
+    coverage: CoverageUpdated | None = None
+    """What the latest iteration to report it has read of the documents."""
 
     def apply(self, event: BaseEvent) -> set[Part]:
         """Fold ``event`` in; return the parts of the picture it changed."""
@@ -283,6 +287,11 @@ def _retrieval_done(p: RunProgress, e: RetrievalDone) -> set[Part]:
     return {"retrieval"}
 
 
+def _coverage(p: RunProgress, e: CoverageUpdated) -> set[Part]:
+    p.coverage = e
+    return {"coverage"}
+
+
 def _usage(p: RunProgress, e: UsageUpdated) -> set[Part]:
     p.input_tokens, p.output_tokens, p.cost_usd = e.input_tokens, e.output_tokens, e.cost_usd
     p.cache_read_tokens = e.cache_read_tokens
@@ -321,6 +330,7 @@ _HANDLERS: dict[type[BaseEvent], Any] = {
     MemoryUpdated: _memory_updated,
     IndexProgress: _index_progress,
     RetrievalDone: _retrieval_done,
+    CoverageUpdated: _coverage,
     ExternalProgress: _external_progress,
     ContextSize: _context_size,
     ContextCompacted: _context_compacted,

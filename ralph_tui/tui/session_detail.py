@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from textual.content import Content
 
+from ralph_tui.evidence import answers_absence
 from ralph_tui.traces.models import IterationTrace
 from ralph_tui.tui.diffs import constraint_lines, output_lines, unified
 from ralph_tui.tui.evidence import check_quotes, evidence_of
 from ralph_tui.tui.formatting import millis
+from ralph_tui.tui.widgets.coverage_strip import coverage_lines
 from ralph_tui.tui.widgets.output_pane import MARKS, candidate_text
 from ralph_tui.tui.widgets.validation_pane import FAIL, PASS, judge_lines, rule_line
 from ralph_tui.validate.evidence import EvidenceMinimum
@@ -19,6 +21,10 @@ def timeline_label(trace: IterationTrace) -> Content:
     tag = trace.failure_tag or ("passed" if trace.passed else "failed")
     salvage = (" salvage", "bold $text-warning") if trace.fallback else ""
     return Content.assemble(mark, (f"{trace.iteration:>2} ", "bold"), tag, salvage)
+
+
+DETAIL_STRIP_CELLS = 72
+"""The coverage strip's width in the iteration's detail (a text, not a sized widget)."""
 
 
 def _section(title: str) -> Content:
@@ -60,6 +66,10 @@ def iteration_content(
         where = (f"  [{quote.source}]", "$text-muted") if quote.source else ""
         number = (f"{index + 1:>2} ", "bold")
         lines.append(Content.assemble("  ", number, MARKS[quote.verified], quote.one_line, where))
+    if trace.coverage is not None:
+        absent = "answer" in trace.output and answers_absence(trace.output)
+        read = coverage_lines(trace.coverage, DETAIL_STRIP_CELLS, absent=absent)
+        lines += [Content(""), _section("Read"), *(Content("  ") + line for line in read)]
     lines += [Content(""), _section("Hard checks")]
     lines.extend(Content("  ") + rule_line(rule) for rule in trace.hard_validation.rules)
     lines += [Content(""), _section("Judge")]

@@ -19,6 +19,7 @@ from .cells import CellRunner
 from .channel import Channel, ChannelClosed
 from .confine import apply_limits
 from .interrupts import Interrupts
+from .reads import track_reads
 
 TYPE_CHECKING = False  # ``typing`` costs every child start milliseconds; only mypy needs it
 if TYPE_CHECKING:
@@ -97,6 +98,9 @@ def main() -> None:
         namespace, interrupts, output_limit=limits["max_output_chars"], fd_output=output_fd
     )
     channel.send({"op": "ready"})
+    # Tracking copies the document (a ``str`` subclass cannot take it over): done once the
+    # host knows the child is ready, while the model writes its first cell.
+    reads = track_reads(namespace, limits["max_output_chars"])
     while True:
         try:
             message = channel.next_control()
@@ -104,4 +108,6 @@ def main() -> None:
             return
         if message.get("op") != "exec":
             raise RuntimeError(f"unexpected message from the host: {message.get('op')!r}")
-        channel.send(runner.run(message["code"], message["timeout_s"]))
+        reads.before_cell()
+        done = runner.run(message["code"], message["timeout_s"])
+        channel.send({**done, "reads": reads.take()})

@@ -19,10 +19,12 @@ from textual.worker import Worker
 
 from ralph_tui.documents import Corpus, InputError, read_corpus
 from ralph_tui.events import BaseEvent, ExternalProgress, RunStarted
+from ralph_tui.evidence import answers_absence
 from ralph_tui.external.cache import external_texts
 from ralph_tui.tui.run_state import Part, RunProgress
 from ralph_tui.tui.widgets.constraints_pane import ConstraintsPane
 from ralph_tui.tui.widgets.context_pane import ContextPane
+from ralph_tui.tui.widgets.coverage_strip import CoverageStrip
 from ralph_tui.tui.widgets.event_log import EventLog
 from ralph_tui.tui.widgets.memory_pane import MemoryPane
 from ralph_tui.tui.widgets.output_pane import OutputPane
@@ -79,6 +81,7 @@ class RunMonitor(Vertical):
         with Horizontal(id="panes"):
             yield SandboxPane(id="sandbox", empty_text="No sandbox cells yet.")
             with Vertical(id="side"):
+                yield CoverageStrip(id="coverage")
                 yield OutputPane(id="output")
                 yield ValidationPane(id="validation")
                 with TabbedContent(id="extras"):
@@ -120,7 +123,7 @@ class RunMonitor(Vertical):
         self.output.set_external({})
         self.query_one(EventLog).reset()
         self.query_one(MemoryPane).forget()
-        self._repaint({"status", "validation", "constraints", "retrieval", "context"})
+        self._repaint({"status", "validation", "constraints", "retrieval", "context", "coverage"})
 
     def show_status(self, status: str, message: str) -> None:
         """Show a status the run's events do not give: starting or cancelling (its run's
@@ -165,6 +168,10 @@ class RunMonitor(Vertical):
                 quotes=p.candidate_quotes,
                 claims=p.candidate_claims,
             )
+        if "output" in parts or "coverage" in parts:
+            coverage = p.coverage.coverage if p.coverage else None
+            absent = p.mode == "qa" and answers_absence(p.candidate)
+            self.query_one(CoverageStrip).show(coverage, absent=absent)
         if "validation" in parts:
             self.query_one(ValidationPane).show(p.checks.values())
         if "constraints" in parts:
