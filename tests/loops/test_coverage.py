@@ -24,7 +24,7 @@ from ralph_tui.llm.offline import OfflineClient
 from ralph_tui.loops.coverage import CoverageTracker, coverage_of, document_places, is_search_term
 from ralph_tui.loops.runner import RunRequest, execute_run
 from ralph_tui.traces.store import TraceStore
-from tests.loops.test_sdk_run import judge_reply, settings_for, worker_reply
+from tests.loops.test_sdk_run import ALL_SUPPORTED, settings_for, worker_reply
 
 DOCUMENT = (
     "The reservoir holds two days of supply.\n"
@@ -60,7 +60,7 @@ async def test_a_scripted_rlm_run_reports_exactly_what_its_cells_read(tmp_path: 
     answer = {"answer": bullets, "evidence": QUOTES, "resultReady": True}
     scripts = {
         "anthropic.test": [*replies, worker_reply(answer)],
-        "openai.test": [judge_reply("yes", [])],
+        "openai.test": [ALL_SUPPORTED],
     }
 
     def handle(request: httpx2.Request) -> httpx2.Response:
@@ -75,7 +75,7 @@ async def test_a_scripted_rlm_run_reports_exactly_what_its_cells_read(tmp_path: 
         on_event=events.append,
         http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(handle)),
     )
-    assert outcome.status == "passed"
+    assert outcome.status == "passed", outcome.error
 
     at = DOCUMENT.index("backwash")
     shown = [line_of(DOCUMENT, "Chlorine"), line_of(DOCUMENT, "Alarms")]  # printed, not sliced
@@ -131,7 +131,7 @@ async def test_a_long_line_grep_hit_reads_only_the_snippet_shown() -> None:
 async def test_llm_map_span_items_are_read() -> None:
     events: list[BaseEvent] = []
     runner = SubQueryRunner(OfflineClient(), SubQueryBudget(limit=10), events.append, agent="w")
-    mapped = LLMMap(runner, None, DOCUMENT)
+    mapped = LLMMap(runner, DOCUMENT)
     await mapped([[0, 10], "a free text item", [40, 50_000]], "What is it?")
     [read] = [e for e in events if isinstance(e, TextRead)]
     assert read.via == "llm_map" and read.spans == [(0, 10), (40, len(DOCUMENT))]
