@@ -82,7 +82,7 @@ class _RLMRun(AgentRun[T]):
         self.cells: list[tuple[str, ExecResult]] = []
 
     async def step(self, sandbox: Sandbox, step: int) -> T | None:
-        completion = await self.complete([self.tool])
+        completion = await self.complete([self.tool], step)
         self.add(assistant_turn(completion))
         call = find_output_call(completion)
         if call is None:
