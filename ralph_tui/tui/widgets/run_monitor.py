@@ -160,6 +160,9 @@ class RunMonitor(Vertical):
             self.query_one(RunStatusLine).show(p, time.time())
         if "output" in parts:
             self.output.show(p.candidate, salvaged=p.candidate_salvaged)
+        if "turn" in parts:
+            self.sandbox.show_writing(p.turn)
+            self.output.show_forming(p.turn)
         if "validation" in parts:
             self.query_one(ValidationPane).show(p.checks.values())
         if "constraints" in parts:
