@@ -20,17 +20,21 @@ from ralph_tui.llm.sdk_errors import stream_interrupted
 from ralph_tui.llm.types import Completion, OnPartial, PartialTurn
 
 PARTIAL_INTERVAL_S = 0.1
-"""At most one partial turn per this many seconds per request: enough to watch the model
-write, few enough that a front end never repaints per token."""
+"""At most one partial turn per this many seconds per request (after the leading ones):
+enough to watch the model write, few enough that a front end never repaints per token."""
+
+LEADING_PARTIALS = 8
+"""The first pieces of a turn are passed on as they come, up to this many: they are mostly
+structure (``{"action": {"code": "``) and what a person waits for is the first character
+after them. A turn's partials are thus at most this many plus one per interval."""
 
 
 class PartialThrottle:
-    """Passes the turn so far to ``sink`` at most once per ``interval_s``.
-
-    The first change goes out at once (the time to the first visible character is what a
-    person notices); later ones wait for the interval to end and then send the newest state,
-    so nothing written is held back longer than one interval. Call ``close`` when the turn
-    ends: the whole turn supersedes what is still pending.
+    """Passes the turn so far to ``sink``: the first ``leading`` changes at once (the time
+    to the first visible character is what a person notices), then at most once per
+    ``interval_s``, a held change sent with the newest state when its interval ends, so
+    nothing written waits longer than one interval. Call ``close`` when the turn ends: the
+    whole turn supersedes what is still pending.
     """
 
     def __init__(
@@ -39,10 +43,12 @@ class PartialThrottle:
         snapshot: Callable[[], PartialTurn],
         interval_s: float = PARTIAL_INTERVAL_S,
         clock: Callable[[], float] = time.monotonic,
+        leading: int = LEADING_PARTIALS,
     ) -> None:
         self.sink = sink
         self.snapshot = snapshot
         self.interval_s = interval_s
+        self.leading = leading
         self.clock = clock
         self._last_sent = -math.inf
         self._timer: asyncio.TimerHandle | None = None
@@ -53,7 +59,8 @@ class PartialThrottle:
         if self._closed or self._timer is not None:
             return
         wait = self._last_sent + self.interval_s - self.clock()
-        if wait <= 0:
+        if wait <= 0 or self.leading > 0:
+            self.leading -= 1
             self._send()
         else:
             self._timer = asyncio.get_running_loop().call_later(wait, self._send)

@@ -88,13 +88,15 @@ def sub_query_content(event: SubQuery) -> Content:
 
 
 def writing_content(turn: ModelTurnPartial, code: str) -> Content:
-    """The cell the model is writing: a header line, then the code so far (its last lines)."""
+    """The cell the model is writing: a header line, then the code so far (its last lines),
+    plain: code cut mid-string would highlight wrongly, and re-highlighting a growing cell
+    ten times a second costs more than showing it. The cell is highlighted once it runs."""
     header = Content.assemble(
         (f"{turn.agent} step {turn.step}", "bold $text-primary"),
         ("  writing…", "italic $text-muted"),
     )
     lines = code.splitlines()[-CODE_LINES:]
-    return Content("\n").join([header, highlight("\n".join(lines), language="python")])
+    return Content("\n").join([header, Content("\n".join(lines))])
 
 
 class SandboxEntry(Static):
