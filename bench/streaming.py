@@ -200,6 +200,7 @@ def medians(runs: list[dict[str, float]]) -> dict[str, float]:
 
 async def real_server(base_url: str, model: str, max_tokens: int) -> dict[str, Any]:
     """One streamed and one whole turn against a real OpenAI-compatible server."""
+    from ralph_tui.llm.factory import LOCAL_TIMEOUT_S
     from ralph_tui.llm.openai_client import OpenAIClient
 
     tool = ToolDefinition(
@@ -210,7 +211,9 @@ async def real_server(base_url: str, model: str, max_tokens: int) -> dict[str, A
     ask = [ChatMessage(role="user", content="Write Python that prints the squares of 1 to 20.")]
     figures: dict[str, Any] = {}
     for stream in (True, False):
-        client = OpenAIClient(model, api_key="unused", base_url=base_url, stream=stream)
+        client = OpenAIClient(
+            model, api_key="unused", base_url=base_url, stream=stream, timeout_s=LOCAL_TIMEOUT_S
+        )
         seen: list[tuple[float, PartialTurn]] = []
 
         def note(turn: PartialTurn, seen: list[tuple[float, PartialTurn]] = seen) -> None:
@@ -240,9 +243,10 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=500.0, help="deltas per second")
     parser.add_argument("--real-url", help="an OpenAI-compatible server to measure instead")
     parser.add_argument("--model", default="local", help="the real server's model")
+    parser.add_argument("--max-tokens", type=int, default=64, help="the real server's turn")
     args = parser.parse_args()
     if args.real_url:
-        figures = asyncio.run(real_server(args.real_url, args.model, 256))
+        figures = asyncio.run(real_server(args.real_url, args.model, args.max_tokens))
         print(json.dumps({"server": args.real_url, "model": args.model, **figures}, indent=2))
         return
     results: dict[str, Any] = {}

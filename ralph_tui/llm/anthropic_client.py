@@ -209,9 +209,7 @@ class AnthropicClient(SDKClient):
 
         self._sdk = anthropic
         self.model = model
-        self.timeout_s = timeout_s
-        self.streams = stream
-        self.on_notice = on_notice
+        self._set_up_requests(timeout_s=timeout_s, stream=stream, on_notice=on_notice)
         self.context_window_tokens = context_window or context_window_tokens("anthropic", model)
         try:
             self._client: AsyncAnthropic = anthropic.AsyncAnthropic(

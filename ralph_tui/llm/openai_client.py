@@ -199,9 +199,7 @@ class OpenAIClient(SDKClient):
 
         self._sdk = openai
         self.model = model
-        self.timeout_s = timeout_s
-        self.streams = stream
-        self.on_notice = on_notice
+        self._set_up_requests(timeout_s=timeout_s, stream=stream, on_notice=on_notice)
         self.embed_model = embed_model
         self.context_window_tokens = context_window or context_window_tokens("openai", model)
         self.honours_required = base_url is None or urlsplit(base_url).hostname == OPENAI_HOST

@@ -35,6 +35,12 @@ class OpenAITurn(TurnAssembler):
         self.model = ""
         self.usage: Any = None
 
+    @property
+    def usage_reported(self) -> bool:
+        """Some OpenAI-compatible servers (llama-cpp-python's) ignore ``stream_options`` and
+        send no usage chunk."""
+        return self.usage is not None
+
     def add(self, chunk: Any) -> bool:
         self.model = chunk.model or self.model
         if chunk.usage is not None:

@@ -43,6 +43,16 @@ class SDKClient(ABC):
     _sdk: Any
     _client: Any
 
+    def _set_up_requests(
+        self, *, timeout_s: float, stream: bool, on_notice: OnNotice | None
+    ) -> None:
+        """What every SDK client's constructor sets: the timeout of one turn, whether to
+        stream, and who hears about the server."""
+        self.timeout_s = timeout_s
+        self.streams = stream
+        self.on_notice = on_notice
+        self._said: set[str] = set()
+
     @abstractmethod
     def request_params(
         self,
@@ -141,6 +151,11 @@ class SDKClient(ABC):
         finally:
             if throttle is not None:
                 throttle.close()
+        if not assembler.usage_reported:
+            self._say_once(
+                "the server's streams do not report token usage, so the tokens of its turns "
+                "are counted as 0 (--no-stream sends whole requests, which report it)"
+            )
         return assembler.completion(_ms_since(started))
 
     async def _read(
@@ -186,11 +201,15 @@ class SDKClient(ABC):
     def _stop_streaming(self, reason: str) -> None:
         """Whole requests from now on, said once."""
         self.streams = False
+        self._say_once(f"the server does not stream ({reason}); sending whole requests from now on")
+
+    def _say_once(self, message: str) -> None:
+        """Tell ``on_notice`` about this client's server, once per kind of message."""
+        if message in self._said:
+            return
+        self._said.add(message)
         if self.on_notice is not None:
-            self.on_notice(
-                f"{self.provider}:{self.model}: the server does not stream ({reason}); "
-                "sending whole requests from now on"
-            )
+            self.on_notice(f"{self.provider}:{self.model}: {message}")
 
     def _translated(self, exc: Exception) -> LLMError:
         return translate_sdk_error(exc, self._sdk, provider=self.provider, model=self.model)

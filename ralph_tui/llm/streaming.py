@@ -102,6 +102,11 @@ class TurnAssembler(ABC):
 
     complete: bool = False
 
+    @property
+    def usage_reported(self) -> bool:
+        """Whether the stream said how many tokens the turn used."""
+        return True
+
     def __init__(self, requested_model: str, first_token: FirstToken) -> None:
         self.requested_model = requested_model
         self.first_token = first_token

@@ -4,6 +4,7 @@ delayed, cut, broken or held open, and that record whether the client closed the
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -32,7 +33,8 @@ class ScriptedStream(httpx2.AsyncByteStream):
         self.fail_after = fail_after
         self.sent = 0
         self.closed = False
-        self.first_byte_at: float | None = None
+        self.sent_at: list[float] = []
+        """When each frame was handed to the client (``time.perf_counter``)."""
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         for index, frame in enumerate(self.frames):
@@ -42,8 +44,7 @@ class ScriptedStream(httpx2.AsyncByteStream):
                 raise httpx2.ReadError("connection reset by peer")
             if self.delay_s and index:
                 await asyncio.sleep(self.delay_s)
-            if self.first_byte_at is None:
-                self.first_byte_at = asyncio.get_running_loop().time()
+            self.sent_at.append(time.perf_counter())
             self.sent += 1
             yield frame
 
