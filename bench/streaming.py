@@ -16,7 +16,8 @@ can show is the whole cell, once the server has generated all of it. Figures are
 ``--runs`` runs.
 
     .venv/bin/python bench/streaming.py [--runs 5] [--tokens 2000] [--rate 500]
-    .venv/bin/python bench/streaming.py --real-url http://127.0.0.1:8080/v1 --model NAME
+    .venv/bin/python bench/streaming.py --real-url http://127.0.0.1:8011/v1 --model smollm2
+    .venv/bin/python bench/streaming.py --real-url URL --provider anthropic --key KEY --model M
 """
 
 from __future__ import annotations
@@ -198,8 +199,11 @@ def medians(runs: list[dict[str, float]]) -> dict[str, float]:
     return {key: round(statistics.median(r[key] for r in runs), 3) for key in runs[0]}
 
 
-async def real_server(base_url: str, model: str, max_tokens: int) -> dict[str, Any]:
-    """One streamed and one whole turn against a real OpenAI-compatible server."""
+async def real_server(
+    base_url: str, model: str, max_tokens: int, provider: str, key: str
+) -> dict[str, Any]:
+    """One streamed and one whole turn against a real server of ``provider``'s API."""
+    from ralph_tui.llm.anthropic_client import AnthropicClient
     from ralph_tui.llm.factory import LOCAL_TIMEOUT_S
     from ralph_tui.llm.openai_client import OpenAIClient
 
@@ -211,8 +215,9 @@ async def real_server(base_url: str, model: str, max_tokens: int) -> dict[str, A
     ask = [ChatMessage(role="user", content="Write Python that prints the squares of 1 to 20.")]
     figures: dict[str, Any] = {}
     for stream in (True, False):
-        client = OpenAIClient(
-            model, api_key="unused", base_url=base_url, stream=stream, timeout_s=LOCAL_TIMEOUT_S
+        kind = AnthropicClient if provider == "anthropic" else OpenAIClient
+        client = kind(
+            model, api_key=key, base_url=base_url, stream=stream, timeout_s=LOCAL_TIMEOUT_S
         )
         seen: list[tuple[float, PartialTurn]] = []
 
@@ -244,9 +249,13 @@ def main() -> None:
     parser.add_argument("--real-url", help="an OpenAI-compatible server to measure instead")
     parser.add_argument("--model", default="local", help="the real server's model")
     parser.add_argument("--max-tokens", type=int, default=64, help="the real server's turn")
+    parser.add_argument("--provider", choices=("openai", "anthropic"), default="openai")
+    parser.add_argument("--key", default="unused", help="the real server's key")
     args = parser.parse_args()
     if args.real_url:
-        figures = asyncio.run(real_server(args.real_url, args.model, args.max_tokens))
+        figures = asyncio.run(
+            real_server(args.real_url, args.model, args.max_tokens, args.provider, args.key)
+        )
         print(json.dumps({"server": args.real_url, "model": args.model, **figures}, indent=2))
         return
     results: dict[str, Any] = {}
