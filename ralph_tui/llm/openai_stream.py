@@ -46,7 +46,7 @@ class OpenAITurn(TurnAssembler):
         if chunk.usage is not None:
             self.usage = chunk.usage
         grew = False
-        for choice in chunk.choices:
+        for choice in chunk.choices or []:
             if choice.index == 0:
                 grew = self._delta(choice.delta)
                 if choice.finish_reason:
