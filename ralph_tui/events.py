@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Annotated, Literal, get_args
+from typing import Annotated, ClassVar, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
@@ -58,6 +58,9 @@ class BaseEvent(BaseModel):
     """When it happened (seconds since the epoch)."""
     session_id: str = ""
     """The session it belongs to (set as it is recorded)."""
+    transient: ClassVar[bool] = False
+    """Shown live only: never written to a session's ``events.jsonl`` (what it shows is
+    recorded whole by the events that follow it)."""
 
 
 class RunStarted(BaseEvent):
@@ -120,6 +123,25 @@ class AgentStep(BaseEvent):
     """What the step did: ``code``, ``tools``, ``output``, ``nudge``, ``invalid``, ``fallback``."""
     detail: str = ""
     """A line on what happened."""
+
+
+class ModelTurnPartial(BaseEvent):
+    """A model turn still arriving: what the model has written so far. Sent while a turn
+    streams, at most every ``PARTIAL_INTERVAL_S`` per request; transient (the whole turn is
+    recorded as the agent step, cell or verdict it becomes)."""
+
+    type: Literal["model_turn_partial"] = "model_turn_partial"
+    transient: ClassVar[bool] = True
+    agent: str
+    step: int
+    text: str = ""
+    """The turn's text so far."""
+    tool: str = ""
+    """The tool being called ('' before any call)."""
+    arguments: str = ""
+    """That call's JSON arguments so far (incomplete JSON while it streams)."""
+    first_token_ms: float
+    """Time from sending the request to the turn's first piece."""
 
 
 class SandboxExecuted(BaseEvent):
@@ -441,6 +463,7 @@ Event = Annotated[
     | PhaseStarted
     | PhaseFinished
     | AgentStep
+    | ModelTurnPartial
     | SandboxExecuted
     | ToolExecuted
     | SubQuery

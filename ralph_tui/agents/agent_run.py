@@ -15,7 +15,13 @@ from pydantic import BaseModel, ValidationError
 from ralph_tui.agents.llm_map import LLMMap
 from ralph_tui.agents.output_tool import describe_validation_error
 from ralph_tui.agents.rlm_prompt import VariableInfo, shrink
-from ralph_tui.agents.structured import AgentSpec, MaxStepsError, agent_forward, tool_feedback
+from ralph_tui.agents.structured import (
+    AgentSpec,
+    MaxStepsError,
+    agent_forward,
+    partial_turns,
+    tool_feedback,
+)
 from ralph_tui.agents.sub_cache import SubCallCache
 from ralph_tui.agents.sub_queries import SubQueryBudget, SubQueryRunner
 from ralph_tui.events import (
@@ -145,10 +151,11 @@ class AgentRun(Generic[T]):
         )
         return self.context.render()
 
-    async def complete(self, tools: list[ToolDefinition]) -> Completion:
-        """The model's next turn. A server that refuses the prompt as too long for its
-        window (smaller than the one believed, as a local server's may be) gets it again
-        compacted to a smaller budget, until the budget cannot shrink further."""
+    async def complete(self, tools: list[ToolDefinition], step: int) -> Completion:
+        """The model's turn of ``step`` (shown as it streams). A server that refuses the
+        prompt as too long for its window (smaller than the one believed, as a local
+        server's may be) gets it again compacted to a smaller budget, until the budget
+        cannot shrink further."""
         while True:
             try:
                 return await self.client.chat(
@@ -157,6 +164,7 @@ class AgentRun(Generic[T]):
                     tool_choice="required",
                     temperature=self.spec.temperature,
                     max_tokens=self.spec.max_tokens,
+                    on_partial=partial_turns(self.emit, self.spec.name, step),
                 )
             except ContextTooLongError:
                 if not self.context.shrink_budget():

@@ -71,7 +71,7 @@ class _LCMRun(AgentRun[T]):
 
     async def step(self, step: int) -> T | None:
         definitions = [self.output, *(t.definition for t in self.tools.values())]
-        completion = await self.complete(definitions)
+        completion = await self.complete(definitions, step)
         self.add(assistant_turn(completion))
         if not completion.tool_calls:
             self.add(ChatMessage(role="user", content=NUDGE))

@@ -87,7 +87,7 @@ class _RLMRun(AgentRun[T]):
         """The text the cells see as ``context`` (to place what their output shows of it)."""
 
     async def step(self, sandbox: Sandbox, step: int) -> T | None:
-        completion = await self.complete([self.tool])
+        completion = await self.complete([self.tool], step)
         self.add(assistant_turn(completion))
         call = find_output_call(completion)
         if call is None:

@@ -13,9 +13,16 @@ from ralph_tui.agents.output_tool import (
     output_tool,
     parse_arguments,
 )
-from ralph_tui.events import AgentStep, Emit
+from ralph_tui.events import AgentStep, Emit, ModelTurnPartial
 from ralph_tui.llm.prompt_io import render_input
-from ralph_tui.llm.types import ChatMessage, Completion, LLMClient, ToolCall
+from ralph_tui.llm.types import (
+    ChatMessage,
+    Completion,
+    LLMClient,
+    OnPartial,
+    PartialTurn,
+    ToolCall,
+)
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -119,6 +126,25 @@ def find_output_call(completion: Completion) -> ToolCall | None:
     return completion.tool_calls[0] if completion.tool_calls else None
 
 
+def partial_turns(emit: Emit, agent: str, step: int) -> OnPartial:
+    """Where the turn of ``agent``'s ``step`` goes while it streams: ``ModelTurnPartial``
+    events, at the rate the client passes them on."""
+
+    def send(turn: PartialTurn) -> None:
+        emit(
+            ModelTurnPartial(
+                agent=agent,
+                step=step,
+                text=turn.text,
+                tool=turn.tool,
+                arguments=turn.arguments,
+                first_token_ms=turn.first_token_s * 1000,
+            )
+        )
+
+    return send
+
+
 async def agent_forward(
     client: LLMClient, spec: AgentSpec[T], inputs: dict[str, Any], emit: Emit
 ) -> T:
@@ -138,6 +164,7 @@ async def agent_forward(
             tool_choice="required",
             temperature=spec.temperature,
             max_tokens=spec.max_tokens,
+            on_partial=partial_turns(emit, spec.name, step),
         )
         messages.append(assistant_turn(completion))
         if completion.text:

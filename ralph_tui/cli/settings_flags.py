@@ -27,6 +27,15 @@ def add_settings_flags(
         if spec.flags and wanted and spec.name not in without:
             if spec.group not in sections:
                 sections[spec.group] = parser.add_argument_group(f"{spec.group} settings")
+            if spec.switch:
+                sections[spec.group].add_argument(
+                    *spec.flags,
+                    dest=spec.name,
+                    default=None,
+                    action=argparse.BooleanOptionalAction,
+                    help=flag_help(spec),
+                )
+                continue
             sections[spec.group].add_argument(
                 *spec.flags,
                 dest=spec.name,

@@ -89,6 +89,8 @@ class SettingSpec:
     endpoint: bool
     repeat: bool
     metavar: str | None
+    switch: bool = False
+    """An on/off setting: its flag turns it on, ``--no-`` before the flag turns it off."""
 
     @property
     def env_names(self) -> tuple[str, ...]:
@@ -122,6 +124,7 @@ def spec_of(name: str, field: FieldInfo, group: str) -> SettingSpec:
         endpoint=group == "keys and endpoints" and not extra["secret"],
         repeat=bool(extra["repeat"]),
         metavar=extra["metavar"] if isinstance(extra["metavar"], str) else None,
+        switch=field.annotation is bool,
     )
 
 

@@ -86,6 +86,13 @@ class ModelSettings(SettingsGroup):
     llm_max_retries: NonNegativeInt = setting(
         3, "LLM_MAX_RETRIES", doc="Retries of a rate-limited or overloaded call."
     )
+    stream: bool = setting(
+        True,
+        "STREAM",
+        flag="--stream",
+        doc="Stream model turns, to show them as they are written (`--no-stream`: whole "
+        "requests; a server that cannot stream gets whole requests anyway).",
+    )
     llm_timeout_s: PositiveFloat | None = setting(
         None,
         "LLM_TIMEOUT_S",

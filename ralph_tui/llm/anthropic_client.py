@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from ralph_tui.llm.models import context_window_tokens
 from ralph_tui.llm.pricing import usage_cost
-from ralph_tui.llm.sdk_client import SDKClient
+from ralph_tui.llm.sdk_client import OnNotice, SDKClient
+from ralph_tui.llm.streaming import FirstToken, TurnAssembler
 from ralph_tui.llm.types import (
     ChatMessage,
     Completion,
@@ -130,24 +131,55 @@ def completion_from_anthropic(
             texts.append(block.text)
         elif block.type == "tool_use":
             calls.append(ToolCall(id=block.id, name=block.name, arguments=json.dumps(block.input)))
-    read = response.usage.cache_read_input_tokens
-    written = response.usage.cache_creation_input_tokens
-    usage = Usage(
+    return anthropic_completion(
+        "".join(texts),
+        calls,
+        anthropic_usage(
+            response.usage.input_tokens,
+            response.usage.output_tokens,
+            response.usage.cache_read_input_tokens,
+            response.usage.cache_creation_input_tokens,
+        ),
+        stop_reason=response.stop_reason or "",
+        model=response.model,
+        requested_model=requested_model,
+        latency_ms=latency_ms,
+    )
+
+
+def anthropic_usage(
+    input_tokens: int, output_tokens: int, read: int | None, written: int | None
+) -> Usage:
+    """Our ``Usage`` from the Messages API's counts (of a whole response or a stream)."""
+    return Usage(
         # Anthropic counts cache reads and writes apart from input_tokens; ours is the total.
-        input_tokens=response.usage.input_tokens + (read or 0) + (written or 0),
-        output_tokens=response.usage.output_tokens,
+        input_tokens=input_tokens + (read or 0) + (written or 0),
+        output_tokens=output_tokens,
         cache_read_tokens=read,
         cache_write_tokens=written,
     )
+
+
+def anthropic_completion(
+    text: str,
+    calls: list[ToolCall],
+    usage: Usage,
+    *,
+    stop_reason: str,
+    model: str,
+    requested_model: str,
+    latency_ms: float,
+) -> Completion:
+    """A turn's ``Completion``, priced by the requested model, else the one that answered."""
     cost = usage_cost(requested_model, usage)
-    if cost is None and response.model:
-        cost = usage_cost(response.model, usage)
+    if cost is None and model:
+        cost = usage_cost(model, usage)
     return Completion(
-        text="".join(texts),
+        text=text,
         tool_calls=calls,
         usage=usage,
-        stop_reason=response.stop_reason or "",
-        model=response.model or requested_model,
+        stop_reason=stop_reason,
+        model=model or requested_model,
         provider="anthropic",
         latency_ms=latency_ms,
         cost_usd=cost,
@@ -170,11 +202,14 @@ class AnthropicClient(SDKClient):
         timeout_s: float = 120.0,
         http_client: httpx2.AsyncClient | None = None,
         context_window: int | None = None,
+        stream: bool = True,
+        on_notice: OnNotice | None = None,
     ) -> None:
         import anthropic
 
         self._sdk = anthropic
         self.model = model
+        self._set_up_requests(timeout_s=timeout_s, stream=stream, on_notice=on_notice)
         self.context_window_tokens = context_window or context_window_tokens("anthropic", model)
         try:
             self._client: AsyncAnthropic = anthropic.AsyncAnthropic(
@@ -218,6 +253,17 @@ class AnthropicClient(SDKClient):
 
     async def _create(self, params: dict[str, Any]) -> Any:
         return await self._client.messages.create(**params)
+
+    async def _open_stream(self, params: dict[str, Any]) -> Any:
+        return await self._client.messages.create(**params, stream=True)
+
+    def _assembler(self, first_token: FirstToken) -> TurnAssembler:
+        from ralph_tui.llm.anthropic_stream import AnthropicTurn
+
+        return AnthropicTurn(self.model, first_token)
+
+    def _whole_response(self, data: Any) -> Any:
+        return self._sdk.types.Message.model_validate(data)
 
     def _completion(self, response: Any, latency_ms: float) -> Completion:
         return completion_from_anthropic(

@@ -54,6 +54,13 @@ class LLMTimeoutError(LLMError):
     retryable = True
 
 
+class StreamInterruptedError(LLMError):
+    """A streamed answer stopped before the turn was complete (the connection dropped, or
+    the server died mid-answer). Sending the request again may well work."""
+
+    retryable = True
+
+
 class LLMConnectionError(LLMError):
     """The provider could not be reached (network, DNS, refused connection)."""
 

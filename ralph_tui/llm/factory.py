@@ -102,7 +102,9 @@ def build_clients(
     built: dict[tuple[str, str], LLMClient] = {}
     for role, (provider, model) in specs.items():
         if (provider, model) not in built:
-            built[provider, model] = _provider_client(provider, model, role, settings, http_client)
+            built[provider, model] = _provider_client(
+                provider, model, role, settings, http_client, notice
+            )
             for warning in check_model(provider, model):
                 notice(f"{provider}:{model}: {warning}")
 
@@ -174,7 +176,9 @@ def embeddings_client(
     ``--embedder openai`` is asked for without a key or endpoint."""
     if not wants_api_embeddings(settings):
         return None
-    inner = _provider_client("openai", settings.embed_model, "embed", settings, http_client)
+    inner = _provider_client(
+        "openai", settings.embed_model, "embed", settings, http_client, on_notice or _ignore
+    )
     given = {model: Price(*rates) for model, rates in settings.price_table().items()}
     return _metered(inner, settings, ledger, on_notice or _ignore, on_usage, given)
 
@@ -194,7 +198,10 @@ def _provider_client(
     role: str,
     settings: Settings,
     http_client: httpx2.AsyncClient | None,
+    notice: OnNotice,
 ) -> LLMClient:
+    """The client of one ``provider:model``; it streams unless ``--no-stream``, and says
+    through ``notice`` when its server cannot."""
     if provider == "offline":
         from ralph_tui.llm.offline import OfflineClient
 
@@ -209,6 +216,8 @@ def _provider_client(
             timeout_s=call_timeout_s(settings, base_url_of(settings, provider)),
             http_client=http_client,
             context_window=settings.context_window,
+            stream=settings.stream,
+            on_notice=notice,
         )
     from ralph_tui.llm.openai_client import OpenAIClient
 
@@ -220,6 +229,8 @@ def _provider_client(
         http_client=http_client,
         embed_model=settings.embed_model,
         context_window=settings.context_window,
+        stream=settings.stream,
+        on_notice=notice,
     )
 
 

@@ -17,8 +17,9 @@ from urllib.parse import urlsplit
 from ralph_tui.llm.errors import BadRequestError
 from ralph_tui.llm.models import context_window_tokens
 from ralph_tui.llm.pricing import cost_usd, usage_cost
-from ralph_tui.llm.sdk_client import SDKClient
+from ralph_tui.llm.sdk_client import OnNotice, SDKClient
 from ralph_tui.llm.sdk_errors import translate_sdk_error
+from ralph_tui.llm.streaming import FirstToken, TurnAssembler
 from ralph_tui.llm.types import (
     ChatMessage,
     Completion,
@@ -33,6 +34,7 @@ from ralph_tui.llm.types import (
 if TYPE_CHECKING:
     import httpx2
     from openai import AsyncOpenAI
+    from openai.types import CompletionUsage
     from openai.types.chat import ChatCompletion
 
 DEFAULT_EMBED_MODEL = "text-embedding-3-small"
@@ -116,12 +118,6 @@ def completion_from_openai(
     response: ChatCompletion, *, requested_model: str, latency_ms: float
 ) -> Completion:
     """Our ``Completion`` from a Chat Completions response (its first choice)."""
-    details = response.usage.prompt_tokens_details if response.usage else None
-    usage = Usage(
-        input_tokens=response.usage.prompt_tokens if response.usage else 0,
-        output_tokens=response.usage.completion_tokens if response.usage else 0,
-        cache_read_tokens=details.cached_tokens if details is not None else None,
-    )
     text, calls, finish = "", [], ""
     if response.choices:
         choice = response.choices[0]
@@ -131,16 +127,49 @@ def completion_from_openai(
             for call in choice.message.tool_calls or []
             if call.type == "function"
         ]
-        finish = STOP_REASONS.get(choice.finish_reason, choice.finish_reason or "")
+        finish = choice.finish_reason or ""
+    return openai_completion(
+        text,
+        calls,
+        openai_usage(response.usage),
+        finish_reason=finish,
+        model=response.model,
+        requested_model=requested_model,
+        latency_ms=latency_ms,
+    )
+
+
+def openai_usage(usage: CompletionUsage | None) -> Usage:
+    """Our ``Usage`` from a response's (or a stream's last chunk's) usage."""
+    details = usage.prompt_tokens_details if usage else None
+    return Usage(
+        input_tokens=usage.prompt_tokens if usage else 0,
+        output_tokens=usage.completion_tokens if usage else 0,
+        cache_read_tokens=details.cached_tokens if details is not None else None,
+    )
+
+
+def openai_completion(
+    text: str,
+    calls: list[ToolCall],
+    usage: Usage,
+    *,
+    finish_reason: str,
+    model: str,
+    requested_model: str,
+    latency_ms: float,
+) -> Completion:
+    """A turn's ``Completion``, its stop reason in the common words, priced by the
+    requested model, else the one that answered."""
     cost = usage_cost(requested_model, usage)
-    if cost is None and response.model:
-        cost = usage_cost(response.model, usage)
+    if cost is None and model:
+        cost = usage_cost(model, usage)
     return Completion(
         text=text,
         tool_calls=calls,
         usage=usage,
-        stop_reason=finish,
-        model=response.model or requested_model,
+        stop_reason=STOP_REASONS.get(finish_reason, finish_reason),
+        model=model or requested_model,
         provider="openai",
         latency_ms=latency_ms,
         cost_usd=cost,
@@ -163,11 +192,14 @@ class OpenAIClient(SDKClient):
         http_client: httpx2.AsyncClient | None = None,
         context_window: int | None = None,
         embed_model: str = DEFAULT_EMBED_MODEL,
+        stream: bool = True,
+        on_notice: OnNotice | None = None,
     ) -> None:
         import openai
 
         self._sdk = openai
         self.model = model
+        self._set_up_requests(timeout_s=timeout_s, stream=stream, on_notice=on_notice)
         self.embed_model = embed_model
         self.context_window_tokens = context_window or context_window_tokens("openai", model)
         self.honours_required = base_url is None or urlsplit(base_url).hostname == OPENAI_HOST
@@ -213,6 +245,20 @@ class OpenAIClient(SDKClient):
 
     async def _create(self, params: dict[str, Any]) -> Any:
         return await self._client.chat.completions.create(**params)
+
+    async def _open_stream(self, params: dict[str, Any]) -> Any:
+        # Usage comes in a last chunk, only when asked for.
+        return await self._client.chat.completions.create(
+            **params, stream=True, stream_options={"include_usage": True}
+        )
+
+    def _assembler(self, first_token: FirstToken) -> TurnAssembler:
+        from ralph_tui.llm.openai_stream import OpenAITurn
+
+        return OpenAITurn(self.model, first_token)
+
+    def _whole_response(self, data: Any) -> Any:
+        return self._sdk.types.chat.ChatCompletion.model_validate(data)
 
     def _completion(self, response: Any, latency_ms: float) -> Completion:
         return completion_from_openai(response, requested_model=self.model, latency_ms=latency_ms)

@@ -24,6 +24,7 @@ from ralph_tui.llm.errors import (
     OverloadedError,
     RateLimitError,
     ServerError,
+    StreamInterruptedError,
 )
 from ralph_tui.llm.keys import key_env_var
 
@@ -53,16 +54,83 @@ def translate_sdk_error(exc: Exception, sdk: ModuleType, *, provider: str, model
     """Our typed error for ``exc``, an exception raised by ``sdk`` (anthropic or openai)."""
     where = {"provider": provider, "model": model}
     if isinstance(exc, sdk.APITimeoutError):
-        return LLMTimeoutError(
-            "the request timed out; the provider may be slow or overloaded", **where
-        )
+        return timed_out(provider, model)
     if isinstance(exc, sdk.APIConnectionError):
         return LLMConnectionError(
             f"could not reach the {provider} API; check the network and the base URL", **where
         )
-    if isinstance(exc, sdk.APIStatusError):
+    if isinstance(exc, sdk.APIStatusError) and exc.status_code >= 400:
         return _from_status(exc.status_code, exc.response.headers, _detail(exc), provider, model)
+    if _is_stream_error_event(exc, sdk):
+        # An error event in the middle of a stream: the response's status was 200, so the
+        # error's own type (or code) says what kind of failure it was.
+        headers = exc.response.headers if isinstance(exc, sdk.APIStatusError) else {}
+        status = stream_error_status(getattr(exc, "body", None))
+        return _from_status(status, headers, _detail(exc), provider, model)
     return BadRequestError(_shorten(str(exc)) or type(exc).__name__, **where)
+
+
+def timed_out(provider: str, model: str) -> LLMTimeoutError:
+    """The error of a request (whole or streamed) that ran past its timeout."""
+    return LLMTimeoutError(
+        "the request timed out; the provider may be slow or overloaded",
+        provider=provider,
+        model=model,
+    )
+
+
+def stream_interrupted(received_chars: int, *, provider: str, model: str) -> StreamInterruptedError:
+    """The error of a stream that stopped before its turn was complete: the connection
+    dropped, or the server ended the response early."""
+    return StreamInterruptedError(
+        f"the response stream stopped before the turn was complete ({received_chars} "
+        "characters received); the connection or the server dropped it",
+        provider=provider,
+        model=model,
+    )
+
+
+def _is_stream_error_event(exc: Exception, sdk: ModuleType) -> bool:
+    """Whether ``exc`` is an error event read from a stream (Anthropic raises it with the
+    stream's 200 status, OpenAI as a plain ``APIError`` with the error as its body)."""
+    if isinstance(exc, sdk.APIStatusError):
+        return True
+    return type(exc) is sdk.APIError and getattr(exc, "body", None) is not None
+
+
+STATUS_OF_ERROR_TYPE = {
+    "invalid_request_error": 400,
+    "authentication_error": 401,
+    "billing_error": 402,
+    "permission_error": 403,
+    "not_found_error": 404,
+    "request_too_large": 413,
+    "rate_limit_error": 429,
+    "rate_limit_exceeded": 429,
+    "api_error": 500,
+    "server_error": 500,
+    "timeout_error": 504,
+    "overloaded_error": 529,
+}
+"""The HTTP status each provider error type stands for (Anthropic's types, OpenAI's and
+OpenAI-compatible servers'), for errors that arrive inside a stream whose status was 200."""
+
+
+def stream_error_status(body: object) -> int:
+    """The status an error event inside a stream stands for: its type, else a numeric
+    ``code`` (llama.cpp sends one), else 500: the server failed mid-answer."""
+    error = body.get("error", body) if isinstance(body, dict) else None
+    if not isinstance(error, dict):
+        return 500
+    kind = error.get("type")
+    if isinstance(kind, str) and kind in STATUS_OF_ERROR_TYPE:
+        return STATUS_OF_ERROR_TYPE[kind]
+    code = error.get("code")
+    if isinstance(code, int) and 400 <= code < 600:
+        return code
+    if isinstance(code, str) and code in STATUS_OF_ERROR_TYPE:
+        return STATUS_OF_ERROR_TYPE[code]
+    return 500
 
 
 def _from_status(status: int, headers: Any, detail: str, provider: str, model: str) -> LLMError:

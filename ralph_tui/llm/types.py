@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
@@ -77,6 +79,23 @@ class Embedded(BaseModel):
     record: Completion
 
 
+@dataclass(frozen=True)
+class PartialTurn:
+    """A model turn so far: its text, and the tool call being written (the newest one)."""
+
+    text: str
+    tool: str
+    """The name of the tool being called ('' before any call)."""
+    arguments: str
+    """That call's JSON arguments so far: usually incomplete JSON."""
+    first_token_s: float
+    """Seconds from sending the request to the first piece of the turn."""
+
+
+OnPartial = Callable[[PartialTurn], None]
+"""Receives partial turns while a streamed request is answered (at a bounded rate)."""
+
+
 @runtime_checkable
 class LLMClient(Protocol):
     """An async chat model. Implementations: Anthropic, OpenAI(-compatible), offline."""
@@ -93,4 +112,8 @@ class LLMClient(Protocol):
         tool_choice: ToolChoice | None = None,
         temperature: float | None = None,
         max_tokens: int = 4096,
-    ) -> Completion: ...
+        on_partial: OnPartial | None = None,
+    ) -> Completion:
+        """The model's turn. A client that streams passes the turn so far to ``on_partial``
+        while it arrives (at a bounded rate); one that does not never calls it."""
+        ...

@@ -23,6 +23,7 @@ from ralph_tui.llm.types import (
     Completion,
     Embedded,
     LLMClient,
+    OnPartial,
     ToolChoice,
     ToolDefinition,
 )
@@ -294,6 +295,7 @@ class MeteredClient:
         tool_choice: ToolChoice | None = None,
         temperature: float | None = None,
         max_tokens: int = 4096,
+        on_partial: OnPartial | None = None,
     ) -> Completion:
         self.ledger.check()
 
@@ -305,6 +307,7 @@ class MeteredClient:
                     tool_choice=tool_choice,
                     temperature=temperature,
                     max_tokens=max_tokens,
+                    on_partial=on_partial,
                 )
             except LLMError as error:
                 if not isinstance(error, LLMConnectionError):  # one that never left is not sent

@@ -251,7 +251,10 @@ class SessionHandle:
             self.store.update_index(lambda index: index.record_iteration(record, trace))
 
     def append_event(self, event: BaseEvent) -> None:
-        """Append ``event`` to ``events.jsonl`` as one line; usable as an ``Emit``."""
+        """Append ``event`` to ``events.jsonl`` as one line; usable as an ``Emit``. Transient
+        events (a turn still streaming) are not kept: the trace holds whole turns only."""
+        if event.transient:
+            return
         if not event.session_id:
             event = event.model_copy(update={"session_id": self.session_id})
         append_line(self.folder / EVENTS_FILE, event_to_json(event))

@@ -27,6 +27,7 @@ from ralph_tui.events import (
     IterationStarted,
     JudgeVerdict,
     MemoryUpdated,
+    ModelTurnPartial,
     PhaseFinished,
     PhaseStarted,
     RetrievalDone,
@@ -50,6 +51,7 @@ Part = Literal[
     "external",
     "context",
     "coverage",
+    "turn",
     "log",
 ]
 
@@ -128,6 +130,10 @@ class RunProgress:
     """The newest compaction of that agent's context (its summaries)."""
     coverage: CoverageUpdated | None = None
     """What the latest iteration to report it has read of the documents."""
+    turn: ModelTurnPartial | None = None
+    """The model turn arriving now (until its step ends)."""
+    first_token_ms: float | None = None
+    """The newest streamed turn's time to its first token."""
 
     def apply(self, event: BaseEvent) -> set[Part]:
         """Fold ``event`` in; return the parts of the picture it changed."""
@@ -193,12 +199,25 @@ def _phase_started(p: RunProgress, e: PhaseStarted) -> set[Part]:
 
 def _phase_finished(p: RunProgress, e: PhaseFinished) -> set[Part]:
     p.phase = p.phase_started_ts = p.last_heartbeat_ts = None
-    return {"status"}
+    return {"status", *_turn_ended(p)}
 
 
 def _agent_step(p: RunProgress, e: AgentStep) -> set[Part]:
     p.agent, p.step, p.max_steps = e.agent, e.step, e.max_steps
-    return {"status"}
+    return {"status", *_turn_ended(p)}
+
+
+def _model_turn_partial(p: RunProgress, e: ModelTurnPartial) -> set[Part]:
+    p.turn, p.first_token_ms = e, e.first_token_ms
+    return {"turn", "status"}
+
+
+def _turn_ended(p: RunProgress) -> set[Part]:
+    """The arriving turn is over (its step ended): the panes show it whole from now on."""
+    if p.turn is None:
+        return set()
+    p.turn = None
+    return {"turn"}
 
 
 LCM_ISOLATION = "none (lcm)"
@@ -311,7 +330,7 @@ def _run_finished(p: RunProgress, e: RunFinished) -> set[Part]:
         if e.output != p.candidate:
             p.candidate_quotes = None  # an earlier candidate reported: its quotes located anew
         p.candidate, p.candidate_salvaged = dict(e.output), e.salvaged
-    return {"status", "output"}
+    return {"status", "output", *_turn_ended(p)}
 
 
 _HANDLERS: dict[type[BaseEvent], Any] = {
@@ -320,6 +339,7 @@ _HANDLERS: dict[type[BaseEvent], Any] = {
     PhaseStarted: _phase_started,
     PhaseFinished: _phase_finished,
     AgentStep: _agent_step,
+    ModelTurnPartial: _model_turn_partial,
     SandboxExecuted: _sandbox_executed,
     SubQuery: _sub_query,
     ToolExecuted: _tool_executed,

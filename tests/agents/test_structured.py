@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from pydantic import BaseModel, Field
 
 from ralph_tui.agents.structured import AgentSpec, MaxStepsError, agent_forward
-from ralph_tui.events import AgentStep
+from ralph_tui.events import AgentStep, ModelTurnPartial
 from ralph_tui.llm.anthropic_client import AnthropicClient
-from tests.agents.conftest import Recorder, reply_text, reply_tool
-from tests.llm.llm_wire import FakeAPI, system_text
+from tests.agents.conftest import Recorder, reply_text, reply_tool, tool_use
+from tests.llm.llm_wire import FakeAPI, anthropic_events, anthropic_message, system_text
+from tests.llm.stream_wire import ScriptedStream, stream_response
 
 
 class Verdict(BaseModel):
@@ -75,3 +78,19 @@ async def test_step_budget_runs_out_with_what_was_gathered(
     assert len(info.value.gathered) == 3 and '"ok": true' in info.value.gathered[0]
     assert "issues" in info.value.last_error
     assert len(api.requests) == 3
+
+
+async def test_a_streamed_turn_reaches_the_app_as_partial_turns_of_its_step(
+    api: FakeAPI, claude: AnthropicClient, events: Recorder
+) -> None:
+    verdict = {"ok": False, "issues": ["The second quote is not in the document at all."]}
+    message = anthropic_message([tool_use(verdict)], stop_reason="tool_use")
+    frames = anthropic_events(message)
+    api.replies.append(stream_response(ScriptedStream(frames, delay_s=0.4 / len(frames))))
+    result = await agent_forward(claude, SPEC, {"question": "q"}, events)
+    assert result == Verdict.model_validate(verdict)
+    partials = events.of(ModelTurnPartial)
+    assert len(partials) >= 2
+    assert {(p.agent, p.step, p.tool) for p in partials} == {("judge", 1, "submit_output")}
+    assert all(json.dumps(verdict).startswith(p.arguments) for p in partials)
+    assert events.index(partials[-1]) < events.index(events.of(AgentStep)[-1])

@@ -173,7 +173,7 @@ async def test_plain_call_sends_no_optional_fields(
 ) -> None:
     api.reply(200, anthropic_message([{"type": "text", "text": "ok"}]))
     await make_anthropic().chat([ChatMessage(role="user", content="x")], tool_choice="auto")
-    assert set(api.bodies[0]) == {"model", "max_tokens", "messages"}
+    assert set(api.bodies[0]) == {"model", "max_tokens", "messages", "stream"}
 
 
 def test_arguments_that_are_not_an_object_are_kept_verbatim(make_anthropic: MakeClient) -> None:

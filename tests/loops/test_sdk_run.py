@@ -15,11 +15,18 @@ import httpx2
 import pytest
 
 from ralph_tui.config import Settings
-from ralph_tui.events import BaseEvent, IndexProgress, JudgeVerdict, RetrievalDone
+from ralph_tui.events import (
+    BaseEvent,
+    IndexProgress,
+    JudgeVerdict,
+    ModelTurnPartial,
+    Notice,
+    RetrievalDone,
+)
 from ralph_tui.loops.runner import RunRequest, execute_run
 from ralph_tui.traces.store import TraceStore
 from tests.agents.conftest import tool_use
-from tests.llm.llm_wire import anthropic_message, openai_completion
+from tests.llm.llm_wire import anthropic_message, openai_completion, streamed
 
 DOCUMENT = (
     "The reservoir holds two days of supply. Filters are backwashed every 48 hours. "
@@ -64,7 +71,8 @@ ALL_SUPPORTED = judge_reply(["supported"] * 3, [])
 
 
 class Network:
-    """Routes each provider's requests to its own scripted replies, and records them."""
+    """Routes each provider's requests to its own scripted replies (streamed, as the
+    providers stream them, when asked to), and records them."""
 
     def __init__(self) -> None:
         answer1 = "- Two days of supply.\n- Filters are backwashed daily.\n- Alarms escalate."
@@ -85,7 +93,7 @@ class Network:
     def handle(self, request: httpx2.Request) -> httpx2.Response:
         host = request.url.host
         self.requests[host].append(json.loads(request.content))
-        return httpx2.Response(200, json=self.scripts[host].pop(0))
+        return streamed(request, httpx2.Response(200, json=self.scripts[host].pop(0)))
 
 
 def settings_for(tmp_path: Path, **extra: Any) -> Settings:
@@ -140,6 +148,11 @@ async def test_judge_feedback_reaches_the_next_iteration(tmp_path: Path, documen
     assert record is not None and record.status == "passed" and record.iterations == 2
     logged = (settings.out_dir / "sessions" / outcome.session_id / "events.jsonl").read_text()
     assert logged.count('"type":"judge_verdict"') == 2
+
+    partial_agents = {e.agent for e in events if isinstance(e, ModelTurnPartial)}
+    assert partial_agents == {"worker", "judge"}, "both providers' turns streamed to the app"
+    assert '"model_turn_partial"' not in logged, "the trace keeps whole turns only"
+    assert not any("does not stream" in e.message for e in events if isinstance(e, Notice))
 
 
 async def test_a_worker_out_of_steps_is_traced_and_the_loop_goes_on(

@@ -11,7 +11,7 @@ import sys
 import pytest
 from pydantic import ValidationError
 
-from ralph_tui.events import Notice, RunFinished, SandboxExecuted
+from ralph_tui.events import ModelTurnPartial, Notice, RunFinished, SandboxExecuted
 from ralph_tui.traces.atomic import write_atomic
 from ralph_tui.traces.files import last_event_at
 from ralph_tui.traces.index import SessionIndex
@@ -133,6 +133,16 @@ def test_cancelling_a_parent_cancels_its_open_subtasks(store: TraceStore) -> Non
     handle.subtask("s1").write_iteration(make_trace(1, "half way"))
     handle.finish("cancelled")
     assert store.load_session(handle.subtask("s1").session_id).status == "cancelled"
+
+
+def test_a_turn_still_streaming_is_not_kept_in_the_trace(store: TraceStore) -> None:
+    handle = store.create_session(SessionRecord(mode="qa", query="q"))
+    handle.append_event(
+        ModelTurnPartial(agent="worker", step=1, arguments='{"code": "pri', first_token_ms=5)
+    )
+    handle.append_event(Notice(message="whole"))
+    events, _ = store.tail_events(handle.session_id)
+    assert [type(e).__name__ for e in events] == ["Notice"]
 
 
 def test_tail_events_reads_whole_lines_from_an_offset(store: TraceStore) -> None:

@@ -15,7 +15,15 @@ from ralph_tui.llm.errors import BadRequestError
 from ralph_tui.llm.offline import lcm_worker, roles, worker
 from ralph_tui.llm.offline.constraints import Steering, read_constraints
 from ralph_tui.llm.prompt_io import parse_input
-from ralph_tui.llm.types import ChatMessage, Completion, ToolCall, ToolChoice, ToolDefinition, Usage
+from ralph_tui.llm.types import (
+    ChatMessage,
+    Completion,
+    OnPartial,
+    ToolCall,
+    ToolChoice,
+    ToolDefinition,
+    Usage,
+)
 
 RoleFn = Callable[[dict[str, Any]], dict[str, Any]]
 
@@ -61,7 +69,9 @@ class OfflineClient:
         tool_choice: ToolChoice | None = None,
         temperature: float | None = None,
         max_tokens: int = 4096,
+        on_partial: OnPartial | None = None,
     ) -> Completion:
+        """The baseline's turn, made whole at once: ``on_partial`` is never called."""
         started = time.perf_counter()
         self._calls += 1
         text, calls = "", []

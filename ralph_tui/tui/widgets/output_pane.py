@@ -16,11 +16,12 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from ralph_tui.documents import Corpus
-from ralph_tui.events import SALVAGE_NOTE
+from ralph_tui.events import SALVAGE_NOTE, ModelTurnPartial
 from ralph_tui.evidence import Claim, QuoteLocation
 from ralph_tui.tui.claims import answer_content
 from ralph_tui.tui.context import evidence_minimum
 from ralph_tui.tui.evidence import Quote, check_quotes, evidence_of
+from ralph_tui.tui.partial_turn import answer_forming
 from ralph_tui.validate.claims import LINE_QUOTES, claims_of
 from ralph_tui.validate.evidence import EvidenceMinimum
 
@@ -65,6 +66,14 @@ class OutputPane(Vertical):
 
     DEFAULT_CSS = """
     OutputPane > #candidate { height: 1fr; }
+    OutputPane #forming {
+        color: $text-muted;
+        border-left: outer $accent 60%;
+        padding-left: 1;
+        margin-bottom: 1;
+        display: none;
+    }
+    OutputPane.-forming #forming { display: block; }
     OutputPane > #evidence-title { text-style: bold underline; display: none; }
     OutputPane > #evidence {
         height: auto; max-height: 50%; border: none; padding: 0; display: none;
@@ -116,6 +125,7 @@ class OutputPane(Vertical):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="candidate"):
+            yield Static("", id="forming")
             yield Static(candidate_text(None), id="candidate-text")
         yield Static("Evidence  (enter: show in document, y: copy)", id="evidence-title")
         yield OptionList(id="evidence")
@@ -136,6 +146,17 @@ class OutputPane(Vertical):
             candidate_text(output, salvaged=salvaged, claims=self.claims)
         )
         self._show_quotes()
+
+    def show_forming(self, turn: ModelTurnPartial | None) -> None:
+        """Show the answer ``turn`` is writing above the candidate (hidden for ``None``, or
+        a turn writing code, which the Sandbox pane shows)."""
+        text = answer_forming(turn) if turn is not None else None
+        if turn is None or text is None:
+            self.remove_class("-forming")
+            return
+        header = (f"{turn.agent} step {turn.step} writing…", "bold")
+        self.query_one("#forming", Static).update(Content.assemble(header, "\n", text))
+        self.add_class("-forming")
 
     def set_document(self, document: str | None, corpus: Corpus | None = None) -> None:
         """The document the quotes are checked against (``None`` if it cannot be read), and

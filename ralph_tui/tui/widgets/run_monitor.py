@@ -172,6 +172,9 @@ class RunMonitor(Vertical):
             coverage = p.coverage.coverage if p.coverage else None
             absent = p.mode == "qa" and answers_absence(p.candidate)
             self.query_one(CoverageStrip).show(coverage, absent=absent)
+        if "turn" in parts:
+            self.sandbox.show_writing(p.turn)
+            self.output.show_forming(p.turn)
         if "validation" in parts:
             self.query_one(ValidationPane).show(p.checks.values())
         if "constraints" in parts:

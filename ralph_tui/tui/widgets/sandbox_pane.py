@@ -18,8 +18,9 @@ from textual.content import Content
 from textual.highlight import highlight
 from textual.widgets import Static
 
-from ralph_tui.events import BaseEvent, SandboxExecuted, SubQuery, ToolExecuted
+from ralph_tui.events import BaseEvent, ModelTurnPartial, SandboxExecuted, SubQuery, ToolExecuted
 from ralph_tui.tui.formatting import clip, millis
+from ralph_tui.tui.partial_turn import code_being_written
 
 MAX_ENTRIES = 100
 MOUNT_PER_FLUSH = 8
@@ -88,6 +89,18 @@ def sub_query_content(event: SubQuery) -> Content:
     return Content("\n").join(lines)
 
 
+def writing_content(turn: ModelTurnPartial, code: str) -> Content:
+    """The cell the model is writing: a header line, then the code so far (its last lines),
+    plain: code cut mid-string would highlight wrongly, and re-highlighting a growing cell
+    ten times a second costs more than showing it. The cell is highlighted once it runs."""
+    header = Content.assemble(
+        (f"{turn.agent} step {turn.step}", "bold $text-primary"),
+        ("  writing…", "italic $text-muted"),
+    )
+    lines = code.splitlines()[-CODE_LINES:]
+    return Content("\n").join([header, Content("\n".join(lines))])
+
+
 class SandboxEntry(Static):
     """One transcript entry (a cell or a sub-call); its classes say which and how it went.
 
@@ -120,6 +133,12 @@ class SandboxPane(VerticalScroll):
     SandboxPane > #sandbox-dropped { color: $text-muted; padding: 0 1; display: none; }
     SandboxPane.-dropped > #sandbox-dropped { display: block; }
     SandboxPane > #sandbox-empty { color: $text-muted; padding: 0 1; }
+    SandboxPane > #sandbox-writing {
+        padding: 0 1;
+        border-left: outer $accent 60%;
+        display: none;
+    }
+    SandboxPane.-writing > #sandbox-writing { display: block; }
     """
 
     def __init__(
@@ -142,6 +161,21 @@ class SandboxPane(VerticalScroll):
     def compose(self) -> Iterable[Static]:
         yield Static("", id="sandbox-dropped")
         yield Static(self._empty_text, id="sandbox-empty")
+        yield Static("", id="sandbox-writing")
+
+    def show_writing(self, turn: ModelTurnPartial | None) -> None:
+        """Show the code ``turn`` is writing below the entries (one widget, updated in
+        place); ``None``, or a turn that is not writing code, hides it."""
+        code = code_being_written(turn) if turn is not None else None
+        writing = self.query_one("#sandbox-writing", Static)
+        if turn is None or not code:
+            self.remove_class("-writing")
+            return
+        self.query_one("#sandbox-empty").display = False
+        if self.follow and not self.is_anchored:
+            self.anchor()
+        writing.update(writing_content(turn, code))
+        self.add_class("-writing")
 
     def set_follow(self, follow: bool) -> None:
         """Keep to the newest entry (a live run), or stay where the user is (a replay)."""
@@ -182,7 +216,7 @@ class SandboxPane(VerticalScroll):
         self.query_one("#sandbox-empty").display = False
         if self.follow and not self.is_anchored:
             self.anchor()  # Before mounting: an anchored view stays at the end as it grows.
-        self.mount_all(batch)
+        self.mount_all(batch, before="#sandbox-writing")
         self._shown.extend(batch)
         surplus = len(self._shown) - MAX_ENTRIES
         if surplus > 0:
@@ -199,7 +233,7 @@ class SandboxPane(VerticalScroll):
         self._pending.clear()
         self._shown.clear()
         self.dropped = 0
-        self.remove_class("-dropped")
+        self.remove_class("-dropped", "-writing")
         self.remove_children(SandboxEntry)
         self.query_one("#sandbox-empty").display = True
         self._go_to_start()

@@ -47,6 +47,13 @@ def cache_saved(p: RunProgress) -> list[str]:
     return [f"  saved {p.saved_calls} call{'' if p.saved_calls == 1 else 's'}{money}"]
 
 
+def first_token(p: RunProgress) -> list[str]:
+    """``  1st token 420 ms``: how long the newest streamed turn took to start arriving."""
+    if p.first_token_ms is None:
+        return []
+    return [f"  1st token {fmt.millis(p.first_token_ms)}"]
+
+
 def _sandbox(isolation: str | None) -> str | tuple[str, str]:
     """The sandbox's isolation; a warning when the run had to settle for a weaker one."""
     # Imported here: the sandbox package loads pexpect, which the app's start-up can skip.
@@ -78,6 +85,7 @@ def status_content(progress: RunProgress, now: float | None = None) -> Content:
         *cache_share(p),
         f"  {fmt.cost(p.cost_usd)}",
         *cache_saved(p),
+        *first_token(p),
         f"  {fmt.duration(p.elapsed_s(now))}",
         _sandbox(p.isolation),
     ]

@@ -1,0 +1,117 @@
+"""A model turn shown as it arrives: the code being written in the Sandbox pane, the answer
+forming in Output, the time to the first token in the status line; gone once the step ends."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from pathlib import Path
+
+from textual.widgets import Static
+
+from ralph_tui.events import AgentStep, Emit, ModelTurnPartial, RunFinished, RunStarted
+from ralph_tui.loops.runner import RunOutcome, RunRequest
+from ralph_tui.tui.partial_turn import answer_forming, code_being_written
+from ralph_tui.tui.run_state import RunProgress
+from ralph_tui.tui.screens.run_screen import RunScreen
+from ralph_tui.tui.widgets.status_line import status_content
+from tests.tui.conftest import MakeApp, wait_for
+from tests.tui.scripted import DOC_NAME, outcome
+
+SESSION = "2026-01-01/qa-0c0c0c0c"
+
+
+def partial(agent: str, arguments: str, text: str = "", step: int = 1) -> ModelTurnPartial:
+    return ModelTurnPartial(
+        session_id=SESSION,
+        agent=agent,
+        step=step,
+        text=text,
+        tool="submit_output",
+        arguments=arguments,
+        first_token_ms=420,
+    )
+
+
+def test_code_is_read_from_arguments_cut_mid_string() -> None:
+    turn = partial("worker", '{"action": {"code": "import re\\nprint(len(cont')
+    assert code_being_written(turn) == "import re\nprint(len(cont"
+    assert answer_forming(turn) is None
+
+
+def test_an_answer_forming_shows_its_fields_so_far() -> None:
+    turn = partial("judge", '{"ok": false, "issues": ["The second quote is not in the doc')
+    assert code_being_written(turn) is None
+    assert answer_forming(turn) == "ok: False\nissues: \n- The second quote is not in the doc"
+    assert answer_forming(partial("judge", "", text="Thinking it over")) == "Thinking it over"
+    assert answer_forming(partial("judge", "{")) is None
+
+
+def test_the_turn_is_forgotten_when_its_step_ends_and_the_first_token_time_stays() -> None:
+    progress = RunProgress()
+    assert progress.apply(partial("worker", '{"code": "x = 1')) >= {"turn", "status"}
+    assert progress.turn is not None
+    changed = progress.apply(
+        AgentStep(session_id=SESSION, agent="worker", step=1, max_steps=5, action="code")
+    )
+    assert "turn" in changed and progress.turn is None
+    progress.status, progress.session_id = "running", SESSION
+    assert "1st token 420 ms" in status_content(progress).plain
+
+
+async def test_the_app_shows_code_being_written_then_the_answer_forming(
+    make_app: MakeApp,
+) -> None:
+    go_on = threading.Event()
+    """Set by the test to let the run go on (the run has an event loop of its own)."""
+
+    async def wait_to_go_on() -> None:
+        while not go_on.is_set():
+            await asyncio.sleep(0.01)
+        go_on.clear()
+
+    async def runner(request: RunRequest, emit: Emit, cancel: asyncio.Event) -> RunOutcome:
+        emit(
+            RunStarted(
+                session_id=SESSION,
+                mode="qa",
+                query="q",
+                doc_path=str(request.doc_path),
+                doc_chars=1,
+                max_iters=1,
+                generate_model="test",
+                validate_model="test",
+            )
+        )
+        emit(partial("worker", '{"action": {"code": "hits = context.count(\'filter'))
+        await wait_to_go_on()
+        emit(AgentStep(session_id=SESSION, agent="worker", step=1, max_steps=5, action="code"))
+        emit(partial("judge", '{"ok": true, "issues": ["none so f'))
+        await wait_to_go_on()
+        emit(AgentStep(session_id=SESSION, agent="judge", step=1, max_steps=1, action="output"))
+        emit(RunFinished(session_id=SESSION, status="passed", iterations=1))
+        return outcome("passed", SESSION)
+
+    app = make_app(runner=runner)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, RunScreen)
+        screen.form.prefill(query="q", doc=Path(DOC_NAME))
+        await pilot.press("ctrl+r")
+        sandbox, output = screen.monitor.sandbox, screen.monitor.output
+        await wait_for(pilot, lambda: sandbox.has_class("-writing"))
+        writing = sandbox.query_one("#sandbox-writing", Static)
+        assert "hits = context.count('filter" in str(writing.render())
+        assert "worker step 1" in str(writing.render())
+        assert not output.has_class("-forming")
+        status = str(screen.monitor.query_one("#status", Static).render())
+        assert "1st token 420 ms" in status
+
+        go_on.set()
+        await wait_for(pilot, lambda: output.has_class("-forming"))
+        assert not sandbox.has_class("-writing")
+        assert "none so f" in str(output.query_one("#forming", Static).render())
+
+        go_on.set()
+        await wait_for(pilot, lambda: not screen.running)
+        assert not output.has_class("-forming")
