@@ -74,7 +74,8 @@ def chosen_command(argv: list[str]) -> str | None:
 
 
 def run_cli(argv: list[str]) -> int:
-    parser = build_parser(arguments_of=[chosen_command(argv) or ""])
+    chosen = chosen_command(argv)
+    parser = build_parser(arguments_of=[chosen] if chosen else [])
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:
