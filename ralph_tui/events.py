@@ -8,6 +8,7 @@ them, and the trace store appends each as one JSON line to the session's
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable
 from typing import Annotated, ClassVar, Literal, get_args
@@ -52,7 +53,7 @@ EXIT_CODE_OF_STATUS: dict[RunStatus, ExitCode] = {
 class BaseEvent(BaseModel):
     """Fields every event carries: when it happened and which session it belongs to."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     ts: float = Field(default_factory=time.time)
     """When it happened (seconds since the epoch)."""
@@ -489,7 +490,11 @@ Event = Annotated[
 
 Emit = Callable[[BaseEvent], None]
 
-_EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
+
+@functools.cache
+def _event_adapter() -> TypeAdapter[Event]:
+    """The validator of any event, built on first use (building it costs the import time)."""
+    return TypeAdapter(Event)
 
 
 def event_to_json(event: BaseEvent) -> str:
@@ -499,7 +504,7 @@ def event_to_json(event: BaseEvent) -> str:
 
 def event_from_json(line: str) -> BaseEvent:
     """Parse a line written by ``event_to_json`` back into its typed event."""
-    return _EVENT_ADAPTER.validate_json(line)
+    return _event_adapter().validate_json(line)
 
 
 def discard(_event: BaseEvent) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from ralph_tui.cli import run_cli
+from ralph_tui.cli.commands import COMMANDS
 from ralph_tui.errors import ExitCode, InternalError, RalphError, UsageError, as_ralph_error
 from ralph_tui.events import EXIT_CODE_OF_STATUS, RUN_STATUSES
 from ralph_tui.llm.errors import AuthenticationError, CostCapReached, LLMError
@@ -29,8 +30,8 @@ def error_kinds(base: type[RalphError] = RalphError) -> set[type[RalphError]]:
 
 
 def test_every_error_kind_has_a_title_and_an_exit_code() -> None:
-    import ralph_tui.cli.app  # noqa: F401  (loads every command and the errors they raise)
-
+    for command in COMMANDS.values():
+        command.runner()  # loads each command's implementation and the errors it raises
     kinds = error_kinds()
     assert {k.__name__ for k in kinds} >= {
         "InputError", "SettingsError", "LLMError", "SuiteError", "RetrievalError",

@@ -12,21 +12,11 @@ import argparse
 import difflib
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Iterable
 from typing import NoReturn
 
-from ralph_tui.cli.config_command import add_config_parser, run_config
-from ralph_tui.cli.doctor import add_doctor_parser, run_doctor
-from ralph_tui.cli.evals import add_eval_parser, run_eval_command
-from ralph_tui.cli.external import add_external_parser, run_external
-from ralph_tui.cli.mcp_command import add_mcp_parser, run_mcp
-from ralph_tui.cli.optimize import add_optimize_parser, run_optimize
-from ralph_tui.cli.report_command import add_report_parser, run_report
+from ralph_tui.cli.commands import COMMANDS
 from ralph_tui.cli.reporting import report_error
-from ralph_tui.cli.retrieval import add_retrieval_parsers, run_retrieval_command
-from ralph_tui.cli.run import add_run_parser, run_command
-from ralph_tui.cli.sessions import add_sessions_parser, run_sessions
-from ralph_tui.cli.verify import add_verify_parser, run_verify
 from ralph_tui.errors import ExitCode, as_ralph_error
 from ralph_tui.version import __version__
 
@@ -58,7 +48,9 @@ def known_flags(parser: argparse.ArgumentParser) -> set[str]:
     return flags
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(arguments_of: Iterable[str] | None = None) -> argparse.ArgumentParser:
+    """The command's parser with every subcommand; the arguments of those named in
+    ``arguments_of`` (default: all), the others known by their help line alone."""
     parser = OneLineParser(
         prog="ralph-tui",
         description="Grounded, evidence-backed document analysis with LLMs. "
@@ -67,49 +59,33 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"ralph-tui {__version__}")
     sub = parser.add_subparsers(dest="command", parser_class=OneLineParser)
     sub.add_parser("demo", help="open the app and start a QA run on the sample document offline")
-    add_run_parser(sub)
-    add_sessions_parser(sub)
-    add_report_parser(sub)
-    add_retrieval_parsers(sub)
-    add_external_parser(sub)
-    add_eval_parser(sub)
-    add_optimize_parser(sub)
-    add_config_parser(sub)
-    add_doctor_parser(sub)
-    add_mcp_parser(sub)
-    add_verify_parser(sub)
+    chosen = set(COMMANDS if arguments_of is None else arguments_of)
+    for name, command in COMMANDS.items():
+        subparser = sub.add_parser(name, help=command.help)
+        if name in chosen:
+            command.add_arguments(subparser)
     return parser
 
 
-COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
-    "run": run_command,
-    "sessions": run_sessions,
-    "report": run_report,
-    "index": run_retrieval_command,
-    "search": run_retrieval_command,
-    "external": run_external,
-    "eval": run_eval_command,
-    "optimize": run_optimize,
-    "config": run_config,
-    "doctor": run_doctor,
-    "mcp": run_mcp,
-    "verify": run_verify,
-}
+def chosen_command(argv: list[str]) -> str | None:
+    """The subcommand ``argv`` names: its first word (the command's own options, ``--help``
+    and ``--version``, take no value)."""
+    return next((arg for arg in argv if not arg.startswith("-")), None)
 
 
 def run_cli(argv: list[str]) -> int:
-    parser = build_parser()
+    chosen = chosen_command(argv)
+    parser = build_parser(arguments_of=[chosen] if chosen else [])
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:
         return int(exc.code or 0)
     command = "optimize" if args.command == "run" and args.optimize else args.command
-    handler = COMMANDS.get(command)
-    if handler is None:
+    if command not in COMMANDS:
         parser.print_help(sys.stderr)
         return ExitCode.USAGE
     try:
-        return handler(args)
+        return COMMANDS[command].runner()(args)
     except BrokenPipeError:
         raise  # the reader went away: nothing to report to it (see ralph_tui.main)
     except (Exception, KeyboardInterrupt) as exc:  # the one place errors become exits

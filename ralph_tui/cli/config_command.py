@@ -8,7 +8,7 @@ import argparse
 import json
 from typing import Any
 
-from ralph_tui.cli.settings_flags import RUN_GROUPS, add_settings_flags, flag_values
+from ralph_tui.cli.settings_flags import flag_values
 from ralph_tui.config import (
     GROUPS,
     Layers,
@@ -19,17 +19,6 @@ from ralph_tui.config import (
     setting_specs,
 )
 from ralph_tui.variants.store import chosen_variant, variant_values
-
-
-def add_config_parser(sub: Any) -> None:
-    parser = sub.add_parser(
-        "config",
-        help="show every setting's value and where it came from",
-        description="Every effective setting with its source (flag, environment variable, "
-        ".env line, variant or default); keys are shown as set or unset.",
-    )
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
-    add_settings_flags(parser, RUN_GROUPS)
 
 
 def run_config(args: argparse.Namespace) -> int:

@@ -5,27 +5,12 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
 
-from ralph_tui.cli.settings_flags import RUN_GROUPS, add_settings_flags, flag_values
+from ralph_tui.cli.settings_flags import flag_values
 from ralph_tui.cli.stopping import run_async
 from ralph_tui.config import load_settings
 from ralph_tui.doctor import report_lines, run_checks
 from ralph_tui.errors import ExitCode
-
-
-def add_doctor_parser(sub: Any) -> None:
-    parser = sub.add_parser(
-        "doctor",
-        help="check what works here: Python, the sandbox, keys, models, converters, out dir",
-        description="Check what ralph-tui needs, one line per check: ok, warn or fail with "
-        "what to do. Exit 1 when a check fails. Keys are never printed.",
-    )
-    parser.add_argument(
-        "--online", action="store_true", help="also send a one-token call to each role's model"
-    )
-    parser.add_argument("--json", action="store_true", help="print one JSON list")
-    add_settings_flags(parser, RUN_GROUPS)
 
 
 def run_doctor(args: argparse.Namespace) -> int:

@@ -7,10 +7,9 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
 from ralph_tui.batch.local import Executor, LocalExecutor, Progress
-from ralph_tui.cli.settings_flags import add_settings_flags, settings_from_args
+from ralph_tui.cli.settings_flags import settings_from_args
 from ralph_tui.cli.stopping import run_async
 from ralph_tui.config import Settings
 from ralph_tui.errors import ExitCode, as_ralph_error
@@ -29,28 +28,6 @@ from ralph_tui.evals.store import PLOT_FILE, evals_dir, list_evals
 from ralph_tui.evals.suite import EvalItem, SuiteError, load_suite
 
 BUILT_IN = ("needle", "sample")
-
-
-def add_eval_parser(sub: Any) -> None:
-    parser = sub.add_parser(
-        "eval",
-        help="measure how well a configuration answers a suite of questions",
-        description="Run a suite as sessions and score them. A suite is a JSONL file of "
-        '{"id", "mode", "query", "doc", "expect": {"facts", "evidence_spans"}}, or '
-        "`needle` (a fact planted in prose of each size, at each depth) or `sample` "
-        "(questions about the bundled handbook).",
-    )
-    parser.add_argument("--suite", help="a JSONL file, `needle` or `sample`")
-    parser.add_argument("--list", action="store_true", help="list the evals run so far")
-    parser.add_argument("--id", dest="eval_id", help="the eval's id (an existing one resumes)")
-    parser.add_argument("--sizes", help="needle: sizes in tokens, e.g. 8k,64k,256k,1m")
-    parser.add_argument("--depths", help="needle: depths from 0 to 1, e.g. 0,0.25,0.5,0.75,1")
-    parser.add_argument("--seed", type=int, default=7, help="needle: the prose's shuffle")
-    parser.add_argument("--concurrency", type=int, default=4, help="sessions at once")
-    parser.add_argument("--executor", choices=["local", "ray"], default="local")
-    parser.add_argument("--ray-address", help="a Ray cluster's address (default: local)")
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
-    add_settings_flags(parser)
 
 
 def run_eval_command(args: argparse.Namespace) -> int:

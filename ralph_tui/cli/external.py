@@ -9,37 +9,12 @@ import sys
 import time
 from typing import Any
 
-from ralph_tui.cli.settings_flags import add_settings_flags, settings_from_args
+from ralph_tui.cli.settings_flags import settings_from_args
 from ralph_tui.config import Settings
 from ralph_tui.events import BaseEvent, ExternalProgress
 from ralph_tui.external.cache import CachedPage, PageCache
 from ralph_tui.external.run import gather_external
 from ralph_tui.external.urls import external_urls, parse_url
-
-
-def add_external_parser(sub: Any) -> None:
-    external = sub.add_parser(
-        "external",
-        help="list, refresh or clear the external documentation cache",
-        description="The cache of external documentation pages (default <out>/external_docs).",
-    )
-    actions = external.add_subparsers(dest="action", required=True)
-    listing = actions.add_parser("list", help="every cached page: URL, age, title, size")
-    listing.add_argument("--json", action="store_true", help="print one JSON list")
-    refresh = actions.add_parser(
-        "refresh", help="crawl URLs anew (conditional GETs), or every cached page"
-    )
-    refresh.add_argument("urls", nargs="*", metavar="URL", help="sources to crawl again")
-    add_settings_flags(
-        refresh,
-        ("external docs",),
-        also=("out_dir",),
-        without=("external_refresh", "external_top_n", "external_top_k"),
-    )
-    clear = actions.add_parser("clear", help="remove cached pages (all, or the URLs given)")
-    clear.add_argument("urls", nargs="*", metavar="URL", help="pages to remove")
-    for parser in (listing, clear):
-        add_settings_flags(parser, (), also=("out_dir", "external_cache_dir"))
 
 
 def run_external(args: argparse.Namespace) -> int:

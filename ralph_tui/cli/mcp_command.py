@@ -7,34 +7,9 @@ from __future__ import annotations
 import argparse
 import socket
 from pathlib import Path
-from typing import Any
 
-from ralph_tui.cli.settings_flags import RUN_GROUPS, add_settings_flags, settings_from_args
+from ralph_tui.cli.settings_flags import settings_from_args
 from ralph_tui.documents import InputError
-
-
-def add_mcp_parser(sub: Any) -> None:
-    parser = sub.add_parser(
-        "mcp",
-        help="serve documents and sessions to an MCP client (stdio, or --http)",
-        description="Serve ralph-tui as an MCP server: tools to ask documents, run a task, "
-        "search documents, list and show sessions. Clients may read only documents under "
-        "the roots; sessions go to --out. The settings given here are where every call starts.",
-    )
-    parser.add_argument(
-        "--root",
-        action="append",
-        type=Path,
-        metavar="DIR",
-        help="a folder whose documents clients may read; repeat for several "
-        "(default: the current directory)",
-    )
-    parser.add_argument(
-        "--http",
-        metavar="HOST:PORT",
-        help="serve streamable HTTP at HOST:PORT (path /mcp) instead of stdio",
-    )
-    add_settings_flags(parser, RUN_GROUPS)
 
 
 def run_mcp(args: argparse.Namespace) -> int:

@@ -12,13 +12,11 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Any
 
-from ralph_tui.cli.settings_flags import add_settings_flags, settings_from_args
+from ralph_tui.cli.settings_flags import settings_from_args
 from ralph_tui.config import Settings
 from ralph_tui.documents import InputError
 from ralph_tui.reports.render import (
-    REPORT_FORMATS,
     ReportFormat,
     format_of_path,
     session_report,
@@ -28,31 +26,6 @@ from ralph_tui.traces.store import TraceStore
 
 STDOUT_FORMAT: ReportFormat = "md"
 """What ``report`` prints when given no file and no format: Markdown reads in a terminal."""
-
-
-def add_report_parser(sub: Any) -> None:
-    report = sub.add_parser(
-        "report",
-        help="a session's answer with its evidence, as HTML, Markdown or JSON",
-        description="Write a session's report: the question, the answer line by line with "
-        "its verdicts, each quote in its passage (PDF pages as pictures), the checks, the "
-        "iterations, what was read, models, usage and cost.",
-    )
-    report.add_argument("session_id", metavar="SESSION", help="a session id or a unique end of one")
-    report.add_argument(
-        "--format",
-        choices=REPORT_FORMATS,
-        help="html, md or json (default: the -o file's extension; md on stdout)",
-    )
-    report.add_argument(
-        "-o", "--output", type=Path, metavar="FILE", help="write here instead of stdout"
-    )
-    add_settings_flags(report, (), also=("out_dir",))
-    report.add_argument(
-        "--json",
-        action="store_true",
-        help="without -o: print the JSON evidence bundle; with -o: say what was written as JSON",
-    )
 
 
 def run_report(args: argparse.Namespace) -> int:

@@ -7,11 +7,9 @@ import argparse
 import asyncio
 import json
 import sys
-from pathlib import Path
-from typing import Any
 
 from ralph_tui.cli.progress import IndexProgressLines
-from ralph_tui.cli.settings_flags import add_settings_flags, settings_from_args
+from ralph_tui.cli.settings_flags import settings_from_args
 from ralph_tui.documents import Corpus
 from ralph_tui.events import BaseEvent, Emit, IndexProgress
 from ralph_tui.retrieval.index import DocumentIndex
@@ -24,27 +22,6 @@ from ralph_tui.retrieval.search import (
 )
 
 PREVIEW_CHARS = 300
-
-
-def add_retrieval_parsers(sub: Any) -> None:
-    index = sub.add_parser(
-        "index",
-        help="build (or show) the retrieval index of a document",
-        description="Build the retrieval index of a document (or load it from the cache) "
-        "and print its figures.",
-    )
-    index.add_argument("--rebuild", action="store_true", help="build anew, ignoring the cache")
-    search = sub.add_parser(
-        "search",
-        help="search a document and print ranked passages with where they come from",
-        description="Search a document with the retrieval pipeline (no LLM).",
-    )
-    for parser in (index, search):
-        parser.add_argument("doc", type=Path, help="a document, a folder of them, or a glob")
-        if parser is search:
-            parser.add_argument("query", help="what to look for")
-        parser.add_argument("--json", action="store_true", help="print one JSON object")
-        add_settings_flags(parser, ("retrieval",), also=("out_dir",))
 
 
 def run_retrieval_command(args: argparse.Namespace) -> int:

@@ -9,29 +9,13 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ralph_tui.cli.evidence_text import claim_lines, evidence_lines
-from ralph_tui.cli.settings_flags import add_settings_flags, settings_from_args
-from ralph_tui.events import RUN_STATUSES, SALVAGE_NOTE
+from ralph_tui.cli.settings_flags import settings_from_args
+from ralph_tui.events import SALVAGE_NOTE
 from ralph_tui.llm.usage import describe_saved
 from ralph_tui.traces.liveness import effective_status
 from ralph_tui.traces.models import SAVED_KEY, SessionRecord
 from ralph_tui.traces.session_ids import SESSIONS_DIR
 from ralph_tui.traces.store import TraceStore
-
-
-def add_sessions_parser(sub: Any) -> None:
-    sessions = sub.add_parser("sessions", help="list, show or reindex past sessions")
-    verbs = sessions.add_subparsers(dest="verb", required=True, parser_class=type(sessions))
-    listing = verbs.add_parser("list", help="list sessions, newest first")
-    listing.add_argument("--mode", choices=["qa", "task"])
-    listing.add_argument("--status", choices=RUN_STATUSES)
-    listing.add_argument("--search", metavar="TEXT", help="words in the query or output")
-    listing.add_argument("--limit", type=int, default=20)
-    show = verbs.add_parser("show", help="one session with its iterations")
-    show.add_argument("session_id")
-    verbs.add_parser("reindex", help="rebuild index.sqlite from the session folders")
-    for parser in (listing, show, verbs.choices["reindex"]):
-        add_settings_flags(parser, (), also=("out_dir",))
-        parser.add_argument("--json", action="store_true", help="print JSON")
 
 
 def run_sessions(args: argparse.Namespace) -> int:

@@ -4,7 +4,6 @@ is recorded as cancelled rather than left running."""
 
 from __future__ import annotations
 
-import asyncio
 import signal
 from collections.abc import Coroutine
 from types import FrameType
@@ -28,6 +27,8 @@ def stop_on_sigterm() -> None:
 def run_async(work: Coroutine[Any, Any, T]) -> T:
     """``asyncio.run(work)``, where SIGTERM cancels the main task as Ctrl-C does (asyncio
     cancels it on SIGINT), then raises ``Terminated``."""
+    import asyncio  # here, not at the top: parsing the command line does without it
+
     terminated = False
 
     async def main() -> T:

@@ -5,51 +5,21 @@ input (nothing written)."""
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import textwrap
-from pathlib import Path
-from typing import Any
 
 from ralph_tui.api import averify
-from ralph_tui.cli.settings_flags import add_settings_flags, settings_from_args
+from ralph_tui.cli.settings_flags import settings_from_args
+from ralph_tui.cli.stopping import run_async
 from ralph_tui.reports.sources import PATH_FROM_LABELS, SourceCheck
 from ralph_tui.reports.verify import QUOTE_STATUS_LABELS, QuoteResult, VerifyReport
 
 PREVIEW_CHARS = 70
 
 
-def add_verify_parser(sub: Any) -> None:
-    verify = sub.add_parser(
-        "verify",
-        help="check that an evidence bundle's quotes still stand in their sources",
-        description="Read each source of an evidence bundle again (the same conversion; "
-        "external pages fetched anew unless --offline) and check every quote at its saved "
-        "span, then anywhere in its source: it holds, moved, changed (the closest passage "
-        "shown), or its source is missing. Exit 0 only when every quote holds.",
-    )
-    verify.add_argument("bundle", type=Path, help="the evidence bundle (JSON)")
-    verify.add_argument(
-        "--doc",
-        action="append",
-        type=Path,
-        default=[],
-        metavar="PATH",
-        help="where a source file is now, when it moved (matched to the bundle's sources by "
-        "name, then by SHA-256); a folder gives its files; repeat the flag for several",
-    )
-    verify.add_argument(
-        "--offline", action="store_true", help="fetch no external page (they are not checked)"
-    )
-    verify.add_argument("--json", action="store_true", help="print one JSON object")
-    add_settings_flags(verify, (), also=("out_dir",))
-
-
 def run_verify(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
-    report = asyncio.run(
-        averify(args.bundle, docs=args.doc, offline=args.offline, settings=settings)
-    )
+    report = run_async(averify(args.bundle, docs=args.doc, offline=args.offline, settings=settings))
     if args.json:
         print(json.dumps(report.model_dump(mode="json"), ensure_ascii=False))
     else:

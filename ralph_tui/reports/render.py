@@ -4,26 +4,15 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import Final, Literal, get_args
 
 from ralph_tui.config import Settings
 from ralph_tui.documents import InputError
 from ralph_tui.reports.build import build_bundle
 from ralph_tui.reports.bundle import EvidenceBundle
+from ralph_tui.reports.formats import FORMAT_OF_SUFFIX, ReportFormat
 from ralph_tui.reports.page_pictures import PagePicture, page_pictures
 from ralph_tui.traces.atomic import write_atomic
 from ralph_tui.traces.store import TraceStore
-
-ReportFormat = Literal["html", "md", "json"]
-REPORT_FORMATS: Final[tuple[ReportFormat, ...]] = get_args(ReportFormat)
-
-FORMAT_OF_SUFFIX: Final[dict[str, ReportFormat]] = {
-    ".html": "html",
-    ".htm": "html",
-    ".md": "md",
-    ".markdown": "md",
-    ".json": "json",
-}
 
 
 def format_of_path(path: Path) -> ReportFormat:

@@ -10,7 +10,7 @@ import gc
 import sys
 from importlib import import_module, resources
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import work
 from textual.app import App
@@ -23,14 +23,13 @@ from ralph_tui.config import Settings, SettingsError, load_settings
 from ralph_tui.tui.commands import RalphCommands, bound_commands
 from ralph_tui.tui.context import AppContext
 from ralph_tui.tui.keys_check import missing_keys
-from ralph_tui.tui.requests import rerun_request
 from ralph_tui.tui.run_handle import Runner, real_runner
-from ralph_tui.tui.screens.browser_screen import SessionBrowser
-from ralph_tui.tui.screens.help_screen import HelpScreen
 from ralph_tui.tui.screens.run_screen import RunScreen
-from ralph_tui.tui.screens.session_screen import RerunRequested
 from ralph_tui.tui.themes import BUILTIN_THEMES_DIR, load_catalog, pick_theme
 from ralph_tui.tui.user_config import THEMES_DIR, config_dir, load_preferences, save_theme
+
+if TYPE_CHECKING:
+    from ralph_tui.tui.screens.session_screen import RerunRequested
 
 DEMO_QUESTION = "How often are the filters backwashed, and what triggers an early backwash?"
 
@@ -38,6 +37,13 @@ DEMO_QUESTION = "How often are the filters backwashed, and what triggers an earl
 def sample_document() -> Path:
     """The bundled sample document (a water-treatment works' operations handbook)."""
     return Path(str(resources.files("ralph_tui") / "data" / "sample_document.md"))
+
+
+def session_browser() -> Screen[None]:
+    """The session browser, imported when first shown (the run screen is the first)."""
+    from ralph_tui.tui.screens.browser_screen import SessionBrowser
+
+    return SessionBrowser()
 
 
 def evals_screen() -> Screen[None]:
@@ -61,7 +67,7 @@ class RalphApp(App[int]):
     TITLE = "ralph-tui"
     MODES: ClassVar[dict[str, Any]] = {
         "run": RunScreen,
-        "sessions": SessionBrowser,
+        "sessions": session_browser,
         "evals": evals_screen,
         "optimizer": optimizer_screen,
     }
@@ -180,6 +186,8 @@ class RalphApp(App[int]):
         self.push_screen(DoctorScreen(self.context.settings))
 
     def action_help(self) -> None:
+        from ralph_tui.tui.screens.help_screen import HelpScreen
+
         if isinstance(self.screen, HelpScreen):
             return
         keys = [
@@ -189,6 +197,8 @@ class RalphApp(App[int]):
         self.push_screen(HelpScreen(keys, self.context.config_dir))
 
     async def on_rerun_requested(self, message: RerunRequested) -> None:
+        from ralph_tui.tui.requests import rerun_request
+
         await self.switch_mode("run")
         screen = self.screen
         if not isinstance(screen, RunScreen):

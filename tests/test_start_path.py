@@ -1,0 +1,131 @@
+"""Nothing heavy is imported before it is needed: ``ralph-tui --help``, each subcommand's
+``--help`` and the app's first paint load none of the SDKs, numpy, bm25s, nor the loop,
+retrieval, eval or batch stacks (the command line not even textual or the settings).
+
+Each case runs in a fresh interpreter and reads its ``sys.modules``: an import added on a
+start path fails here, naming the module and who imported it is ``python -X importtime``'s
+job.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ralph_tui.cli.commands import COMMANDS
+
+STACKS = (
+    "anthropic",
+    "openai",
+    "httpx2",
+    "numpy",
+    "bm25s",
+    "ralph_tui.loops",
+    "ralph_tui.retrieval",
+    "ralph_tui.evals",
+    "ralph_tui.batch",
+    "ralph_tui.agents",
+    "ralph_tui.sandbox",
+    "ralph_tui.optimize",
+)
+"""What no start path may load: it is what a run, a search or an eval loads."""
+COMMAND_LINE = (*STACKS, "textual")
+"""The command line parses without the app."""
+TOP_HELP = (*COMMAND_LINE, "pydantic", "ralph_tui.config")
+"""``ralph-tui --help`` lists the subcommands without even the settings."""
+
+HELP_PROGRAM = """
+import contextlib, io, json, sys
+from ralph_tui.main import main
+with contextlib.redirect_stdout(io.StringIO()) as shown:
+    code = main(sys.argv[1:])
+print(json.dumps({"code": code, "shown": shown.getvalue(), "modules": sorted(sys.modules)}))
+"""
+
+FIRST_PAINT_PROGRAM = """
+import json, sys
+from pathlib import Path
+from ralph_tui.config import load_settings
+from ralph_tui.tui.app import RalphApp
+
+class FirstPaint(RalphApp):
+    def on_mount(self) -> None:
+        # Queued before the app's own after-refresh work (the demo's run, the warm-up):
+        # this sees the modules as they are when the first screen is painted.
+        self.call_after_refresh(self.painted)
+        super().on_mount()
+
+    def painted(self) -> None:
+        self.seen = {"modules": sorted(sys.modules), "screen": type(self.screen).__name__}
+        self.exit(0)
+
+app = FirstPaint(
+    load_settings({"out_dir": sys.argv[1]}), config_path=Path(sys.argv[2]),
+    demo=sys.argv[3] == "demo",
+)
+app.run(headless=True)
+print(json.dumps(app.seen))
+"""
+
+
+def loaded(modules: list[str], forbidden: tuple[str, ...]) -> list[str]:
+    """The modules of ``modules`` that are, or are inside, one of ``forbidden``."""
+    return [m for m in modules if any(m == f or m.startswith(f"{f}.") for f in forbidden)]
+
+
+def run_help(*argv: str) -> dict[str, object]:
+    ran = subprocess.run(
+        [sys.executable, "-c", HELP_PROGRAM, *argv], capture_output=True, text=True, check=True
+    )
+    seen: dict[str, object] = json.loads(ran.stdout)
+    return seen
+
+
+def test_the_command_help_loads_no_subcommand_and_no_settings() -> None:
+    seen = run_help("--help")
+    assert seen["code"] == 0
+    assert all(name in str(seen["shown"]) for name in COMMANDS)
+    modules = seen["modules"]
+    assert isinstance(modules, list)
+    assert loaded(modules, TOP_HELP) == []
+    assert "ralph_tui.cli.commands" in modules  # the program did go through the CLI
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_a_subcommand_help_loads_its_arguments_not_what_it_runs(command: str) -> None:
+    seen = run_help(command, "--help")
+    assert seen["code"] == 0 and f"ralph-tui {command}" in str(seen["shown"])
+    modules = seen["modules"]
+    assert isinstance(modules, list)
+    assert loaded(modules, COMMAND_LINE) == []
+    arguments_module = COMMANDS[command].arguments.partition(":")[0]
+    run_module = COMMANDS[command].run.partition(":")[0]
+    assert arguments_module in modules and run_module not in modules
+
+
+def test_the_forbidden_stacks_are_what_a_subcommand_run_loads() -> None:
+    """The check can fail: loading a subcommand's implementation does load the stacks."""
+    program = (
+        "import json, sys; from ralph_tui.cli.commands import COMMANDS; "
+        "COMMANDS['eval'].runner(); print(json.dumps(sorted(sys.modules)))"
+    )
+    modules = json.loads(subprocess.check_output([sys.executable, "-c", program], text=True))
+    assert {"ralph_tui.evals", "ralph_tui.batch", "ralph_tui.loops"} <= set(loaded(modules, STACKS))
+
+
+@pytest.mark.parametrize("mode", ["app", "demo"])
+def test_the_app_paints_before_the_loop_stack_loads(tmp_path: Path, mode: str) -> None:
+    ran = subprocess.run(
+        [sys.executable, "-c", FIRST_PAINT_PROGRAM, str(tmp_path / "out"), str(tmp_path), mode],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    seen = json.loads(ran.stdout.strip().splitlines()[-1])
+    assert seen["screen"] == "RunScreen"
+    assert loaded(seen["modules"], STACKS) == []
