@@ -11,7 +11,6 @@ from typing import Any
 
 import jiter
 
-from ralph_tui.agents.output_tool import rlm_action
 from ralph_tui.events import ModelTurnPartial
 
 HIDDEN_FIELDS = frozenset({"resultReady"})
@@ -27,6 +26,9 @@ def partial_fields(arguments: str) -> dict[str, Any]:
         value = jiter.from_json(arguments.encode(), partial_mode="trailing-strings")
     except ValueError:
         return {}
+    # The agents' stack loads with the first streamed turn, not before the app paints.
+    from ralph_tui.agents.output_tool import rlm_action
+
     return rlm_action(value) if isinstance(value, dict) else {}
 
 
