@@ -86,6 +86,7 @@ def timeline_entry(trace: IterationTrace) -> BundleIteration:
         constraints=trace.constraints,
         hard_checks=trace.hard_validation.rules,
         judge_issues=trace.judge.issues if trace.judge else [],
+        judge_ok=trace.judge.ok if trace.judge else None,
         failure_tag=trace.failure_tag,
         coverage=trace.coverage,
     )

@@ -57,6 +57,8 @@ class BundleIteration(BaseModel):
     constraints: list[str] = Field(default_factory=list)
     hard_checks: list[RuleResult] = Field(default_factory=list)
     judge_issues: list[JudgeIssue] = Field(default_factory=list)
+    judge_ok: bool | None = None
+    """The judge's verdict; ``None`` when it was not asked (a hard check or a phase failed)."""
     failure_tag: str | None = None
     coverage: Coverage | None = None
 

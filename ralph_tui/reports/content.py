@@ -9,7 +9,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from ralph_tui.evidence import VERDICT_LABELS, Claim, DocumentCoverage, QuoteLocation, Span
-from ralph_tui.reports.bundle import BundlePassage, BundleSource, EvidenceBundle
+from ralph_tui.reports.bundle import (
+    BundleIteration,
+    BundlePassage,
+    BundleSource,
+    EvidenceBundle,
+)
 
 STRIP_CELLS = 40
 """How many cells a document's coverage strip has when its pages are not known, each an
@@ -209,6 +214,21 @@ class TimelineStep:
     added: list[str]
     dropped: list[str]
     problems: list[str]
+
+
+def judge_note(iteration: BundleIteration) -> str | None:
+    """What to say of the judge when it lists no issue: that it found none, or that it was
+    never asked (``None`` when it has issues to list)."""
+    if iteration.judge_issues:
+        return None
+    if iteration.judge_ok is None:
+        why = "it gave no verdict"
+        if iteration.failure_tag:
+            why = f"the iteration stopped at {iteration.failure_tag}"
+        if not all(check.ok for check in iteration.hard_checks):
+            why = "a hard check failed"
+        return f"not asked: {why}"
+    return "no issues" if iteration.judge_ok else "rejected the answer without naming an issue"
 
 
 def timeline(bundle: EvidenceBundle) -> list[TimelineStep]:

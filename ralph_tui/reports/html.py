@@ -19,6 +19,7 @@ from ralph_tui.reports.content import (
     TimelineStep,
     answer_lines,
     document_strip,
+    judge_note,
     percent,
     quote_views,
     source_facts,
@@ -264,7 +265,12 @@ def checks_section(bundle: EvidenceBundle) -> str:
         f"<li>{e(issue.message)}{' (' + e(issue.category) + ')' if issue.category else ''}</li>"
         for issue in reported.judge_issues
     )
-    judge = f'<ul class="checks">{issues}</ul>' if issues else '<p class="muted">No issues.</p>'
+    note = judge_note(reported)
+    judge = (
+        f'<p class="muted">{e(note.capitalize())}.</p>'
+        if note
+        else f'<ul class="checks">{issues}</ul>'
+    )
     return (
         f'<section id="checks"><h2>Checks of iteration {reported.iteration}</h2>'
         f'<h3>Hard checks</h3><ul class="checks">{checks}</ul>'

@@ -10,6 +10,7 @@ from ralph_tui.reports.content import (
     QuoteView,
     answer_lines,
     document_strip,
+    judge_note,
     percent,
     quote_views,
     source_facts,
@@ -116,7 +117,8 @@ def checks_part(bundle: EvidenceBundle) -> list[str]:
         + (f": {md(check.message)}" if check.message else "")
         for check in reported.hard_checks
     ]
-    issues = [f"- {md(issue.message)}" for issue in reported.judge_issues] or ["- no issues"]
+    note = judge_note(reported)
+    issues = [f"- {md(note)}"] if note else [f"- {md(i.message)}" for i in reported.judge_issues]
     return [
         f"## Checks of iteration {reported.iteration}\n",
         "Hard checks:\n\n" + "\n".join(checks) + "\n",

@@ -14,8 +14,10 @@ import pytest
 from lxml import html as lxml_html
 from PIL import Image, ImageStat
 
+from ralph_tui.events import RuleResult
 from ralph_tui.reports.build import build_bundle
-from ralph_tui.reports.bundle import EvidenceBundle
+from ralph_tui.reports.bundle import BundleIteration, EvidenceBundle
+from ralph_tui.reports.content import judge_note
 from ralph_tui.reports.render import render
 from ralph_tui.traces.store import TraceStore
 from tests.reports.sessions import ANSWER, PAGE_URL, QUOTES, SAMPLES, record_session
@@ -228,3 +230,16 @@ def test_a_task_output_is_shown_as_written() -> None:
     assert shown.text_content() == output and not page.xpath("//b")
     text = render(bundle, "md")
     assert f"## Task output\n\n````text\n{output}\n````\n" in text
+
+
+def test_a_judge_never_asked_is_not_reported_as_finding_no_issues() -> None:
+    """An iteration whose hard checks failed never reached the judge: both formats say so,
+    never "no issues"."""
+    failed = RuleResult(name="bullet_count", ok=False, message="1 bullet lines")
+    never_asked = BundleIteration(iteration=1, passed=False, hard_checks=[failed])
+    assert judge_note(never_asked) == "not asked: a hard check failed"
+    stopped = BundleIteration(iteration=1, passed=False, failure_tag="judge_error")
+    assert judge_note(stopped) == "not asked: the iteration stopped at judge_error"
+    assert judge_note(BundleIteration(iteration=1, passed=True, judge_ok=True)) == "no issues"
+    rejected = BundleIteration(iteration=1, passed=False, judge_ok=False)
+    assert judge_note(rejected) == "rejected the answer without naming an issue"
