@@ -29,12 +29,11 @@ from typing import Any, TypeVar
 from pydantic import ValidationError
 
 from ralph_tui.llm.types import Completion
-from ralph_tui.traces.retry import retry_busy
+from ralph_tui.traces.retry import connect_shared, retry_busy
 
 CACHE_FILE = Path("cache") / "subcalls.sqlite"
 """Where the cache lives, under the out dir."""
 SHARED_SCOPE = "shared"
-BUSY_TIMEOUT_S = 10.0
 SCHEMA_VERSION = 1
 KEPT_FIELDS = {"text", "usage", "model", "provider", "cost_usd"}
 """What an answer keeps of its completion: the answer, and what it was paid with."""
@@ -219,7 +218,7 @@ class SubCallCache:
 
     def _open(self) -> sqlite3.Connection:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        conn = _connect(self.path)
+        conn = connect_shared(self.path)
         try:
             retry_busy(lambda: _ensure_schema(conn))
         except sqlite3.DatabaseError as exc:
@@ -233,22 +232,13 @@ class SubCallCache:
         self._said.append(f"sub-call cache {self.path} is damaged ({exc}); starting it afresh")
         for suffix in ("", "-wal", "-shm"):
             Path(f"{self.path}{suffix}").unlink(missing_ok=True)
-        conn = _connect(self.path)
+        conn = connect_shared(self.path)
         retry_busy(lambda: _ensure_schema(conn))
         return conn
 
 
 def _checksum(value: str) -> str:
     return hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()[:16]
-
-
-def _connect(path: Path) -> sqlite3.Connection:
-    # isolation_level=None: transactions are explicit (BEGIN IMMEDIATE), never implicit.
-    conn = sqlite3.connect(
-        path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
-    )
-    conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
-    return conn
 
 
 def _ensure_schema(conn: sqlite3.Connection) -> None:

@@ -31,12 +31,11 @@ from ralph_tui.traces.index_query import (
     search_statement,
 )
 from ralph_tui.traces.models import IterationTrace, SessionRecord
-from ralph_tui.traces.retry import retry_busy
+from ralph_tui.traces.retry import connect_shared, retry_busy
 from ralph_tui.traces.search_text import fts_query
 from ralph_tui.traces.session_ids import SESSIONS_DIR
 
 INDEX_FILE = "index.sqlite"
-BUSY_TIMEOUT_S = 10.0
 
 # SQLite result codes that mean the file itself is damaged (not merely busy).
 _CORRUPT_CODES = frozenset({sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB})
@@ -175,7 +174,7 @@ class SessionIndex:
             return work(self._conn)
 
     def _open_healthy(self) -> sqlite3.Connection:
-        conn = _connect(self.path)
+        conn = connect_shared(self.path)
         try:
             schema_changed = retry_busy(lambda: _ensure_schema(conn))
         except sqlite3.DatabaseError as exc:
@@ -193,7 +192,7 @@ class SessionIndex:
     def _recreate(self) -> sqlite3.Connection:
         for suffix in ("", "-wal", "-shm"):
             Path(f"{self.path}{suffix}").unlink(missing_ok=True)
-        conn = _connect(self.path)
+        conn = connect_shared(self.path)
         retry_busy(lambda: _ensure_schema(conn))
         self._rebuild_from_files(conn)
         self.rebuilt_on_open = True
@@ -243,15 +242,6 @@ def _replace_all(conn: sqlite3.Connection, trees: Iterable[SessionTree]) -> int:
     # One pass over everything is much faster than keeping the text index in step per session.
     conn.execute(sql.REBUILD_SEARCH)
     return count
-
-
-def _connect(path: Path) -> sqlite3.Connection:
-    # isolation_level=None: transactions are explicit (BEGIN IMMEDIATE), never implicit.
-    conn = sqlite3.connect(
-        path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
-    )
-    conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
-    return conn
 
 
 def _ensure_schema(conn: sqlite3.Connection) -> bool:

@@ -1,4 +1,5 @@
-"""Retrying SQLite work that another process's lock made fail.
+"""Opening a SQLite file several processes share, and retrying work that another
+process's lock made fail.
 
 The busy timeout covers most waits, but SQLite returns ``SQLITE_BUSY`` at once
 in some cases (WAL recovery, switching journal mode, a deadlock it detects), so
@@ -9,12 +10,15 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
+from pathlib import Path
 from typing import TypeVar
 
 from tenacity import Retrying, retry_if_exception, stop_before_delay, wait_random_exponential
 
 T = TypeVar("T")
 
+BUSY_TIMEOUT_S = 10.0
+"""How long one statement waits on another process's lock before SQLite says busy."""
 RETRY_DEADLINE_S = 60.0
 _FIRST_DELAY_S = 0.005
 _MAX_DELAY_S = 0.5
@@ -41,3 +45,13 @@ def is_busy(exc: sqlite3.OperationalError) -> bool:
     if code is not None:
         return (code & 0xFF) in _BUSY_CODES
     return "locked" in str(exc) or "busy" in str(exc)
+
+
+def connect_shared(path: Path) -> sqlite3.Connection:
+    """A connection to ``path`` that waits on other processes' locks, with transactions
+    explicit (``BEGIN IMMEDIATE``), never implicit (``isolation_level=None``)."""
+    conn = sqlite3.connect(
+        path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
+    )
+    conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+    return conn
