@@ -7,6 +7,7 @@ read them; they are declared here once.
 
 from __future__ import annotations
 
+import re
 from typing import Literal, get_args
 
 from pydantic import BaseModel, Field, computed_field
@@ -75,6 +76,15 @@ class Claim(BaseModel):
     """``None`` until judged."""
     missing: str = ""
     """For a line partly supported or unsupported: what the quotes do not show."""
+
+
+PASSAGE_MARKER = re.compile(r"\[P(\d+)\]")
+"""How a task's brief and output cite the brief's passages: ``[P3]`` is the third."""
+
+
+def passage_marker(number: int) -> str:
+    """The marker of the ``number``-th passage of a brief: ``[P3]``."""
+    return f"[P{number}]"
 
 
 class DocumentCoverage(BaseModel):

@@ -23,8 +23,11 @@ def evidence_lines(quotes: list[Any], locations: list[QuoteLocation]) -> str:
 
 def claim_lines(claims: list[Claim], quotes: list[Any], locations: list[QuoteLocation]) -> str:
     """Each answer line with the judge's verdict on it (what its quotes do not show, when
-    it said), then each quote it names, by number, with where it stands when known."""
+    it said), then each quote it names, by number, with where it stands when known. Without
+    ``quotes`` (a task's output cites its brief's passages) the quotes are the located
+    texts."""
     located = {location.number: location for location in locations}
+    texts = dict(enumerate(quotes, 1)) or {n: location.text for n, location in located.items()}
     lines = []
     for claim in claims:
         verdict = VERDICT_LABELS[claim.verdict] if claim.verdict else "not judged"
@@ -32,12 +35,10 @@ def claim_lines(claims: list[Claim], quotes: list[Any], locations: list[QuoteLoc
         if claim.missing:
             lines.append(f"       missing: {claim.missing}")
         for number in claim.quotes:
-            if not 1 <= number <= len(quotes):
+            if number not in texts:
                 lines.append(f"       quote {number}: (no such quote)")
                 continue
             location = located.get(number)
             where = f"  [{location.label}]" if location else ""
-            lines.append(
-                f"       quote {number}: {' '.join(str(quotes[number - 1]).split())}{where}"
-            )
+            lines.append(f"       quote {number}: {' '.join(str(texts[number]).split())}{where}")
     return "\n".join(lines)

@@ -25,7 +25,8 @@ class IterationRecord:
     judge_ok: bool | None = None
     judge_issues: list[JudgeIssue] = field(default_factory=list)
     claims: list[Claim] = field(default_factory=list)
-    """QA: the answer's lines with their quotes (and verdicts, once judged)."""
+    """QA: the answer's lines with their quotes (and verdicts, once judged). Task: the
+    output's lines with the passages they cite."""
     passed: bool = False
     failure_tag: str | None = None
     error: str | None = None
@@ -33,7 +34,8 @@ class IterationRecord:
     timings: dict[str, float] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
     quotes: list[QuoteLocation] = field(default_factory=list)
-    """QA: where each evidence quote of ``output`` stands in its source."""
+    """QA: where each evidence quote of ``output`` stands in its source. Task: where each
+    passage of the brief stands."""
     started_at: float = field(default_factory=time.time)
     finished_at: float | None = None
 

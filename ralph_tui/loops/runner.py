@@ -63,10 +63,11 @@ class RunOutcome:
     error: str | None = None
     salvaged: bool = False
     quotes: list[QuoteLocation] = field(default_factory=list)
-    """QA: where each evidence quote of ``output`` stands in its source."""
+    """Where each evidence quote of ``output`` (QA), or each passage of the brief behind it
+    (task), stands in its source."""
     claims: list[Claim] = field(default_factory=list)
-    """QA: the answer's lines with their quotes and verdicts (those of the reported
-    iteration)."""
+    """The answer's lines with their quotes and verdicts (QA), or the output's lines with the
+    passages they cite (task); those of the reported iteration."""
     coverage: Coverage | None = None
     """What the reported iteration read of the documents."""
 
@@ -269,6 +270,8 @@ async def _run_session(
     if reported is not None:
         outcome.claims = reported.claims
         outcome.coverage = reported.coverage
+        if not isinstance(evidence, list):
+            outcome.quotes = reported.quotes  # a task's: where its brief's passages stand
     return outcome
 
 

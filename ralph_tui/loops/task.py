@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,7 @@ from ralph_tui.memory.compaction import maybe_compact
 from ralph_tui.memory.context_file import append_memory, read_memory
 from ralph_tui.memory.episodes import EpisodeStore
 from ralph_tui.roles.compactor import COMPACTOR
-from ralph_tui.roles.doc_reader import doc_reader_spec
+from ralph_tui.roles.doc_reader import Brief, doc_reader_spec
 from ralph_tui.roles.task_judge import TASK_JUDGE
 from ralph_tui.roles.task_reasoner import TASK_REASONER
 from ralph_tui.validate.feedback import (
@@ -37,6 +38,8 @@ from ralph_tui.validate.feedback import (
     constraints_from_rules,
     doc_reader_hints,
 )
+from ralph_tui.validate.passages import RULE as PASSAGES_RULE
+from ralph_tui.validate.passages import marked_passages, passage_claims
 from ralph_tui.validate.qa import all_ok
 from ralph_tui.validate.task import hard_validate_task
 
@@ -97,25 +100,31 @@ async def task_iteration(
         phase_failed(record, "memory_error", exc)
     except OSError as exc:
         phase_failed(record, "memory_error", exc)
-    rules = hard_validate_task(output, memory_update, brief, subtasks=setup.subtasks)
+    rules = hard_validate_task(
+        output, memory_update, brief.brief, subtasks=setup.subtasks, passages=record.quotes
+    )
     record.hard = rules
     ctx.emit(HardValidation(iteration=iteration, ok=all_ok(rules), rules=rules))
     record.feedback += constraints_from_rules(rules)
     issues: list[JudgeIssue] = []
     if all_ok(rules):
         try:
-            issues = await judge_task(ctx, record, brief, memory, output)
+            issues = await judge_task(ctx, record, brief.brief, memory, output, brief.passages)
         except PHASE_ERRORS as exc:
             phase_failed(record, "judge_error", exc)
         record.feedback += constraints_from_judge(issues, "task")
-    record.extra["docReaderHints"] = doc_reader_hints(issues) if issues else hints
+    # A passage not in the document is the DocReader's to fix: its constraint is a hint too.
+    passage_hints = constraints_from_rules(r for r in rules if r.name == PASSAGES_RULE)
+    record.extra["docReaderHints"] = passage_hints + (doc_reader_hints(issues) if issues else hints)
     record.passed = record.judged_pass(rules)
     return finish_iteration(ctx, record)
 
 
 async def read_document(
     ctx: RunContext, record: IterationRecord, memory: str, hints: list[str], mem_path: Path
-) -> str:
+) -> Brief:
+    """The DocReader's brief; where each of its passages stands is kept in ``record.quotes``
+    (a passage numbered as its ``[Pn]`` marker, ``missing`` when not in the document)."""
     inputs: dict[str, Any] = {"task": ctx.query, "docReaderHints": hints}
     variables = {
         **ctx.sandbox_documents("The document (all of them, joined)."),
@@ -131,7 +140,8 @@ async def read_document(
     record.isolation = result.isolation
     record.extra["brief"] = result.output.brief
     record.extra["briefLen"] = len(result.output.brief)
-    return result.output.brief
+    record.quotes = ctx.quote_locations(result.output.passages)
+    return result.output
 
 
 async def retrieve_for_reader(
@@ -154,13 +164,16 @@ async def retrieve_for_reader(
 async def reason(
     ctx: RunContext,
     record: IterationRecord,
-    brief: str,
+    brief: Brief,
     memory: str,
     previous: dict[str, Any] | None,
 ) -> dict[str, str]:
+    """The reasoner's output and memory update; its statements with the passages they cite
+    are kept in ``record.claims``."""
     inputs: dict[str, Any] = {
         "task": ctx.query,
-        "brief": brief,
+        "brief": brief.brief,
+        "passages": marked_passages(brief.passages),
         "memory": memory,
         "constraints": record.constraints,
     }
@@ -173,7 +186,15 @@ async def reason(
     record.timings["reasonerMs"] = timing["ms"]
     record.output = produced.model_dump()
     record.extra["outputLen"] = len(produced.output)
-    ctx.emit(CandidateProduced(iteration=record.iteration, output=record.output))
+    record.claims = passage_claims(produced.output)
+    ctx.emit(
+        CandidateProduced(
+            iteration=record.iteration,
+            output=record.output,
+            quotes=record.quotes,
+            claims=record.claims,
+        )
+    )
     return {"output": produced.output, "memoryUpdate": produced.memoryUpdate}
 
 
@@ -181,7 +202,7 @@ async def remember(
     ctx: RunContext,
     setup: TaskSetup,
     record: IterationRecord,
-    brief: str,
+    brief: Brief,
     output: str,
     memory_update: str,
 ) -> str:
@@ -196,7 +217,7 @@ async def remember(
             {
                 "iteration": record.iteration,
                 "task": ctx.query,
-                "brief": brief,
+                "brief": brief.brief,
                 "output": output,
                 "memoryUpdate": memory_update,
             }
@@ -229,9 +250,21 @@ async def remember(
 
 
 async def judge_task(
-    ctx: RunContext, record: IterationRecord, brief: str, memory: str, output: str
+    ctx: RunContext,
+    record: IterationRecord,
+    brief: str,
+    memory: str,
+    output: str,
+    passages: Sequence[str] = (),
 ) -> list[JudgeIssue]:
-    inputs = {"task": ctx.query, "output": output, "brief": brief, "memory": memory}
+    """The judge's issues with the output, given the brief and the passages it cites."""
+    inputs = {
+        "task": ctx.query,
+        "output": output,
+        "brief": brief,
+        "passages": marked_passages(passages),
+        "memory": memory,
+    }
     async with ctx.phase(record.iteration, "judge") as timing:
         verdict = await agent_forward(ctx.clients.validate, ctx.role(TASK_JUDGE), inputs, ctx.emit)
     record.timings["judgeMs"] = timing["ms"]

@@ -15,11 +15,22 @@ treat each as an extraction target an earlier attempt missed. `retrievedContext`
 passages a search found for the task, each under a label such as
 `[source=doc chunk 412 chars 205000-205500]` (that passage is `context[205000:205500]`): start
 from them, read around them in `context`, and call `retrieve()` to search for more. Keep the
-brief under 2000 characters; quote short passages verbatim where precision matters."""
+brief under 2000 characters. Put the passages the task rests on in `passages`, each copied
+character for character from `context` (a sentence or a few; no ellipsis, no reformatting),
+and cite them in the brief by their number as `[P1]`, `[P2]`... (the first passage is
+`[P1]`) where the brief uses them, so every fact can be traced to where the document says
+it."""
 
 
 class Brief(BaseModel):
-    brief: str = Field(description="The compact brief for the task (under 2000 characters).")
+    brief: str = Field(
+        description="The compact brief for the task (under 2000 characters), citing its"
+        " passages as [P1], [P2]..."
+    )
+    passages: list[str] = Field(
+        description="The passages the brief cites, in order ([P1] first), each verbatim from"
+        " the document."
+    )
 
 
 def doc_reader_spec(settings: Settings) -> RLMSpec[Brief]:

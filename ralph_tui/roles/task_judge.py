@@ -13,7 +13,9 @@ IssueCategory = Literal["missing_scope", "unsupported_claim", "low_specificity",
 
 SYSTEM = """You judge whether an output substantively completes a task, given the brief
 extracted from the document and the memory of earlier iterations. Reply ok "yes" only if it
-does. Otherwise list issues, each with a category:
+does. `passages` holds the document's own words the brief cites, each after its marker
+(`[P1] ...`): a statement ending with markers must say what those passages say. Otherwise
+list issues, each with a category:
 - missing_scope: a part of the task is not addressed;
 - unsupported_claim: a claim the brief does not support;
 - low_specificity: vague where the brief has specifics;

@@ -197,9 +197,11 @@ class IterationTrace(BaseModel):
     started_at: float | None = None
     finished_at: float | None = None
     quotes: list[QuoteLocation] = Field(default_factory=list)
-    """QA: where each evidence quote of ``output`` stands in its source."""
+    """QA: where each evidence quote of ``output`` stands in its source. Task: where each
+    passage of the DocReader's brief stands (numbered as its ``[Pn]`` marker)."""
     claims: list[Claim] = Field(default_factory=list)
-    """QA: each answer line with the quotes that back it and the judge's verdict on it."""
+    """QA: each answer line with the quotes that back it and the judge's verdict on it.
+    Task: each output line with the passages it cites (not judged line by line)."""
     coverage: Coverage | None = None
     """What the iteration read of the documents, and the searches it made."""
 

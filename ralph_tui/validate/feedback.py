@@ -30,6 +30,8 @@ RULE_DIRECTIVES: dict[str, str] = {
     "no_contradictions": "Remove the contradiction; keep the one statement the brief supports",
     "evidence_linkage": "Ground the output in the brief: reuse its specific terms and facts",
     "subtask_coverage": "Address every sub-task explicitly",
+    "brief_passages": "Copy every passage of the brief character for character from the document,"
+    " and cite only the passages the brief gives",
 }
 
 TASK_ISSUE_DIRECTIVES: dict[str, str] = {

@@ -16,6 +16,9 @@ Rules, by stable name:
   ``MIN_LINKAGE_BIGRAMS`` distinct bigrams; otherwise the rule passes as not applicable.
 - ``subtask_coverage`` (only when sub-tasks are given): each sub-task has at least half of
   its key terms (``ralph_tui.words`` terms, generic task verbs left out) in the output.
+- ``brief_passages`` (only when the brief gave passages): every passage the brief cites
+  stands in the document, and every ``[Pn]`` the output cites names one
+  (``ralph_tui.validate.passages``).
 """
 
 from __future__ import annotations
@@ -27,7 +30,9 @@ from collections import Counter
 from collections.abc import Sequence
 
 from ralph_tui.events import RuleResult
+from ralph_tui.evidence import QuoteLocation
 from ralph_tui.validate.contradictions import find_contradictions
+from ralph_tui.validate.passages import check_passages
 from ralph_tui.validate.qa import preview
 from ralph_tui.validate.words import content_bigrams, sentences
 from ralph_tui.words import is_content, query_words, stem, term_set, words_of
@@ -50,8 +55,10 @@ def hard_validate_task(
     brief: str,
     *,
     subtasks: Sequence[str] | None = None,
+    passages: Sequence[QuoteLocation] = (),
 ) -> list[RuleResult]:
-    """All task rules, in a fixed order; ``subtask_coverage`` only when sub-tasks are given."""
+    """All task rules, in a fixed order; ``subtask_coverage`` only when sub-tasks are given,
+    ``brief_passages`` only when the brief gave passages (``passages``: where each stands)."""
     results = [
         check_min_length("output_length", "output", output, MIN_OUTPUT_CHARS),
         check_min_length(
@@ -63,6 +70,8 @@ def hard_validate_task(
     ]
     if subtasks is not None:
         results.append(check_subtask_coverage(output, subtasks))
+    if passages:
+        results.append(check_passages(output, passages))
     return results
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from ralph_tui.cli import run_cli
+from ralph_tui.evidence import PASSAGE_MARKER
 from ralph_tui.lcm.store import MessageStore
 from ralph_tui.traces.store import TraceStore
 from tests.loops.test_offline_runs import SAMPLE, run_json, session_events
@@ -55,11 +56,13 @@ def test_task_passes_in_the_lcm_mode_picked_by_env(
     brief = trace.model_dump()["brief"].splitlines()
     document = SAMPLE.read_text(encoding="utf-8")
     assert len(brief) >= 3
-    for passage in (line[2:] for line in brief[1:]):
-        # The document's own text, or a table row named by its header ("Task: ...; ...").
+    for passage in (PASSAGE_MARKER.sub("", line[2:]).strip() for line in brief[1:]):
+        # The document's own text (cited by its marker), or a table row named by its
+        # header ("Task: ...; ...").
         cells = [cell.rsplit(": ", 1)[-1] for cell in passage.rstrip(".").split("; ")]
         assert passage in document or all(cell in document for cell in cells), passage
     assert "maintenance" in " ".join(brief).lower()
+    assert trace.quotes and all(quote.found == "exact" for quote in trace.quotes)
     assert (out / "sessions" / session_id / "context-01-doc_reader.jsonl").is_file()
 
 

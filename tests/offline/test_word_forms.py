@@ -115,9 +115,11 @@ DISCLAIMER = (
 )
 
 
-def test_a_wrapped_passage_stays_whole_in_the_brief() -> None:
-    brief = worker.brief_output(["`bzip2` is built on top of\n`libbzip2`, a library."])
-    assert "- `bzip2` is built on top of `libbzip2`, a library." in str(brief["brief"])
+def test_a_wrapped_passage_stays_whole_in_the_brief_and_verbatim_in_its_passages() -> None:
+    wrapped = "`bzip2` is built on top of\n`libbzip2`, a library."
+    brief = worker.brief_output([wrapped])
+    assert "- [P1] `bzip2` is built on top of `libbzip2`, a library." in str(brief["brief"])
+    assert brief["passages"] == [wrapped]
 
 
 def test_the_reasoner_writes_from_whole_passages_on_the_task() -> None:

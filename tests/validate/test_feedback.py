@@ -7,6 +7,7 @@ import json
 import pytest
 
 from ralph_tui.events import JudgeIssue, RuleResult
+from ralph_tui.evidence import QuoteLocation
 from ralph_tui.validate.feedback import (
     RULE_DIRECTIVES,
     constraints_from_judge,
@@ -33,7 +34,9 @@ def test_only_failed_rules_become_constraints_with_their_exact_finding() -> None
 
 def test_every_rule_of_both_validators_has_its_own_directive() -> None:
     qa_names = {result.name for result in hard_validate_qa("", [], "")}
-    task_names = {result.name for result in hard_validate_task("", "", "", subtasks=[])}
+    passage = QuoteLocation(number=1, text="A passage.", found="missing")
+    task_rules = hard_validate_task("", "", "", subtasks=[], passages=[passage])
+    task_names = {result.name for result in task_rules}
     assert qa_names | task_names == set(RULE_DIRECTIVES)
 
 

@@ -41,7 +41,7 @@ def _fallback(fields: dict[str, Any], kind: str) -> dict[str, Any]:
     trajectory = str(fields.get("trajectory", "")).replace("\\n", "\n")
     passages = worker.printed_passages(trajectory)
     if kind != "answer":
-        return worker.brief_output(passages)
+        return worker.brief_output(passages, worker.printed_composed(trajectory))
     query = str(fields.get("query") or fields.get("task") or "")
     return worker.qa_output(passages, query, trajectory, _steering(fields))
 
@@ -153,7 +153,8 @@ class OfflineClient:
         if "evidence" in props:
             output = worker.qa_output(passages, query, observations, steering)
             return {**output, "resultReady": True}
-        return {**worker.brief_output(passages), "resultReady": True}
+        composed = worker.printed_composed(observations)
+        return {**worker.brief_output(passages, composed), "resultReady": True}
 
 
 def _action_fields(schema: dict[str, Any]) -> frozenset[str]:

@@ -16,7 +16,7 @@ from typing import Any
 
 from ralph_tui.llm.offline import worker
 from ralph_tui.llm.offline.constraints import Steering
-from ralph_tui.llm.offline.sentences import candidates, rank_sentences
+from ralph_tui.llm.offline.sentences import candidates, rank_sentences, verbatim
 from ralph_tui.llm.types import ChatMessage, ToolDefinition
 from ralph_tui.words import fold, is_content, stem, term_set, words_of
 
@@ -182,4 +182,6 @@ def play(
     if answers:
         observation = worker.FOUND_PREFIX + json.dumps(present)
         return [(output.name, worker.qa_output(passages, query, observation, steering))]
-    return [(output.name, worker.brief_output(passages))]
+    sources = [*found.read, *found.passages]
+    composed = {passage for passage in passages if not verbatim(passage, sources)}
+    return [(output.name, worker.brief_output(passages, composed))]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ralph_tui.evidence import PASSAGE_MARKER
 from ralph_tui.llm.offline.sentences import is_whole_sentence
 from ralph_tui.llm.offline.text import (
     Asked,
@@ -83,7 +84,7 @@ def task_judge(fields: dict[str, Any]) -> dict[str, Any]:
     """Categorized issues: unsupported sentences, items that are fragments or off the task,
     task terms not covered, too little detail."""
     output = _as_text(fields.get("output"))
-    source = _as_text(fields.get("brief")) + "\n" + _as_text(fields.get("memory"))
+    source = "\n".join(_as_text(fields.get(name)) for name in ("brief", "passages", "memory"))
     asked = Asked.task(_as_text(fields.get("task")))
     issues: list[dict[str, str]] = []
     for sentence in sentences(output, min_chars=30):
@@ -128,12 +129,19 @@ def task_judge(fields: dict[str, Any]) -> dict[str, Any]:
 
 def reasoner(fields: dict[str, Any]) -> dict[str, Any]:
     """Compose the output from the brief's whole passages that are on the task, those
-    holding most of its terms first."""
+    holding most of its terms first, each line citing the marker the brief gave its passage
+    (none for a line the brief cites no passage for)."""
     task = _as_text(fields.get("task"))
     brief = _as_text(fields.get("brief"))
-    passages = [line[2:].strip() for line in brief.splitlines() if line.startswith("- ")]
+    markers: dict[str, str] = {}
+    for line in brief.splitlines():
+        if line.startswith("- "):
+            text = line[2:].strip()
+            found = PASSAGE_MARKER.match(text)
+            passage = text[found.end() :].strip() if found else text
+            markers[passage] = found[0] if found else ""
     asked = Asked.task(task)
-    fitting = [p for p in passages if is_whole_sentence(p) and asked.addressed_by(p)]
+    fitting = [p for p in markers if is_whole_sentence(p) and asked.addressed_by(p)]
     wanted = 8 if fields.get("constraints") else 5
     chosen = rank_sentences(task, fitting, wanted)
     if not chosen:
@@ -142,11 +150,25 @@ def reasoner(fields: dict[str, Any]) -> dict[str, Any]:
             "output": "The brief holds no whole passage on the task.",
             "memoryUpdate": "No passage on the task found yet; search with other terms.",
         }
-    body = "\n".join(f"- {p}" for p in chosen)
+    body = "\n".join(f"- {citing(p, markers[p])}" for p in chosen)
     output = f'Findings from the document for the task "{clip_words(task, 120)}":\n{body}'
     covered = sorted({term for p in chosen for term in term_set(p) & asked.terms})
     memory = f"Covered {len(chosen)} passages about: {', '.join(covered) or 'the task'}."
     return {"output": output, "memoryUpdate": memory}
+
+
+FINAL_MARKS = re.compile(r"[.!?:。！？：][\"'`)\]*_」』）]*$")
+"""A sentence's closing punctuation (and the quote marks or brackets after it)."""
+
+
+def citing(sentence: str, marker: str) -> str:
+    """``sentence`` ending with ``marker`` before its closing punctuation (``... 48 hours
+    [P2].``); as it is without a marker."""
+    if not marker:
+        return sentence
+    closing = FINAL_MARKS.search(sentence)
+    cut = closing.start() if closing else len(sentence)
+    return f"{sentence[:cut].rstrip()} {marker}{sentence[cut:]}"
 
 
 def decomposer(fields: dict[str, Any]) -> dict[str, Any]:

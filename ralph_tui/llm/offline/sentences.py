@@ -190,4 +190,18 @@ def search_lines(
     best = rank_sentences(sentences, terms, focus, leave_out, need, found)
     lines = [found_prefix + json.dumps(found)]
     lines.append(f"{len(sentences)} sentences; {len(best)} hold enough of the terms")
-    return lines + [json.dumps(text) for text in best[:shown]]
+    sources = [context, *retrieved]
+    return lines + [
+        ("" if verbatim(text, sources) else COMPOSED_PREFIX) + json.dumps(text)
+        for text in best[:shown]
+    ]
+
+
+COMPOSED_PREFIX = "composed: "
+"""Before a printed line that is not the sources' own words (a table row named by its
+header), so that it is never passed off as a passage of the document."""
+
+
+def verbatim(text: str, sources: list[str]) -> bool:
+    """Whether ``text`` stands character for character in one of ``sources``."""
+    return any(text in source for source in sources)

@@ -17,9 +17,11 @@ from __future__ import annotations
 import inspect
 import json
 import re
+from collections.abc import Collection
 from types import ModuleType
 
 from ralph_tui import words
+from ralph_tui.evidence import passage_marker
 from ralph_tui.llm.offline import sentences
 from ralph_tui.llm.offline.constraints import Steering
 from ralph_tui.llm.offline.text import Asked
@@ -108,10 +110,23 @@ def search_code(query: str, steering: Steering, *, tables: bool = False) -> str:
 
 
 def printed_passages(observation: str) -> list[str]:
-    """The JSON-string lines the search code printed, in order, without duplicates."""
-    passages: dict[str, None] = {}
+    """The JSON-string lines the search code printed (composed ones too), in order, without
+    duplicates."""
+    return list(dict.fromkeys(text for text, _ in _printed(observation)))
+
+
+def printed_composed(observation: str) -> set[str]:
+    """The printed lines the search code marked as composed: not the sources' own words."""
+    return {text for text, composed in _printed(observation) if composed}
+
+
+def _printed(observation: str) -> list[tuple[str, bool]]:
+    """Each JSON-string line printed, stripped, and whether it was marked composed."""
+    printed = []
     for line in observation.splitlines():
         line = line.strip()
+        composed = line.startswith(sentences.COMPOSED_PREFIX)
+        line = line.removeprefix(sentences.COMPOSED_PREFIX)
         if not line.startswith('"'):
             continue
         try:
@@ -119,8 +134,8 @@ def printed_passages(observation: str) -> list[str]:
         except json.JSONDecodeError:
             continue
         if isinstance(value, str) and value.strip():
-            passages.setdefault(value.strip(), None)
-    return list(passages)
+            printed.append((value.strip(), composed))
+    return printed
 
 
 def printed_terms(observation: str) -> list[str] | None:
@@ -208,15 +223,23 @@ def qa_output(
     }
 
 
-def brief_output(passages: list[str], limit_chars: int = 1800) -> dict[str, object]:
+def brief_output(
+    passages: list[str], composed: Collection[str] = (), limit_chars: int = 1800
+) -> dict[str, object]:
     """The passages as a brief, one line each (a passage wrapped over lines is joined, so
-    whoever reads the brief line by line reads it whole)."""
+    whoever reads the brief line by line reads it whole). Each that is the document's own
+    words is cited by its marker and given verbatim in ``passages``; a ``composed`` one (a
+    table row named by its header) is in the brief without a marker."""
     if not passages:
-        return {"brief": "No passage of the document holds the task's terms."}
+        return {"brief": "No passage of the document holds the task's terms.", "passages": []}
     lines = ["Passages of the document relevant to the task:"]
+    cited: list[str] = []
     for passage in passages:
-        line = "- " + " ".join(passage.split())
+        marker = "" if passage in composed else passage_marker(len(cited) + 1) + " "
+        line = "- " + marker + " ".join(passage.split())
         if sum(len(x) + 1 for x in lines) + len(line) > limit_chars:
             break
         lines.append(line)
-    return {"brief": "\n".join(lines)}
+        if marker:
+            cited.append(passage)
+    return {"brief": "\n".join(lines), "passages": cited}
