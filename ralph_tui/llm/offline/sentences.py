@@ -8,6 +8,7 @@ import itertools
 import json
 import math
 import re
+from collections.abc import Iterator
 
 from ralph_tui.words import term_set, word_count
 
@@ -169,8 +170,80 @@ def candidates(retrieved: list[str], read: list[str], tables: bool) -> list[str]
     return list(dict.fromkeys(pool))
 
 
+BLANK_LINE = re.compile(r"\n[ \t]*\n")
+NEAR_CHARS = 600
+"""How near a hit of another term must stand to count as meeting it (either side)."""
+PARAGRAPH_REACH = 3000
+"""How far from a hit its paragraph's ends are looked for before the window is cut at a
+sentence instead."""
+PLACES = 40
+"""Places read around hits, at most (besides each term's best one)."""
+
+
+def best_places(hits: dict[str, list[int]], limit: int = PLACES) -> list[int]:
+    """Where to read, best first: the hits (``hits``: each searched term's match offsets)
+    where the most of the terms meet, a term counting the more the fewer hits it has; no
+    two within ``NEAR_CHARS``, at most ``limit``, and then each term's best hit not yet
+    near one of them (so every term found is read once)."""
+    weight = {term: 1 / len(spots) for term, spots in hits.items() if spots}
+    spots = sorted((at, term) for term, found in hits.items() for at in found)
+    near: list[frozenset[str]] = []
+    low = high = 0
+    counts: dict[str, int] = {}
+    for at, _ in spots:
+        while high < len(spots) and spots[high][0] <= at + NEAR_CHARS:
+            counts[spots[high][1]] = counts.get(spots[high][1], 0) + 1
+            high += 1
+        while spots[low][0] < at - NEAR_CHARS:
+            counts[spots[low][1]] -= 1
+            low += 1
+        near.append(frozenset(term for term, count in counts.items() if count))
+    score = [sum(weight[term] for term in terms) for terms in near]
+    order = sorted(range(len(spots)), key=lambda n: (-score[n], spots[n][0]))
+    chosen: list[int] = []
+    read: set[str] = set()
+    for n in order:
+        at, term = spots[n]
+        room = len(chosen) < limit or term not in read
+        if room and all(abs(at - other) > NEAR_CHARS for other in chosen):
+            chosen.append(at)
+            read |= near[n]
+    return chosen
+
+
+def paragraph_span(text: str, at: int, reach: int = PARAGRAPH_REACH) -> tuple[int, int]:
+    """The paragraph of ``text`` around offset ``at`` (between blank lines); where its end
+    lies beyond ``reach``, the window ends at the sentence end farthest within it (or at
+    the reach itself). Found with compiled patterns bounded to the reach: nothing outside
+    it is read."""
+    low, high = max(0, at - reach), min(len(text), at + reach)
+    start = _last(BLANK_LINE.finditer(text, low, at))
+    if start is None and low > 0:
+        start = SENTENCE_END.search(text, low, at)
+    end = BLANK_LINE.search(text, at, high)
+    if end is None and high < len(text):
+        end = _last(SENTENCE_END.finditer(text, at, high))
+    return (start.end() if start else low), (end.start() if end else high)
+
+
+def _last(matches: Iterator[re.Match[str]]) -> re.Match[str] | None:
+    return next(reversed(list(matches)), None)
+
+
+def reading_spans(text: str, hits: dict[str, list[int]]) -> list[tuple[int, int]]:
+    """The paragraphs around the best places among ``hits`` (``best_places``), in order,
+    overlapping ones joined."""
+    spans: list[tuple[int, int]] = []
+    for start, end in sorted(paragraph_span(text, at) for at in best_places(hits)):
+        if spans and start <= spans[-1][1]:
+            spans[-1] = (spans[-1][0], max(end, spans[-1][1]))
+        else:
+            spans.append((start, end))
+    return spans
+
+
 def search_lines(
-    context: str,
+    read: list[str],
     retrieved: list[str],
     terms: list[str],
     focus: list[str],
@@ -180,13 +253,13 @@ def search_lines(
     found_prefix: str,
     tables: bool = False,
 ) -> list[str]:
-    """What the search prints: the terms the sources (``context`` and the ``retrieved``
-    passages) hold at all, how many sentences hold enough of them, then the best sentences
-    (and with ``tables``, table rows) as JSON strings — those of the retrieved passages
-    first among equals."""
-    held = term_set(context).union(*(term_set(text) for text in retrieved))
+    """What the search prints: the terms the sources (the windows ``read`` and the
+    ``retrieved`` passages) hold, how many sentences hold enough of them, then the best
+    sentences (and with ``tables``, table rows) as JSON strings — those of the retrieved
+    passages first among equals."""
+    held = set().union(*(term_set(text) for text in [*read, *retrieved]))
     found = [t for t in terms + focus if t in held]
-    sentences = candidates(retrieved, [context], tables)
+    sentences = candidates(retrieved, read, tables)
     best = rank_sentences(sentences, terms, focus, leave_out, need, found)
     lines = [found_prefix + json.dumps(found)]
     lines.append(f"{len(sentences)} sentences; {len(best)} hold enough of the terms")
