@@ -1,9 +1,11 @@
 """The offline baseline's sentence search, one implementation for both inner modes: the RLM
 worker sends this module's source (with ``ralph_tui.words``, the terms it compares) to the
-sandbox as the code it runs over ``context`` and the passages ``retrieve()`` returned; the
-LCM worker calls it on the text its tools returned. It imports only the standard library
-and ``ralph_tui.words``, so it runs as it is in the sandbox."""
+sandbox as the code that chooses what to read of ``context`` around the hits of its
+searches, and ranks the sentences of what it read and of the passages ``retrieve()``
+returned; the LCM worker calls it on the text its tools returned. It imports only the
+standard library and ``ralph_tui.words``, so it runs as it is in the sandbox."""
 
+import bisect
 import itertools
 import json
 import math
@@ -173,21 +175,23 @@ def candidates(retrieved: list[str], read: list[str], tables: bool) -> list[str]
 BLANK_LINE = re.compile(r"\n[ \t]*\n")
 NEAR_CHARS = 600
 """How near a hit of another term must stand to count as meeting it (either side)."""
+TABLE_START = re.compile(r"\||[^\n]*\t")
+"""A block opening a table: a Markdown row, or a line of tab-separated cells."""
+MARKED_HEADING = re.compile(r"^#{1,6}[ \t]", re.MULTILINE)
 PARAGRAPH_REACH = 3000
 """How far from a hit its paragraph's ends are looked for before the window is cut at a
 sentence instead."""
 PLACES = 40
-"""Places read around hits, at most (besides each term's best one)."""
+"""Paragraphs read around the best hits, at most (besides each term's best one)."""
 
 
-def best_places(hits: dict[str, list[int]], limit: int = PLACES) -> list[int]:
-    """Where to read, best first: the hits (``hits``: each searched term's match offsets)
-    where the most of the terms meet, a term counting the more the fewer hits it has; no
-    two within ``NEAR_CHARS``, at most ``limit``, and then each term's best hit not yet
-    near one of them (so every term found is read once)."""
+def ranked_hits(hits: dict[str, list[int]]) -> list[tuple[int, str]]:
+    """Every hit (``hits``: each searched term's match offsets) as (offset, term), best
+    first: where the most of the terms meet within ``NEAR_CHARS``, a term counting the more
+    the fewer hits it has; then the earlier."""
     weight = {term: 1 / len(spots) for term, spots in hits.items() if spots}
     spots = sorted((at, term) for term, found in hits.items() for at in found)
-    near: list[frozenset[str]] = []
+    score: list[float] = []
     low = high = 0
     counts: dict[str, int] = {}
     for at, _ in spots:
@@ -197,25 +201,17 @@ def best_places(hits: dict[str, list[int]], limit: int = PLACES) -> list[int]:
         while spots[low][0] < at - NEAR_CHARS:
             counts[spots[low][1]] -= 1
             low += 1
-        near.append(frozenset(term for term, count in counts.items() if count))
-    score = [sum(weight[term] for term in terms) for terms in near]
-    order = sorted(range(len(spots)), key=lambda n: (-score[n], spots[n][0]))
-    chosen: list[int] = []
-    read: set[str] = set()
-    for n in order:
-        at, term = spots[n]
-        room = len(chosen) < limit or term not in read
-        if room and all(abs(at - other) > NEAR_CHARS for other in chosen):
-            chosen.append(at)
-            read |= near[n]
-    return chosen
+        score.append(sum(weight[term] for term, count in counts.items() if count))
+    # Among equals, a hit of the rarer term itself first: its paragraph holds that term.
+    order = sorted(range(len(spots)), key=lambda n: (-score[n], -weight[spots[n][1]], n))
+    return [spots[n] for n in order]
 
 
 def paragraph_span(text: str, at: int, reach: int = PARAGRAPH_REACH) -> tuple[int, int]:
-    """The paragraph of ``text`` around offset ``at`` (between blank lines); where its end
-    lies beyond ``reach``, the window ends at the sentence end farthest within it (or at
-    the reach itself). Found with compiled patterns bounded to the reach: nothing outside
-    it is read."""
+    """The paragraph of ``text`` around offset ``at`` (between blank lines), a table from
+    the heading above it; where its end lies beyond ``reach``, the window ends at the
+    sentence end farthest within it (or at the reach itself). Found with compiled patterns
+    bounded to the reach: nothing outside it is read."""
     low, high = max(0, at - reach), min(len(text), at + reach)
     start = _last(BLANK_LINE.finditer(text, low, at))
     if start is None and low > 0:
@@ -223,23 +219,55 @@ def paragraph_span(text: str, at: int, reach: int = PARAGRAPH_REACH) -> tuple[in
     end = BLANK_LINE.search(text, at, high)
     if end is None and high < len(text):
         end = _last(SENTENCE_END.finditer(text, at, high))
-    return (start.end() if start else low), (end.start() if end else high)
+    begin = start.end() if start else low
+    if TABLE_START.match(text, begin, high):
+        # A table's rows are named by the heading above it (``table_rows_of``).
+        heading = _last(MARKED_HEADING.finditer(text, low, begin))
+        begin = heading.start() if heading else begin
+    return begin, (end.start() if end else high)
 
 
 def _last(matches: Iterator[re.Match[str]]) -> re.Match[str] | None:
     return next(reversed(list(matches)), None)
 
 
-def reading_spans(text: str, hits: dict[str, list[int]]) -> list[tuple[int, int]]:
-    """The paragraphs around the best places among ``hits`` (``best_places``), in order,
-    overlapping ones joined."""
-    spans: list[tuple[int, int]] = []
-    for start, end in sorted(paragraph_span(text, at) for at in best_places(hits)):
-        if spans and start <= spans[-1][1]:
-            spans[-1] = (spans[-1][0], max(end, spans[-1][1]))
+def reading_spans(
+    text: str, hits: dict[str, list[int]], limit: int = PLACES
+) -> list[tuple[int, int]]:
+    """What to read of ``text``: the paragraphs (``paragraph_span``) of the best ``limit``
+    hits (``ranked_hits``), then of each term's best hit where none of its hits lies in
+    them yet (so every term found is read once); in order, overlapping ones joined."""
+    ranked = ranked_hits(hits)
+    read: list[tuple[int, int]] = []
+    chosen = 0
+    for at, _ in ranked:
+        if chosen == limit:
+            break
+        if not _inside(at, read):
+            read, chosen = joined([*read, paragraph_span(text, at)]), chosen + 1
+    covered = {term for term, spots in hits.items() if any(_inside(at, read) for at in spots)}
+    for at, term in ranked:
+        if term not in covered:
+            read = joined([*read, paragraph_span(text, at)])
+            covered.add(term)
+    return read
+
+
+def joined(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``spans`` sorted, overlapping and touching ones joined."""
+    result: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if result and start <= result[-1][1]:
+            result[-1] = (result[-1][0], max(end, result[-1][1]))
         else:
-            spans.append((start, end))
-    return spans
+            result.append((start, end))
+    return result
+
+
+def _inside(at: int, spans: list[tuple[int, int]]) -> bool:
+    """Whether offset ``at`` lies in one of ``spans`` (sorted, disjoint)."""
+    n = bisect.bisect_right(spans, (at, math.inf)) - 1
+    return n >= 0 and spans[n][0] <= at < spans[n][1]
 
 
 def search_lines(

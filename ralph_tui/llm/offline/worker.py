@@ -1,15 +1,19 @@
 """The offline baseline as an RLM worker: the code it writes, and what it reads back.
 
 It never sees the document. Its first step writes search code that runs in the sandbox: it
-asks ``retrieve()`` (where the sandbox has it) for the passages of the run's index about the
-query — the document's and fetched pages' alike — splits them and ``context`` into
-sentences, keeps those holding enough of the search terms (and none of the left-out ones),
-and prints which terms the sources hold at all and the best sentences as JSON strings. The
-search is ``sentences.py`` and the terms are ``ralph_tui.words``, both sent as source, so
-the sandbox folds words exactly as the host does. Its last step answers from those printed
-sentences only: each quote is a whole sentence (or a clause ending at punctuation), each
-bullet its quote's text (linked to that quote alone), and a question whose terms the sources
-mostly lack gets an honest "not found" (a line no quote backs).
+searches ``context`` for each word of the query (case-insensitive ``re.finditer``, the
+start a word shares with its term: "qualif" for "qualify"), reads the paragraphs around the
+hits where the most of the words meet (slices of ``context``, so the run's coverage records
+both the words searched and the windows read), asks ``retrieve()`` (where the sandbox has
+it) for the passages of the run's index about the query — the document's and fetched
+pages' alike — splits what it read and retrieved into sentences, keeps those holding enough
+of the search terms (and none of the left-out ones), and prints which terms the sources
+hold and the best sentences as JSON strings. The search is ``sentences.py`` and the terms
+are ``ralph_tui.words``, both sent as source, so the sandbox folds words exactly as the
+host does. Its last step answers from those printed sentences only: each quote is a whole
+sentence (or a clause ending at punctuation), each bullet its quote's text (linked to that
+quote alone), and a question whose terms the sources mostly lack gets an honest "not found"
+(a line no quote backs).
 """
 
 from __future__ import annotations
