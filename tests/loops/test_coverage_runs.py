@@ -41,6 +41,9 @@ def test_an_answer_of_absence_says_what_was_searched_and_read(
     assert "saffron" in searched and "simmer" in searched
     if inner == "lcm":
         assert any("saffron" in s and s != ABSENT for s in trace.coverage.searches), "its greps"
+    else:
+        searches = [s for s in trace.coverage.searches if s != ABSENT]
+        assert searches == ["saffron", "simmer", "long"], "the question's words, no stop words"
 
 
 def test_the_json_of_a_run_carries_its_coverage(

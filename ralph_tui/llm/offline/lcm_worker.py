@@ -18,7 +18,7 @@ from ralph_tui.llm.offline import worker
 from ralph_tui.llm.offline.constraints import Steering
 from ralph_tui.llm.offline.sentences import candidates, rank_sentences, verbatim
 from ralph_tui.llm.types import ChatMessage, ToolDefinition
-from ralph_tui.words import fold, is_content, stem, term_set, words_of
+from ralph_tui.words import term_set
 
 HITS_PER_TERM = 12
 RETRIEVED = 4
@@ -98,23 +98,6 @@ def term_pattern(prefix: str) -> str:
     return r"(?i)\b" + re.escape(prefix)
 
 
-def _shared_start(first: str, second: str) -> str:
-    size = next((n for n, (a, b) in enumerate(zip(first, second, strict=False)) if a != b), None)
-    return first[: min(len(first), len(second)) if size is None else size]
-
-
-def grep_prefixes(text: str, terms: list[str]) -> dict[str, str]:
-    """For each of ``terms``, what to grep for: the start its word in ``text`` shares with
-    its stem ("qualifi", the stem of "qualify", greps "qualif"); the term itself when no
-    word of ``text`` has it (a constraint's term)."""
-    prefixes = {term: term for term in terms}
-    for word in words_of(text):
-        term = stem(word)
-        if is_content(word) and prefixes.get(term) == term:
-            prefixes[term] = _shared_start(fold(word), term) or term
-    return prefixes
-
-
 def windows(found: Findings, size_hint: int = WINDOW_CHARS) -> list[tuple[int, int]]:
     """Up to ``WINDOWS`` places to read, best first: each hit's neighbourhood (mostly what
     follows it), scored by the rarity of the distinct terms it holds (a retrieved passage
@@ -149,7 +132,7 @@ def play(
     query = str(fields.get("query") or fields.get("task") or "")
     search_for = " ".join([query, *map(str, fields.get("docReaderHints") or [])])
     terms = [t for t in worker.search_terms(search_for) if t not in steering.leave_out]
-    prefixes = grep_prefixes(search_for, terms + steering.focus)
+    prefixes = worker.grep_prefixes(search_for, terms + steering.focus)
     found = Findings.of(messages)
     if not found.searched:
         calls: list[Call] = [

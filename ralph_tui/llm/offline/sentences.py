@@ -1,13 +1,16 @@
 """The offline baseline's sentence search, one implementation for both inner modes: the RLM
 worker sends this module's source (with ``ralph_tui.words``, the terms it compares) to the
-sandbox as the code it runs over ``context`` and the passages ``retrieve()`` returned; the
-LCM worker calls it on the text its tools returned. It imports only the standard library
-and ``ralph_tui.words``, so it runs as it is in the sandbox."""
+sandbox as the code that chooses what to read of ``context`` around the hits of its
+searches, and ranks the sentences of what it read and of the passages ``retrieve()``
+returned; the LCM worker calls it on the text its tools returned. It imports only the
+standard library and ``ralph_tui.words``, so it runs as it is in the sandbox."""
 
+import bisect
 import itertools
 import json
 import math
 import re
+from collections.abc import Iterator
 
 from ralph_tui.words import term_set, word_count
 
@@ -169,8 +172,106 @@ def candidates(retrieved: list[str], read: list[str], tables: bool) -> list[str]
     return list(dict.fromkeys(pool))
 
 
+BLANK_LINE = re.compile(r"\n[ \t]*\n")
+NEAR_CHARS = 600
+"""How near a hit of another term must stand to count as meeting it (either side)."""
+TABLE_START = re.compile(r"\||[^\n]*\t")
+"""A block opening a table: a Markdown row, or a line of tab-separated cells."""
+MARKED_HEADING = re.compile(r"^#{1,6}[ \t]", re.MULTILINE)
+PARAGRAPH_REACH = 3000
+"""How far from a hit its paragraph's ends are looked for before the window is cut at a
+sentence instead."""
+PLACES = 40
+"""Paragraphs read around the best hits, at most (besides each term's best one)."""
+
+
+def ranked_hits(hits: dict[str, list[int]]) -> list[tuple[int, str]]:
+    """Every hit (``hits``: each searched term's match offsets) as (offset, term), best
+    first: where the most of the terms meet within ``NEAR_CHARS``, a term counting the more
+    the fewer hits it has; then the earlier."""
+    weight = {term: 1 / len(spots) for term, spots in hits.items() if spots}
+    spots = sorted((at, term) for term, found in hits.items() for at in found)
+    score: list[float] = []
+    low = high = 0
+    counts: dict[str, int] = {}
+    for at, _ in spots:
+        while high < len(spots) and spots[high][0] <= at + NEAR_CHARS:
+            counts[spots[high][1]] = counts.get(spots[high][1], 0) + 1
+            high += 1
+        while spots[low][0] < at - NEAR_CHARS:
+            counts[spots[low][1]] -= 1
+            low += 1
+        score.append(sum(weight[term] for term, count in counts.items() if count))
+    # Among equals, a hit of the rarer term itself first: its paragraph holds that term.
+    order = sorted(range(len(spots)), key=lambda n: (-score[n], -weight[spots[n][1]], n))
+    return [spots[n] for n in order]
+
+
+def paragraph_span(text: str, at: int, reach: int = PARAGRAPH_REACH) -> tuple[int, int]:
+    """The paragraph of ``text`` around offset ``at`` (between blank lines), a table from
+    the heading above it; where its end lies beyond ``reach``, the window ends at the
+    sentence end farthest within it (or at the reach itself). Found with compiled patterns
+    bounded to the reach: nothing outside it is read."""
+    low, high = max(0, at - reach), min(len(text), at + reach)
+    start = _last(BLANK_LINE.finditer(text, low, at))
+    if start is None and low > 0:
+        start = SENTENCE_END.search(text, low, at)
+    end = BLANK_LINE.search(text, at, high)
+    if end is None and high < len(text):
+        end = _last(SENTENCE_END.finditer(text, at, high))
+    begin = start.end() if start else low
+    if TABLE_START.match(text, begin, high):
+        # A table's rows are named by the heading above it (``table_rows_of``).
+        heading = _last(MARKED_HEADING.finditer(text, low, begin))
+        begin = heading.start() if heading else begin
+    return begin, (end.start() if end else high)
+
+
+def _last(matches: Iterator[re.Match[str]]) -> re.Match[str] | None:
+    return next(reversed(list(matches)), None)
+
+
+def reading_spans(
+    text: str, hits: dict[str, list[int]], limit: int = PLACES
+) -> list[tuple[int, int]]:
+    """What to read of ``text``: the paragraphs (``paragraph_span``) of the best ``limit``
+    hits (``ranked_hits``), then of each term's best hit where none of its hits lies in
+    them yet (so every term found is read once); in order, overlapping ones joined."""
+    ranked = ranked_hits(hits)
+    read: list[tuple[int, int]] = []
+    chosen = 0
+    for at, _ in ranked:
+        if chosen == limit:
+            break
+        if not _inside(at, read):
+            read, chosen = joined([*read, paragraph_span(text, at)]), chosen + 1
+    covered = {term for term, spots in hits.items() if any(_inside(at, read) for at in spots)}
+    for at, term in ranked:
+        if term not in covered:
+            read = joined([*read, paragraph_span(text, at)])
+            covered.add(term)
+    return read
+
+
+def joined(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``spans`` sorted, overlapping and touching ones joined."""
+    result: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if result and start <= result[-1][1]:
+            result[-1] = (result[-1][0], max(end, result[-1][1]))
+        else:
+            result.append((start, end))
+    return result
+
+
+def _inside(at: int, spans: list[tuple[int, int]]) -> bool:
+    """Whether offset ``at`` lies in one of ``spans`` (sorted, disjoint)."""
+    n = bisect.bisect_right(spans, (at, math.inf)) - 1
+    return n >= 0 and spans[n][0] <= at < spans[n][1]
+
+
 def search_lines(
-    context: str,
+    read: list[str],
     retrieved: list[str],
     terms: list[str],
     focus: list[str],
@@ -180,13 +281,13 @@ def search_lines(
     found_prefix: str,
     tables: bool = False,
 ) -> list[str]:
-    """What the search prints: the terms the sources (``context`` and the ``retrieved``
-    passages) hold at all, how many sentences hold enough of them, then the best sentences
-    (and with ``tables``, table rows) as JSON strings — those of the retrieved passages
-    first among equals."""
-    held = term_set(context).union(*(term_set(text) for text in retrieved))
+    """What the search prints: the terms the sources (the windows ``read`` and the
+    ``retrieved`` passages) hold, how many sentences hold enough of them, then the best
+    sentences (and with ``tables``, table rows) as JSON strings — those of the retrieved
+    passages first among equals."""
+    held = set().union(*(term_set(text) for text in [*read, *retrieved]))
     found = [t for t in terms + focus if t in held]
-    sentences = candidates(retrieved, [context], tables)
+    sentences = candidates(retrieved, read, tables)
     best = rank_sentences(sentences, terms, focus, leave_out, need, found)
     lines = [found_prefix + json.dumps(found)]
     lines.append(f"{len(sentences)} sentences; {len(best)} hold enough of the terms")

@@ -1,15 +1,19 @@
 """The offline baseline as an RLM worker: the code it writes, and what it reads back.
 
 It never sees the document. Its first step writes search code that runs in the sandbox: it
-asks ``retrieve()`` (where the sandbox has it) for the passages of the run's index about the
-query — the document's and fetched pages' alike — splits them and ``context`` into
-sentences, keeps those holding enough of the search terms (and none of the left-out ones),
-and prints which terms the sources hold at all and the best sentences as JSON strings. The
-search is ``sentences.py`` and the terms are ``ralph_tui.words``, both sent as source, so
-the sandbox folds words exactly as the host does. Its last step answers from those printed
-sentences only: each quote is a whole sentence (or a clause ending at punctuation), each
-bullet its quote's text (linked to that quote alone), and a question whose terms the sources
-mostly lack gets an honest "not found" (a line no quote backs).
+searches ``context`` for each word of the query (case-insensitive ``re.finditer``, the
+start a word shares with its term: "qualif" for "qualify"), reads the paragraphs around the
+hits where the most of the words meet (slices of ``context``, so the run's coverage records
+both the words searched and the windows read), asks ``retrieve()`` (where the sandbox has
+it) for the passages of the run's index about the query — the document's and fetched
+pages' alike — splits what it read and retrieved into sentences, keeps those holding enough
+of the search terms (and none of the left-out ones), and prints which terms the sources
+hold and the best sentences as JSON strings. The search is ``sentences.py`` and the terms
+are ``ralph_tui.words``, both sent as source, so the sandbox folds words exactly as the
+host does. Its last step answers from those printed sentences only: each quote is a whole
+sentence (or a clause ending at punctuation), each bullet its quote's text (linked to that
+quote alone), and a question whose terms the sources mostly lack gets an honest "not found"
+(a line no quote backs).
 """
 
 from __future__ import annotations
@@ -57,11 +61,16 @@ _install({name!r}, r'''{source}''')
 """
 
 SEARCH_CALL = """
+import re
+hits = {{}}
+for word in {searched!r}:
+    hits[word] = [match.start() for match in re.finditer(word, context, re.IGNORECASE)]
+read = [context[start:end] for start, end in reading_spans(context, hits)]
 _retrieve = globals().get("retrieve")
 _passages = _retrieve({query!r}, k={k}, sources={sources!r}) if _retrieve else []
 _retrieved = [passage["text"] for passage in _passages]
 for line in search_lines(
-    context, _retrieved, {terms!r}, {focus!r}, {leave_out!r}, need={need}, shown={shown},
+    read, _retrieved, {terms!r}, {focus!r}, {leave_out!r}, need={need}, shown={shown},
     found_prefix={found_prefix!r}, tables={tables!r},
 ):
     print(line)
@@ -71,6 +80,23 @@ for line in search_lines(
 def search_terms(text: str, limit: int = 8) -> list[str]:
     """The terms the query asks about, longest first (most specific)."""
     return sorted(words.query_terms(text), key=len, reverse=True)[:limit]
+
+
+def _shared_start(first: str, second: str) -> str:
+    size = next((n for n, (a, b) in enumerate(zip(first, second, strict=False)) if a != b), None)
+    return first[: min(len(first), len(second)) if size is None else size]
+
+
+def grep_prefixes(text: str, terms: list[str]) -> dict[str, str]:
+    """For each of ``terms``, what to search the text for: the start its word in ``text``
+    shares with its stem ("qualifi", the stem of "qualify", searches "qualif"); the term
+    itself when no word of ``text`` has it (a constraint's term)."""
+    prefixes = {term: term for term in terms}
+    for word in words.words_of(text):
+        term = words.stem(word)
+        if words.is_content(word) and prefixes.get(term) == term:
+            prefixes[term] = _shared_start(words.fold(word), term) or term
+    return prefixes
 
 
 def needed_terms(query: str, steering: Steering) -> int:
@@ -88,18 +114,21 @@ def shipped_code() -> str:
         if "'''" in source:
             raise ValueError(f"{module.__name__} cannot be sent in a raw string literal")
         modules.append(MODULE.format(name=module.__name__, source=source))
-    imported = f"from {sentences.__name__} import search_lines\n"
+    imported = f"from {sentences.__name__} import reading_spans, search_lines\n"
     return INSTALL + "".join(modules) + imported
 
 
 def search_code(query: str, steering: Steering, *, tables: bool = False) -> str:
     """The sandbox code: the search's modules, then its call for this query (``tables``:
     table rows are candidates too, for a brief; a quote must be the document's text)."""
+    terms = [t for t in search_terms(query) if t not in steering.leave_out]
+    prefixes = grep_prefixes(query, terms + steering.focus)
     return shipped_code() + SEARCH_CALL.format(
+        searched=[re.escape(prefix) for prefix in dict.fromkeys(prefixes.values())],
         query=query,
         k=RETRIEVED,
         sources=list(RETRIEVED_SOURCES),
-        terms=[t for t in search_terms(query) if t not in steering.leave_out],
+        terms=terms,
         focus=steering.focus,
         leave_out=steering.leave_out,
         need=needed_terms(query, steering),
