@@ -291,7 +291,7 @@ def search_lines(
     best = rank_sentences(sentences, terms, focus, leave_out, need, found)
     lines = [found_prefix + json.dumps(found)]
     lines.append(f"{len(sentences)} sentences; {len(best)} hold enough of the terms")
-    sources = [context, *retrieved]
+    sources = [*read, *retrieved]
     return lines + [
         ("" if verbatim(text, sources) else COMPOSED_PREFIX) + json.dumps(text)
         for text in best[:shown]
