@@ -136,12 +136,16 @@ class RalphApp(App[int]):
         The Python highlighter and the loops load on first use. Then ``gc.freeze`` moves
         what start-up built (modules, widgets, styles) out of the collector's view: it
         lives as long as the app, and re-scanning it made full collections visible
-        stalls during busy runs.
+        stalls during busy runs. The collector, off while ``ralph-tui`` starts, is on again
+        from here, whatever happens to the warm-up.
         """
-        highlight("x = 1", language="python")
-        import_module("ralph_tui.loops.runner")
-        import_module("ralph_tui.cli.progress")
-        self.call_from_thread(gc.freeze)
+        try:
+            highlight("x = 1", language="python")
+            import_module("ralph_tui.loops.runner")
+            import_module("ralph_tui.cli.progress")
+            self.call_from_thread(gc.freeze)
+        finally:
+            gc.enable()
 
     def _apply_preferences(self) -> None:
         folder = self.context.config_dir
