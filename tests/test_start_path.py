@@ -50,6 +50,9 @@ LATER_SCREENS = tuple(
     if module.name.rpartition(".")[2] not in FIRST_SCREEN
 )
 """Every other screen and modal loads when first shown, not before the first paint."""
+HIGHLIGHTER = ("textual.highlight", "pygments")
+"""The code highlighter loads with the first sandbox cell shown, or the app's warm-up after
+the first paint."""
 
 HELP_PROGRAM = """
 import contextlib, io, json, sys
@@ -143,6 +146,7 @@ def test_the_app_paints_before_the_loop_stack_loads(tmp_path: Path, mode: str) -
     assert seen["screen"] == "RunScreen"
     assert loaded(seen["modules"], STACKS) == []
     assert loaded(seen["modules"], LATER_SCREENS) == []
+    assert loaded(seen["modules"], HIGHLIGHTER) == []
 
 
 def test_the_later_screens_are_every_screen_but_the_first() -> None:

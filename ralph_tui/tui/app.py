@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from textual import work
 from textual.app import App
 from textual.binding import Binding, BindingType
-from textual.highlight import highlight
 from textual.screen import Screen
 from textual.theme import Theme
 
@@ -140,6 +139,8 @@ class RalphApp(App[int]):
         from here, whatever happens to the warm-up.
         """
         try:
+            from textual.highlight import highlight
+
             highlight("x = 1", language="python")
             import_module("ralph_tui.loops.runner")
             import_module("ralph_tui.cli.progress")
