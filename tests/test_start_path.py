@@ -10,12 +10,14 @@ job.
 from __future__ import annotations
 
 import json
+import pkgutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+import ralph_tui.tui.screens
 from ralph_tui.cli.commands import COMMANDS
 
 STACKS = (
@@ -37,6 +39,20 @@ COMMAND_LINE = (*STACKS, "textual")
 """The command line parses without the app."""
 TOP_HELP = (*COMMAND_LINE, "pydantic", "ralph_tui.config")
 """``ralph-tui --help`` lists the subcommands without even the settings."""
+FIRST_SCREEN = ("run_screen", "error_modal")
+"""The screens the run screen paints with: itself, and the error modal whose actions it
+declares."""
+LATER_SCREENS = tuple(
+    module.name
+    for module in pkgutil.iter_modules(
+        ralph_tui.tui.screens.__path__, f"{ralph_tui.tui.screens.__name__}."
+    )
+    if module.name.rpartition(".")[2] not in FIRST_SCREEN
+)
+"""Every other screen and modal loads when first shown, not before the first paint."""
+HIGHLIGHTER = ("textual.highlight", "pygments")
+"""The code highlighter loads with the first sandbox cell shown, or the app's warm-up after
+the first paint."""
 
 HELP_PROGRAM = """
 import contextlib, io, json, sys
@@ -129,3 +145,12 @@ def test_the_app_paints_before_the_loop_stack_loads(tmp_path: Path, mode: str) -
     seen = json.loads(ran.stdout.strip().splitlines()[-1])
     assert seen["screen"] == "RunScreen"
     assert loaded(seen["modules"], STACKS) == []
+    assert loaded(seen["modules"], LATER_SCREENS) == []
+    assert loaded(seen["modules"], HIGHLIGHTER) == []
+
+
+def test_the_later_screens_are_every_screen_but_the_first() -> None:
+    """The check can fail: the screens it forbids on the first paint are the app's."""
+    assert "ralph_tui.tui.screens.evidence_modal" in LATER_SCREENS
+    assert "ralph_tui.tui.screens.session_screen" in LATER_SCREENS
+    assert "ralph_tui.tui.screens.run_screen" not in LATER_SCREENS

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from textual import work
 from textual.app import App
 from textual.binding import Binding, BindingType
-from textual.highlight import highlight
 from textual.screen import Screen
 from textual.theme import Theme
 
@@ -136,12 +135,18 @@ class RalphApp(App[int]):
         The Python highlighter and the loops load on first use. Then ``gc.freeze`` moves
         what start-up built (modules, widgets, styles) out of the collector's view: it
         lives as long as the app, and re-scanning it made full collections visible
-        stalls during busy runs.
+        stalls during busy runs. The collector, off while ``ralph-tui`` starts, is on again
+        from here, whatever happens to the warm-up.
         """
-        highlight("x = 1", language="python")
-        import_module("ralph_tui.loops.runner")
-        import_module("ralph_tui.cli.progress")
-        self.call_from_thread(gc.freeze)
+        try:
+            from textual.highlight import highlight
+
+            highlight("x = 1", language="python")
+            import_module("ralph_tui.loops.runner")
+            import_module("ralph_tui.cli.progress")
+            self.call_from_thread(gc.freeze)
+        finally:
+            gc.enable()
 
     def _apply_preferences(self) -> None:
         folder = self.context.config_dir

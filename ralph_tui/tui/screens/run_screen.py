@@ -1,5 +1,8 @@
 """Start a run from the form and watch it live; cancel it cleanly.
 
+The modals it opens (evidence, passage, summary, file picker) are imported when first
+opened: the first paint does not wait for them.
+
 The run is a ``RunHandle`` working in a thread of its own; its events land in an
 ``EventBuffer`` that a timer drains ``DRAIN_HZ`` times a second into the ``RunMonitor``.
 The handle tells the screen of each state the run enters through messages
@@ -29,10 +32,6 @@ from ralph_tui.tui.requests import form_request
 from ralph_tui.tui.run_ending import RunEnding
 from ralph_tui.tui.run_handle import RunHandle, RunState
 from ralph_tui.tui.screens.error_modal import ErrorAction, show_error
-from ralph_tui.tui.screens.evidence_modal import EvidenceModal
-from ralph_tui.tui.screens.file_picker import FilePicker
-from ralph_tui.tui.screens.passage_modal import PassageModal
-from ralph_tui.tui.screens.summary_modal import SummaryModal
 from ralph_tui.tui.widgets.context_pane import ContextPane
 from ralph_tui.tui.widgets.output_pane import OutputPane
 from ralph_tui.tui.widgets.retrieval_pane import RetrievalPane
@@ -278,6 +277,8 @@ class RunScreen(Screen[None]):
             self.form.query_one("#query").focus()
 
     def action_choose_document(self) -> None:
+        from ralph_tui.tui.screens.file_picker import FilePicker
+
         typed = Path(self.form.document_text or ".").expanduser()
         start = typed if typed.is_dir() else typed.parent
         self.app.push_screen(FilePicker(start.resolve()), self._document_chosen)
@@ -299,6 +300,8 @@ class RunScreen(Screen[None]):
         self.action_choose_document()
 
     def on_output_pane_quote_chosen(self, message: OutputPane.QuoteChosen) -> None:
+        from ralph_tui.tui.screens.evidence_modal import EvidenceModal
+
         output = self.monitor.output
         path = self.monitor.document_path
         self.app.push_screen(
@@ -313,10 +316,14 @@ class RunScreen(Screen[None]):
         )
 
     def on_context_pane_summary_chosen(self, message: ContextPane.SummaryChosen) -> None:
+        from ralph_tui.tui.screens.summary_modal import SummaryModal
+
         store = Path(message.store) if message.store else None
         self.app.push_screen(SummaryModal(message.node, store))
 
     def on_retrieval_pane_passage_chosen(self, message: RetrievalPane.PassageChosen) -> None:
+        from ralph_tui.tui.screens.passage_modal import PassageModal
+
         output = self.monitor.output
         self.app.push_screen(
             PassageModal(message.passage, output.document, output.corpus, output.external)

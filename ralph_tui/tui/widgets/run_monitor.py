@@ -10,10 +10,12 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 from textual import work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
+from textual.widget import Widget
 from textual.widgets import TabbedContent, TabPane
 from textual.worker import Worker
 
@@ -49,6 +51,17 @@ def read_document_text(*specs: Path) -> str | None:
     return corpus.text if corpus is not None else None
 
 
+PaneWidget = TypeVar("PaneWidget", bound=Widget)
+
+
+def framed(pane: PaneWidget, title: str) -> PaneWidget:
+    """``pane`` as one of the monitor's bordered panes, titled ``title``. The class is set
+    before it mounts: added later, it restyled the pane and all it holds a second time."""
+    pane.add_class("pane", update=False)
+    pane.border_title = title
+    return pane
+
+
 class RunMonitor(Vertical):
     """Status line, sandbox transcript, output, validation, constraints, memory, retrieval
     and log."""
@@ -79,12 +92,12 @@ class RunMonitor(Vertical):
     def compose(self) -> ComposeResult:
         yield RunStatusLine(id="status")
         with Horizontal(id="panes"):
-            yield SandboxPane(id="sandbox", empty_text="No sandbox cells yet.")
+            yield framed(SandboxPane(id="sandbox", empty_text="No sandbox cells yet."), "Sandbox")
             with Vertical(id="side"):
                 yield CoverageStrip(id="coverage")
-                yield OutputPane(id="output")
-                yield ValidationPane(id="validation")
-                with TabbedContent(id="extras"):
+                yield framed(OutputPane(id="output"), "Output")
+                yield framed(ValidationPane(id="validation"), "Validation")
+                with TabbedContent(id="extras", classes="pane"):
                     with TabPane("Constraints", id="tab-constraints"):
                         yield ConstraintsPane(id="constraints")
                     with TabPane("Memory", id="tab-memory"):
@@ -97,12 +110,6 @@ class RunMonitor(Vertical):
                         yield EventLog(id="log")
 
     def on_mount(self) -> None:
-        titles = {"#sandbox": "Sandbox", "#output": "Output", "#validation": "Validation"}
-        for selector, title in titles.items():
-            pane = self.query_one(selector)
-            pane.border_title = title
-            pane.add_class("pane")
-        self.query_one("#extras").add_class("pane")
         self.query_one(RunStatusLine).show(self.progress)
 
     @property

@@ -15,7 +15,6 @@ from collections.abc import Iterable
 
 from textual.containers import VerticalScroll
 from textual.content import Content
-from textual.highlight import highlight
 from textual.widgets import Static
 
 from ralph_tui.events import BaseEvent, ModelTurnPartial, SandboxExecuted, SubQuery, ToolExecuted
@@ -39,6 +38,8 @@ def _head(text: str, max_lines: int) -> str:
 
 def cell_content(event: SandboxExecuted) -> Content:
     """One executed cell: a header line, the highlighted code, then output and error."""
+    from textual.highlight import highlight  # with the highlighter: after the first paint
+
     flags = [
         ("timed out", event.timed_out),
         ("restarted", event.restarted),
@@ -59,6 +60,8 @@ def cell_content(event: SandboxExecuted) -> Content:
 
 def tool_content(event: ToolExecuted) -> Content:
     """One tool call of the LCM agent: a header line, its arguments, what it returned."""
+    from textual.highlight import highlight
+
     header = Content.assemble(
         (f"{event.agent} step {event.step}", "bold $text-primary"),
         (f"  {event.tool}", "bold"),
