@@ -59,6 +59,13 @@ def optimizer_screen() -> Screen[None]:
     return OptimizerScreen()
 
 
+def collect_then_freeze() -> None:
+    """Free what start-up threw away (the collector was off), then move what lives as long
+    as the app out of the collector's view."""
+    gc.collect()
+    gc.freeze()
+
+
 class RalphApp(App[int]):
     """Run screen (F2), session browser (F3), evals (F4) and optimizer (F5), each a mode with
     its own screen stack."""
@@ -144,7 +151,7 @@ class RalphApp(App[int]):
             highlight("x = 1", language="python")
             import_module("ralph_tui.loops.runner")
             import_module("ralph_tui.cli.progress")
-            self.call_from_thread(gc.freeze)
+            self.call_from_thread(collect_then_freeze)
         finally:
             gc.enable()
 

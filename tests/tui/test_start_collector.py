@@ -58,3 +58,26 @@ async def test_a_failed_warm_up_still_turns_the_collector_back_on(
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert gc.isenabled()
+
+
+def test_what_start_up_threw_away_is_freed_before_the_freeze() -> None:
+    """Cycles dropped while the collector was off are collected, not frozen for good."""
+    import weakref
+
+    from ralph_tui.tui.app import collect_then_freeze
+
+    class Node:
+        other: object = None
+
+    gc.disable()
+    try:
+        node = Node()
+        node.other = node
+        dropped = weakref.ref(node)
+        del node
+        assert dropped() is not None, "the collector is off: the cycle is still there"
+        collect_then_freeze()
+        assert dropped() is None
+    finally:
+        gc.unfreeze()
+        gc.enable()
