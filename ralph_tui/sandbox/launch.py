@@ -47,12 +47,17 @@ class IsolationUnavailable(Exception):
 
 @dataclass(frozen=True)
 class LaunchPlan:
-    """One way to start the child: its command line, environment and working directory."""
+    """One way to start the child: its command line, environment and working directory.
+
+    ``dies_with_parent``: the launcher itself kills the child when the host dies (bwrap's
+    ``--die-with-parent``), so the host need not arm that between fork and exec.
+    """
 
     isolation: Isolation
     argv: list[str]
     env: dict[str, str]
     cwd: str
+    dies_with_parent: bool = False
 
 
 def plan_launch(isolation: Isolation, scratch: Scratch, limits: SandboxLimits) -> LaunchPlan:
@@ -112,7 +117,7 @@ def _bwrap_plan(scratch: Scratch, limits: SandboxLimits) -> LaunchPlan:
     argv += [interpreter(), *PYTHON_FLAGS, "-c", BOOT, MOUNT_ROOT]
     argv += [f"{MOUNT_ROOT}/init/{MANIFEST}", *site_mounts]
     env = sandbox_env(home=WORK_MOUNT, tmp="/tmp")
-    return LaunchPlan("bwrap", argv, env, str(scratch.work))
+    return LaunchPlan("bwrap", argv, env, str(scratch.work), dies_with_parent=True)
 
 
 @functools.cache
