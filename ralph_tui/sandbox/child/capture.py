@@ -7,10 +7,10 @@ memory stays bounded and the report of what was cut is exact.
 
 from __future__ import annotations
 
+import _thread
 import codecs
 import io
 import os
-import threading
 
 READ_CHUNK = 1 << 20
 
@@ -31,7 +31,7 @@ class OutputCapture(io.TextIOBase):
         self._tail: list[str] = []
         self._tail_chars = 0
         self._total = 0
-        self._lock = threading.Lock()
+        self._lock = _thread.allocate_lock()
 
     encoding = "utf-8"
 

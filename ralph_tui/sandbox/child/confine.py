@@ -15,12 +15,14 @@ from __future__ import annotations
 import ctypes
 import os
 import resource
-import signal
 import struct
 
 TYPE_CHECKING = False  # ``typing`` costs every child start milliseconds; only mypy needs it
 if TYPE_CHECKING:
+    import signal as _signal
     from typing import Any
+else:
+    import _signal  # ``signal`` without the ``enum`` it loads (see ``interrupts``)
 
 PR_SET_NO_NEW_PRIVS = 38
 PR_SET_SECCOMP = 22
@@ -64,7 +66,7 @@ SYSCALLS = {
 def apply_limits(limits: dict[str, Any]) -> None:
     """Set the rlimits (soft = hard) and refuse new processes."""
     # Writes past the file-size limit then fail with EFBIG instead of killing the child.
-    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    _signal.signal(_signal.SIGXFSZ, _signal.SIG_IGN)
     for name, value in (
         ("RLIMIT_AS", limits["memory_bytes"]),
         ("RLIMIT_CPU", limits["cpu_seconds"]),

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import builtins
 import fcntl
-import json
 import mmap
 import os
 import sys
@@ -18,6 +17,7 @@ import sys
 from .cells import CellRunner
 from .channel import Channel, ChannelClosed
 from .confine import apply_limits
+from .framing import decode_json
 from .interrupts import Interrupts
 from .reads import track_reads
 
@@ -67,7 +67,7 @@ def host_function(channel: Channel, name: str) -> Any:
 def load_namespace(manifest_path: str, channel: Channel) -> tuple[dict[str, Any], dict[str, Any]]:
     """The cells' globals (values and host functions) and the limits, from the manifest."""
     with open(manifest_path, "rb") as file:
-        manifest = json.loads(file.read())
+        manifest = decode_json(file.read().decode("utf-8"))
     folder = os.path.dirname(manifest_path)
     namespace: dict[str, Any] = {"__name__": "__main__", "__builtins__": builtins}
     for name, spec in manifest["globals"].items():
@@ -108,6 +108,5 @@ def main() -> None:
             return
         if message.get("op") != "exec":
             raise RuntimeError(f"unexpected message from the host: {message.get('op')!r}")
-        reads.before_cell()
         done = runner.run(message["code"], message["timeout_s"])
         channel.send({**done, "reads": reads.take()})

@@ -1,0 +1,38 @@
+"""A sandbox starts fast: the child loads only what its first cell needs."""
+
+from __future__ import annotations
+
+from ralph_tui.sandbox import Sandbox
+
+HEAVY_MODULES = (
+    "json",
+    "re",
+    "enum",
+    "ast",
+    "threading",
+    "collections",
+    "functools",
+    "typing",
+    "asyncio",
+    "traceback",
+)
+"""Each costs a child start milliseconds (with what it loads in turn); none is needed to
+answer a cell that does not use it."""
+
+
+async def test_the_child_answers_its_first_cell_without_heavy_modules(sandbox: Sandbox) -> None:
+    result = await sandbox.execute(
+        f"import sys\nsorted(name for name in {HEAVY_MODULES!r} if name in sys.modules)"
+    )
+    assert (result.output, result.error) == ("[]\n", None)
+
+
+async def test_a_heavy_module_a_cell_imports_works_as_usual(sandbox: Sandbox) -> None:
+    result = await sandbox.execute(
+        "import json, re, threading\n"
+        "seen = []\n"
+        "worker = threading.Thread(target=lambda: seen.append(re.findall('o', context)))\n"
+        "worker.start(); worker.join()\n"
+        "json.dumps(seen), threading.current_thread() is threading.main_thread()"
+    )
+    assert (result.output, result.error) == ('(\'[["o", "o"]]\', True)\n', None)
