@@ -25,6 +25,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from ralph_tui.sandbox.bytecode import compiled_child
 from ralph_tui.sandbox.limits import Isolation, SandboxLimits
 from ralph_tui.sandbox.scratch import MANIFEST, Scratch
 
@@ -69,7 +70,7 @@ def plan_launch(isolation: Isolation, scratch: Scratch, limits: SandboxLimits) -
         *PYTHON_FLAGS,
         "-c",
         BOOT,
-        str(CHILD_PACKAGE.parent),
+        str(compiled_child(CHILD_PACKAGE).parent),
         str(scratch.init / MANIFEST),
         *site_packages(),
     ]
@@ -105,7 +106,7 @@ def _bwrap_plan(scratch: Scratch, limits: SandboxLimits) -> LaunchPlan:
         "ALL",
         *_system_mounts(),
         "--ro-bind",
-        str(CHILD_PACKAGE),
+        str(compiled_child(CHILD_PACKAGE)),
         f"{MOUNT_ROOT}/child",
     ]
     for source, target in zip(sites, site_mounts, strict=True):
