@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ralph_tui.sandbox.bytecode import compiled_child
+from ralph_tui.sandbox.child.confine import FILTER_BY_LAUNCHER, process_filter_bytes
 from ralph_tui.sandbox.limits import Isolation, SandboxLimits
 from ralph_tui.sandbox.scratch import MANIFEST, Scratch
 
@@ -52,6 +53,8 @@ class LaunchPlan:
 
     ``dies_with_parent``: the launcher itself kills the child when the host dies (bwrap's
     ``--die-with-parent``), so the host need not arm that between fork and exec.
+    ``process_filter``: the child's seccomp filter, for the launcher to install (bwrap reads
+    it from a descriptor given with ``--seccomp``); ``None``: the child installs it itself.
     """
 
     isolation: Isolation
@@ -59,6 +62,7 @@ class LaunchPlan:
     env: dict[str, str]
     cwd: str
     dies_with_parent: bool = False
+    process_filter: bytes | None = None
 
 
 def plan_launch(isolation: Isolation, scratch: Scratch, limits: SandboxLimits) -> LaunchPlan:
@@ -118,7 +122,18 @@ def _bwrap_plan(scratch: Scratch, limits: SandboxLimits) -> LaunchPlan:
     argv += [interpreter(), *PYTHON_FLAGS, "-c", BOOT, MOUNT_ROOT]
     argv += [f"{MOUNT_ROOT}/init/{MANIFEST}", *site_mounts]
     env = sandbox_env(home=WORK_MOUNT, tmp="/tmp")
-    return LaunchPlan("bwrap", argv, env, str(scratch.work), dies_with_parent=True)
+    # Installed by bwrap, the filter spares every child start loading ctypes to install it.
+    process_filter = process_filter_bytes() if "--seccomp" in options else None
+    if process_filter is not None:
+        env[FILTER_BY_LAUNCHER[0]] = FILTER_BY_LAUNCHER[1]
+    return LaunchPlan(
+        "bwrap",
+        argv,
+        env,
+        str(scratch.work),
+        dies_with_parent=True,
+        process_filter=process_filter,
+    )
 
 
 @functools.cache

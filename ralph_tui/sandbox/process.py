@@ -105,15 +105,24 @@ class ChildProcess:
         self._interpreter_pid: int | None = None
         self._reaper: asyncio.Task[None] | None = None
         self._socket, child_end = socket.socketpair()
+        argv = plan.argv
+        pass_fds: tuple[int, ...] = ()
+        if plan.process_filter is not None:
+            # The filter is far smaller than a pipe's buffer: written whole before the start.
+            filter_fd, filter_writer = os.pipe()
+            os.write(filter_writer, plan.process_filter)
+            os.close(filter_writer)
+            argv, pass_fds = [argv[0], "--seccomp", str(filter_fd), *argv[1:]], (filter_fd,)
         try:
             self._process = subprocess.Popen(
-                plan.argv,
+                argv,
                 stdin=child_end.fileno(),
                 stdout=child_end.fileno(),
                 stderr=child_end.fileno(),
                 env=plan.env,
                 cwd=plan.cwd,
                 start_new_session=True,
+                pass_fds=pass_fds,
                 preexec_fn=(
                     None
                     if plan.dies_with_parent
@@ -125,6 +134,8 @@ class ChildProcess:
             raise
         finally:
             child_end.close()
+            for fd in pass_fds:
+                os.close(fd)
         self._socket.setblocking(False)
         self._fd: int = self._socket.fileno()
         self._loop.add_reader(self._fd, self._on_readable)

@@ -36,3 +36,15 @@ async def test_a_heavy_module_a_cell_imports_works_as_usual(sandbox: Sandbox) ->
         "json.dumps(seen), threading.current_thread() is threading.main_thread()"
     )
     assert (result.output, result.error) == ('(\'[["o", "o"]]\', True)\n', None)
+
+
+async def test_under_bwrap_the_launcher_installs_the_process_filter(sandbox: Sandbox) -> None:
+    assert sandbox.isolation == "bwrap"
+    result = await sandbox.execute(
+        "import os, sys\n"
+        "status = open('/proc/self/status').read()\n"
+        "'ctypes' in sys.modules, 'Seccomp:\\t2' in status, 'NoNewPrivs:\\t1' in status"
+    )
+    assert (result.output, result.error) == ("(False, True, True)\n", None)
+    bomb = await sandbox.execute("os.fork()")
+    assert bomb.error is not None and "PermissionError" in bomb.error
