@@ -5,6 +5,8 @@ from __future__ import annotations
 from ralph_tui.sandbox import Sandbox
 
 HEAVY_MODULES = (
+    "os",
+    "types",
     "json",
     "re",
     "enum",

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import _ast
 import sys
-from types import CodeType
 
 from .capture import OutputCapture, drain_fd_output
 from .interrupts import Interrupts
@@ -23,6 +22,7 @@ from .interrupts import Interrupts
 TYPE_CHECKING = False  # ``typing`` costs every child start milliseconds; only mypy needs it
 if TYPE_CHECKING:
     import asyncio
+    from types import CodeType
     from typing import Any
 
 CELL_PREFIX = "<cell-"

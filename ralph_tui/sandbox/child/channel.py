@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import _thread
 import itertools
-import os
+import posix  # ``os`` without the modules it loads (see ``main``)
 
 from .framing import FrameDecoder, encode_frame
 from .interrupts import Interrupts
@@ -95,7 +95,7 @@ class Channel:
         with self._write_lock:
             view = memoryview(data)
             while view:
-                view = view[os.write(self._fd, view) :]
+                view = view[posix.write(self._fd, view) :]
 
     def _pump_until(self, ready: Callable[[], bool]) -> None:
         with self._state:
@@ -136,7 +136,7 @@ class Channel:
 
     def _read(self) -> bytes:
         try:
-            return os.read(self._fd, READ_CHUNK)
+            return posix.read(self._fd, READ_CHUNK)
         except OSError:
             # A reset connection (the host gone with bytes unread) ends the channel too.
             return b""

@@ -16,7 +16,7 @@ checks that a filter is in place, and never loads ``ctypes`` (milliseconds of ev
 
 from __future__ import annotations
 
-import os
+import posix  # ``os`` without the modules it loads (see ``main``)
 import resource
 import struct
 
@@ -83,7 +83,7 @@ def apply_limits(limits: dict[str, Any]) -> None:
     ):
         resource.setrlimit(getattr(resource, name), (value, value))
     marker, installed = FILTER_BY_LAUNCHER
-    if os.environ.get(marker) != installed or not filter_in_place():
+    if posix.environ.get(marker.encode()) != installed.encode() or not filter_in_place():
         deny_new_processes()
 
 
@@ -135,7 +135,7 @@ def process_filter(calls: _ProcessSyscalls) -> list[bytes]:
 def process_filter_bytes() -> bytes | None:
     """The process filter for this machine as ``struct sock_filter`` array bytes (what
     ``bwrap --seccomp`` reads); ``None`` on an architecture without a table."""
-    calls = SYSCALLS.get(os.uname().machine)
+    calls = SYSCALLS.get(posix.uname().machine)
     return None if calls is None else b"".join(process_filter(calls))
 
 

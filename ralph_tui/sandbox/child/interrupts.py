@@ -11,11 +11,11 @@ dropped, so a late signal cannot hit the next cell.
 from __future__ import annotations
 
 import _thread
-from types import FrameType, TracebackType
 
 TYPE_CHECKING = False  # ``typing`` costs every child start milliseconds; only mypy needs it
 if TYPE_CHECKING:
     import signal as _signal
+    from types import FrameType, TracebackType
 else:
     # The C module that ``signal`` wraps: ``signal`` itself loads ``enum`` (milliseconds of
     # every child start) to name the constants.
