@@ -14,14 +14,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import subprocess
 import time
 import weakref
 from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 from typing import Any
-
-import pexpect
 
 from ralph_tui.sandbox.calls import HostCalls, HostFunction
 from ralph_tui.sandbox.clock import CellClock
@@ -220,7 +219,7 @@ class Sandbox:
         ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         try:
             child = ChildProcess(plan, self._on_message, self._on_lost)
-        except (OSError, pexpect.ExceptionPexpect) as exc:
+        except (OSError, subprocess.SubprocessError) as exc:
             raise IsolationUnavailable(f"could not run {plan.argv[0]}: {exc}") from None
         self._apply(Spawned(child, ready))
         try:

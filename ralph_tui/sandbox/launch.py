@@ -25,6 +25,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from ralph_tui.sandbox.bytecode import compiled_child
+from ralph_tui.sandbox.child.confine import FILTER_BY_LAUNCHER, process_filter_bytes
 from ralph_tui.sandbox.limits import Isolation, SandboxLimits
 from ralph_tui.sandbox.scratch import MANIFEST, Scratch
 
@@ -47,12 +49,20 @@ class IsolationUnavailable(Exception):
 
 @dataclass(frozen=True)
 class LaunchPlan:
-    """One way to start the child: its command line, environment and working directory."""
+    """One way to start the child: its command line, environment and working directory.
+
+    ``dies_with_parent``: the launcher itself kills the child when the host dies (bwrap's
+    ``--die-with-parent``), so the host need not arm that between fork and exec.
+    ``process_filter``: the child's seccomp filter, for the launcher to install (bwrap reads
+    it from a descriptor given with ``--seccomp``); ``None``: the child installs it itself.
+    """
 
     isolation: Isolation
     argv: list[str]
     env: dict[str, str]
     cwd: str
+    dies_with_parent: bool = False
+    process_filter: bytes | None = None
 
 
 def plan_launch(isolation: Isolation, scratch: Scratch, limits: SandboxLimits) -> LaunchPlan:
@@ -64,7 +74,7 @@ def plan_launch(isolation: Isolation, scratch: Scratch, limits: SandboxLimits) -
         *PYTHON_FLAGS,
         "-c",
         BOOT,
-        str(CHILD_PACKAGE.parent),
+        str(compiled_child(CHILD_PACKAGE).parent),
         str(scratch.init / MANIFEST),
         *site_packages(),
     ]
@@ -100,7 +110,7 @@ def _bwrap_plan(scratch: Scratch, limits: SandboxLimits) -> LaunchPlan:
         "ALL",
         *_system_mounts(),
         "--ro-bind",
-        str(CHILD_PACKAGE),
+        str(compiled_child(CHILD_PACKAGE)),
         f"{MOUNT_ROOT}/child",
     ]
     for source, target in zip(sites, site_mounts, strict=True):
@@ -112,7 +122,18 @@ def _bwrap_plan(scratch: Scratch, limits: SandboxLimits) -> LaunchPlan:
     argv += [interpreter(), *PYTHON_FLAGS, "-c", BOOT, MOUNT_ROOT]
     argv += [f"{MOUNT_ROOT}/init/{MANIFEST}", *site_mounts]
     env = sandbox_env(home=WORK_MOUNT, tmp="/tmp")
-    return LaunchPlan("bwrap", argv, env, str(scratch.work))
+    # Installed by bwrap, the filter spares every child start loading ctypes to install it.
+    process_filter = process_filter_bytes() if "--seccomp" in options else None
+    if process_filter is not None:
+        env[FILTER_BY_LAUNCHER[0]] = FILTER_BY_LAUNCHER[1]
+    return LaunchPlan(
+        "bwrap",
+        argv,
+        env,
+        str(scratch.work),
+        dies_with_parent=True,
+        process_filter=process_filter,
+    )
 
 
 @functools.cache

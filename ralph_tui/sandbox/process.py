@@ -1,12 +1,16 @@
-"""One sandbox child process, driven through pexpect, with framed non-blocking I/O.
+"""One sandbox child process, with framed non-blocking I/O over a socket pair.
 
-pexpect spawns the child on a pty, which is put in raw mode (no line discipline: no
-4095-byte line limit, no ``\\n`` to ``\\r\\n``, no echo, no signal characters), so the pty
-carries frames byte for byte; pexpect also sends, and tracks and reaps the process.
-Reading is event-driven (the loop watches the pty); writing is non-blocking and waits for
-room, so a child that stops reading cannot block the host. Whatever way the child goes
-away (exit, crash, kill, garbage on the channel), it is reaped and reported exactly once
-through ``on_lost``.
+The child's stdin, stdout and stderr are one end of a Unix stream socket pair: it carries
+frames byte for byte in both directions (no line discipline, no size limit per line), and
+whatever a launcher prints to stderr (bwrap's error message) arrives on the channel where
+the host reports it. The child is started with ``subprocess`` so that, without a pre-exec
+hook, it is spawned with ``vfork``: forking a host of hundreds of megabytes (the app) to
+start a child costs tens of milliseconds, ``vfork`` well under one. Only a plan whose
+launcher does not kill the child with the host (see ``LaunchPlan.dies_with_parent``) needs
+the hook, and the fork. Reading is event-driven (the loop watches the socket); writing is
+non-blocking and waits for room, so a child that stops reading cannot block the host.
+Whatever way the child goes away (exit, crash, kill, garbage on the channel), it is reaped
+and reported exactly once through ``on_lost``.
 """
 
 from __future__ import annotations
@@ -17,11 +21,10 @@ import ctypes
 import functools
 import os
 import signal
-import tty
+import socket
+import subprocess
 from collections.abc import Callable
 from typing import Any
-
-import pexpect
 
 from ralph_tui.sandbox.child.framing import ChannelCorrupted, FrameDecoder, encode_frame
 from ralph_tui.sandbox.launch import LaunchPlan
@@ -40,9 +43,8 @@ class ChildGone(Exception):
     """The child can no longer be written to."""
 
 
-def _prepare_child(host_pid: int) -> None:
-    """Runs in the child between fork and exec: raw pty, and die with the host."""
-    tty.setraw(0)
+def _die_with_host(host_pid: int) -> None:
+    """Runs in the child between fork and exec: the child is killed when the host dies."""
     _LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if os.getppid() != host_pid:  # the host died before the death signal was armed
         os._exit(1)
@@ -102,19 +104,40 @@ class ChildProcess:
         self._going = False
         self._interpreter_pid: int | None = None
         self._reaper: asyncio.Task[None] | None = None
-        self._spawn = pexpect.spawn(
-            plan.argv[0],
-            plan.argv[1:],
-            env=plan.env,
-            cwd=plan.cwd,
-            timeout=None,
-            use_poll=True,
-            preexec_fn=functools.partial(_prepare_child, os.getpid()),
-        )
-        self._spawn.delaybeforesend = None
-        self._spawn.ptyproc.delayafterclose = 0
-        self._fd: int = self._spawn.child_fd
-        os.set_blocking(self._fd, False)
+        self._socket, child_end = socket.socketpair()
+        argv = plan.argv
+        pass_fds: tuple[int, ...] = ()
+        if plan.process_filter is not None:
+            # The filter is far smaller than a pipe's buffer: written whole before the start.
+            filter_fd, filter_writer = os.pipe()
+            os.write(filter_writer, plan.process_filter)
+            os.close(filter_writer)
+            argv, pass_fds = [argv[0], "--seccomp", str(filter_fd), *argv[1:]], (filter_fd,)
+        try:
+            self._process = subprocess.Popen(
+                argv,
+                stdin=child_end.fileno(),
+                stdout=child_end.fileno(),
+                stderr=child_end.fileno(),
+                env=plan.env,
+                cwd=plan.cwd,
+                start_new_session=True,
+                pass_fds=pass_fds,
+                preexec_fn=(
+                    None
+                    if plan.dies_with_parent
+                    else functools.partial(_die_with_host, os.getpid())
+                ),
+            )
+        except BaseException:
+            self._socket.close()
+            raise
+        finally:
+            child_end.close()
+            for fd in pass_fds:
+                os.close(fd)
+        self._socket.setblocking(False)
+        self._fd: int = self._socket.fileno()
         self._loop.add_reader(self._fd, self._on_readable)
         self.finished = self._loop.create_future()
         """Resolves once the child is reaped and reported lost."""
@@ -122,7 +145,7 @@ class ChildProcess:
     @property
     def pid(self) -> int:
         """The pid of the process started (bwrap itself under bwrap)."""
-        return int(self._spawn.pid)
+        return self._process.pid
 
     @property
     def ending(self) -> bool:
@@ -138,7 +161,7 @@ class ChildProcess:
                 if self._going:
                     raise ChildGone(self._stop_reason or "the child process ended")
                 try:
-                    offset += self._spawn.send(data[offset : offset + WRITE_CHUNK])
+                    offset += os.write(self._fd, data[offset : offset + WRITE_CHUNK])
                 except BlockingIOError:
                     await self._wait_writable()
                 except OSError as exc:
@@ -162,13 +185,12 @@ class ChildProcess:
         await asyncio.shield(self.finished)
 
     def _on_readable(self) -> None:
-        # The loop has just reported the pty readable, so one non-blocking read is enough;
-        # pexpect's read_nonblocking would poll twice more per message.
+        # The loop has just reported the socket readable, so one non-blocking read is enough.
         try:
             data = os.read(self._fd, READ_CHUNK)
         except BlockingIOError:
             return
-        except OSError:  # EIO: every process holding the pty's other end is gone
+        except OSError:  # the child's end was reset: treated as its end
             data = b""
         if not data:
             self._begin_loss()
@@ -233,14 +255,14 @@ class ChildProcess:
 
     async def _reap(self) -> None:
         waited = 0.0
-        while self._spawn.isalive():
+        while (status := self._process.poll()) is None:
             if waited >= REAP_PATIENCE_S:
                 _signal(self.pid, signal.SIGKILL)
             await asyncio.sleep(REAP_POLL_S)
             waited += REAP_POLL_S
-        self._spawn.close()
-        reason = self._stop_reason or describe_exit(
-            self._spawn.exitstatus, self._spawn.signalstatus
+        self._socket.close()
+        reason = self._stop_reason or (
+            describe_exit(None, -status) if status < 0 else describe_exit(status, None)
         )
         self.finished.set_result(None)
         self._on_lost(self, reason)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -11,7 +13,19 @@ from ralph_tui.sandbox.child.framing import (
     MAGIC,
     ChannelCorrupted,
     FrameDecoder,
+    decode_json,
     encode_frame,
+    encode_json,
+)
+
+JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=20,
 )
 
 MESSAGES = st.lists(
@@ -75,3 +89,28 @@ def test_non_json_values_are_refused_when_encoding() -> None:
         encode_frame({"value": {1, 2}})
     with pytest.raises(ValueError):
         encode_frame({"value": float("nan")})
+
+
+@given(JSON_VALUES)
+def test_the_codec_writes_and_reads_what_the_json_package_does(value: object) -> None:
+    text = encode_json(value)
+    assert text == json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    assert decode_json(text) == json.loads(text)
+
+
+def test_the_codec_refuses_what_json_refuses_and_says_why() -> None:
+    with pytest.raises(TypeError, match="Object of type set is not JSON serializable"):
+        encode_json({"value": {1, 2}})
+    loop: list[object] = []
+    loop.append(loop)
+    with pytest.raises(ValueError, match="Circular"):
+        encode_json(loop)
+    for text in ("", '{"a":1} ', '{"a":NaN}', "[1,", "nul"):
+        with pytest.raises(ValueError):
+            decode_json(text)
+
+
+@pytest.mark.parametrize("payload", [b'{"a":1}{"b":2}', b'{"a":' + b"[" * 100_000, b"\xff"])
+def test_a_payload_that_is_not_one_json_object_is_detected(payload: bytes) -> None:
+    with pytest.raises(ChannelCorrupted, match="not JSON"):
+        FrameDecoder().feed(HEADER.pack(MAGIC, len(payload)) + payload)

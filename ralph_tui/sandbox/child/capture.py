@@ -7,12 +7,13 @@ memory stays bounded and the report of what was cut is exact.
 
 from __future__ import annotations
 
+import _thread
 import codecs
 import io
-import os
-import threading
+import posix  # ``os`` without the modules it loads (see ``main``)
 
 READ_CHUNK = 1 << 20
+SEEK_SET = 0  # ``os.SEEK_SET``; ``posix`` does not name it
 
 
 def omission_marker(count: int) -> str:
@@ -31,7 +32,7 @@ class OutputCapture(io.TextIOBase):
         self._tail: list[str] = []
         self._tail_chars = 0
         self._total = 0
-        self._lock = threading.Lock()
+        self._lock = _thread.allocate_lock()
 
     encoding = "utf-8"
 
@@ -76,12 +77,12 @@ def drain_fd_output(fd: int, capture: OutputCapture) -> None:
     Output written below Python's ``sys.stdout`` (``os.write(1, ...)``, C extensions) lands in
     this file; it is streamed in chunks so a large file never sits in memory whole.
     """
-    if os.fstat(fd).st_size == 0:
+    if posix.fstat(fd).st_size == 0:
         return
     decoder = codecs.getincrementaldecoder("utf-8")("replace")
-    os.lseek(fd, 0, os.SEEK_SET)
-    while chunk := os.read(fd, READ_CHUNK):
+    posix.lseek(fd, 0, SEEK_SET)
+    while chunk := posix.read(fd, READ_CHUNK):
         capture.write(decoder.decode(chunk))
     capture.write(decoder.decode(b"", final=True))
-    os.ftruncate(fd, 0)
-    os.lseek(fd, 0, os.SEEK_SET)
+    posix.ftruncate(fd, 0)
+    posix.lseek(fd, 0, SEEK_SET)

@@ -6,14 +6,15 @@ child's life; errors come back as a short traceback of the cells' own lines, wit
 child's internals. Each cell gets its own file name (``<cell-N>``), whose source is handed
 to ``linecache`` when a traceback is formatted, so a function defined in an earlier cell
 still shows its source lines. ``traceback`` and ``asyncio`` are imported only when first
-needed: most children never fail a cell or await, and every child start counts.
+needed: most children never fail a cell or await, and every child start counts. The syntax
+tree's classes come from ``_ast``, the C module that ``ast`` re-exports, because ``ast``
+itself loads ``enum`` and ``contextlib`` (milliseconds of every start).
 """
 
 from __future__ import annotations
 
-import ast
+import _ast
 import sys
-from types import CodeType
 
 from .capture import OutputCapture, drain_fd_output
 from .interrupts import Interrupts
@@ -21,10 +22,11 @@ from .interrupts import Interrupts
 TYPE_CHECKING = False  # ``typing`` costs every child start milliseconds; only mypy needs it
 if TYPE_CHECKING:
     import asyncio
+    from types import CodeType
     from typing import Any
 
 CELL_PREFIX = "<cell-"
-COMPILE_FLAGS = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
+COMPILE_FLAGS = _ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
 CO_COROUTINE = 0x80
 """``inspect.CO_COROUTINE``, spelled out: importing ``inspect`` would slow every child start."""
 
@@ -83,12 +85,12 @@ class CellRunner:
 
     def _execute(self, source: str, filename: str) -> Any:
         """Run the cell; the value of its final bare expression, if it ends with one."""
-        tree = compile(source, filename, "exec", flags=ast.PyCF_ONLY_AST | COMPILE_FLAGS)
-        last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+        tree = compile(source, filename, "exec", flags=_ast.PyCF_ONLY_AST | COMPILE_FLAGS)
+        last = tree.body.pop() if tree.body and isinstance(tree.body[-1], _ast.Expr) else None
         self._evaluate(compile(tree, filename, "exec", flags=COMPILE_FLAGS))
         if last is None:
             return None
-        expression = ast.Expression(last.value)
+        expression = _ast.Expression(last.value)
         return self._evaluate(compile(expression, filename, "eval", flags=COMPILE_FLAGS))
 
     def _evaluate(self, code: CodeType) -> Any:

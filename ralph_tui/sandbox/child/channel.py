@@ -5,22 +5,28 @@ results, possibly from several threads at once. One waiting thread at a time rea
 channel and routes what arrives: results to the thread that asked for them, everything else
 to the main loop. Results for calls nobody waits for any more (the cell was interrupted)
 are dropped.
+
+It is built on ``_thread``'s locks, not ``threading``: importing ``threading`` (with the
+``functools`` and ``collections`` it loads) costs every child start milliseconds, and the
+one condition the channel needs is a few lines (``_wait`` and ``_wake_all``).
 """
 
 from __future__ import annotations
 
+import _thread
 import itertools
-import os
-import threading
-from collections import deque
-from collections.abc import Callable
+import posix  # ``os`` without the modules it loads (see ``main``)
 
 from .framing import FrameDecoder, encode_frame
 from .interrupts import Interrupts
 
 TYPE_CHECKING = False  # ``typing`` costs every child start milliseconds; only mypy needs it
 if TYPE_CHECKING:
+    from collections import deque
+    from collections.abc import Callable
     from typing import Any
+else:
+    from _collections import deque  # the C type ``collections`` re-exports, without it
 
 READ_CHUNK = 1 << 16
 
@@ -36,8 +42,11 @@ class Channel:
         self._fd = fd
         self._interrupts = interrupts
         self._decoder = FrameDecoder()
-        self._write_lock = threading.Lock()
-        self._state = threading.Condition()
+        self._write_lock = _thread.allocate_lock()
+        self._state = _thread.allocate_lock()
+        """Guards the fields below; a thread waiting for a message parks on a lock of its own
+        in ``_waiters`` until the reading thread has routed what it read."""
+        self._waiters: list[_thread.LockType] = []
         self._reading = False
         self._closed = False
         self._awaited: set[int] = set()
@@ -86,7 +95,7 @@ class Channel:
         with self._write_lock:
             view = memoryview(data)
             while view:
-                view = view[os.write(self._fd, view) :]
+                view = view[posix.write(self._fd, view) :]
 
     def _pump_until(self, ready: Callable[[], bool]) -> None:
         with self._state:
@@ -94,7 +103,7 @@ class Channel:
                 if self._closed:
                     raise ChannelClosed
                 if self._reading:
-                    self._state.wait()
+                    self._wait()
                     continue
                 self._reading = True
                 try:
@@ -106,13 +115,30 @@ class Channel:
                     self._route(data)
                 finally:
                     self._reading = False
-                    self._state.notify_all()
+                    self._wake_all()
+
+    def _wait(self) -> None:
+        """Release ``_state`` until the reading thread wakes the waiters; hold it again."""
+        parked = _thread.allocate_lock()
+        parked.acquire()
+        self._waiters.append(parked)
+        self._state.release()
+        try:
+            parked.acquire()
+        finally:
+            self._state.acquire()
+
+    def _wake_all(self) -> None:
+        """Wake every waiting thread (``_state`` held)."""
+        for parked in self._waiters:
+            parked.release()
+        self._waiters.clear()
 
     def _read(self) -> bytes:
         try:
-            return os.read(self._fd, READ_CHUNK)
+            return posix.read(self._fd, READ_CHUNK)
         except OSError:
-            # A pty reports the host's end closing as EIO rather than end-of-file.
+            # A reset connection (the host gone with bytes unread) ends the channel too.
             return b""
 
     def _route(self, data: bytes) -> None:

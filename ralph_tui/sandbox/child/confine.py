@@ -8,19 +8,24 @@ Processes: ``RLIMIT_NPROC`` bounds them only for non-root users (the kernel exem
 and the sandbox's uid 0 is the host's when the host runs as root). So a seccomp filter also
 refuses every new process (``fork``, ``vfork``, ``clone`` without ``CLONE_THREAD``) while
 threads still work: a fork bomb fails on its first fork whoever runs the host.
+
+Under bwrap the launcher installs that filter (``--seccomp``, from ``process_filter_bytes``)
+just before it starts the interpreter, and says so in the environment; the child then only
+checks that a filter is in place, and never loads ``ctypes`` (milliseconds of every start).
 """
 
 from __future__ import annotations
 
-import ctypes
-import os
+import posix  # ``os`` without the modules it loads (see ``main``)
 import resource
-import signal
 import struct
 
 TYPE_CHECKING = False  # ``typing`` costs every child start milliseconds; only mypy needs it
 if TYPE_CHECKING:
+    import signal as _signal
     from typing import Any
+else:
+    import _signal  # ``signal`` without the ``enum`` it loads (see ``interrupts``)
 
 PR_SET_NO_NEW_PRIVS = 38
 PR_SET_SECCOMP = 22
@@ -38,6 +43,9 @@ ALLOW = 0x7FFF0000
 FAIL_WITH = 0x00050000
 EPERM = 1
 ENOSYS = 38
+
+FILTER_BY_LAUNCHER = ("RALPH_SANDBOX_PROCESS_FILTER", "launcher")
+"""The environment entry saying the launcher has installed the process filter."""
 
 # seccomp_data offsets: syscall number, audit arch, low word of the first argument.
 NR_OFFSET = 0
@@ -64,7 +72,7 @@ SYSCALLS = {
 def apply_limits(limits: dict[str, Any]) -> None:
     """Set the rlimits (soft = hard) and refuse new processes."""
     # Writes past the file-size limit then fail with EFBIG instead of killing the child.
-    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    _signal.signal(_signal.SIGXFSZ, _signal.SIG_IGN)
     for name, value in (
         ("RLIMIT_AS", limits["memory_bytes"]),
         ("RLIMIT_CPU", limits["cpu_seconds"]),
@@ -74,7 +82,21 @@ def apply_limits(limits: dict[str, Any]) -> None:
         ("RLIMIT_CORE", 0),
     ):
         resource.setrlimit(getattr(resource, name), (value, value))
-    deny_new_processes()
+    marker, installed = FILTER_BY_LAUNCHER
+    if posix.environ.get(marker.encode()) != installed.encode() or not filter_in_place():
+        deny_new_processes()
+
+
+def filter_in_place() -> bool:
+    """A seccomp filter confines this process (``Seccomp: 2`` in its status)."""
+    try:
+        with open("/proc/self/status", "rb") as file:
+            return b"\nSeccomp:\t2\n" in file.read()
+    except OSError:
+        return False
+
+
+INSTRUCTION_BYTES = struct.calcsize("HBBI")
 
 
 def _instruction(code: int, jump_true: int, jump_false: int, value: int) -> bytes:
@@ -110,18 +132,25 @@ def process_filter(calls: _ProcessSyscalls) -> list[bytes]:
     return program
 
 
-class _FilterProgram(ctypes.Structure):
-    _fields_ = (("len", ctypes.c_ushort), ("filter", ctypes.c_void_p))
+def process_filter_bytes() -> bytes | None:
+    """The process filter for this machine as ``struct sock_filter`` array bytes (what
+    ``bwrap --seccomp`` reads); ``None`` on an architecture without a table."""
+    calls = SYSCALLS.get(posix.uname().machine)
+    return None if calls is None else b"".join(process_filter(calls))
 
 
 def deny_new_processes() -> None:
     """Install the process filter; on an architecture without a table, rely on RLIMIT_NPROC."""
-    calls = SYSCALLS.get(os.uname().machine)
-    if calls is None:
+    program = process_filter_bytes()
+    if program is None:
         return
-    program = process_filter(calls)
-    code = ctypes.create_string_buffer(b"".join(program))
-    fprog = _FilterProgram(len(program), ctypes.addressof(code))
+    import ctypes  # only where no launcher installed the filter
+
+    class FilterProgram(ctypes.Structure):
+        _fields_ = (("len", ctypes.c_ushort), ("filter", ctypes.c_void_p))
+
+    code = ctypes.create_string_buffer(program)
+    fprog = FilterProgram(len(program) // INSTRUCTION_BYTES, ctypes.addressof(code))
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS) failed")

@@ -10,16 +10,23 @@ dropped, so a late signal cannot hit the next cell.
 
 from __future__ import annotations
 
-import signal
-import threading
-from types import FrameType, TracebackType
+import _thread
+
+TYPE_CHECKING = False  # ``typing`` costs every child start milliseconds; only mypy needs it
+if TYPE_CHECKING:
+    import signal as _signal
+    from types import FrameType, TracebackType
+else:
+    # The C module that ``signal`` wraps: ``signal`` itself loads ``enum`` (milliseconds of
+    # every child start) to name the constants.
+    import _signal
 
 
 class Interrupts:
     """The child's SIGINT policy; ``install`` once, then ``arm``/``disarm`` around each cell."""
 
     def __init__(self) -> None:
-        self._main_thread = threading.main_thread()
+        self._main_thread = _thread.get_ident()  # made by the main thread
         self._armed = False
         self._deferred = 0
         self._pending = False
@@ -28,8 +35,8 @@ class Interrupts:
 
     def install(self) -> None:
         """(Re)install the handler; user code may have replaced it during the last cell."""
-        if signal.getsignal(signal.SIGINT) != self._on_sigint:
-            signal.signal(signal.SIGINT, self._on_sigint)
+        if _signal.getsignal(_signal.SIGINT) != self._on_sigint:
+            _signal.signal(_signal.SIGINT, self._on_sigint)
 
     def arm(self, message: str) -> None:
         self._message = message
@@ -65,7 +72,7 @@ class _Deferral:
 
     def __enter__(self) -> None:
         interrupts = self._interrupts
-        self._counted = threading.current_thread() is interrupts._main_thread
+        self._counted = _thread.get_ident() == interrupts._main_thread
         if self._counted:
             interrupts._deferred += 1
 

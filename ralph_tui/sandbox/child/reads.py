@@ -6,7 +6,8 @@ taken (taking a slice counts as reading it: it is how code shows the text, or se
 sub-model) and whose ``find``, ``index``, ``count`` and ``in`` note what was searched for.
 Printing ``context`` whole notes what the cut output shows of it: its head and its tail.
 The module-level functions of ``re`` (``re.search(pattern, context)`` and the like) are
-wrapped once ``re`` is imported, to note their patterns. Everything else on ``context``
+wrapped as ``re`` is imported (the child itself never loads it: ``re`` and the ``enum`` it
+needs cost milliseconds of every start), to note their patterns. Everything else on ``context``
 (``len``, iteration, ``split``, ...) runs at ``str`` speed, untouched.
 """
 
@@ -36,7 +37,6 @@ class Reads:
         self.shown_chars = shown_chars
         self.spans: list[tuple[int, int]] = []
         self.searches: dict[str, None] = {}
-        self.re_wrapped = False
 
     def span(self, start: int, end: int) -> None:
         if end > start:
@@ -56,12 +56,6 @@ class Reads:
         half = self.shown_chars // 2
         self.span(0, min(size, half))
         self.span(max(0, size - half), size)
-
-    def before_cell(self) -> None:
-        """Wrap ``re``'s functions as soon as a cell may use them (``re`` imported)."""
-        if not self.re_wrapped and "re" in sys.modules:
-            wrap_re(sys.modules["re"], self)
-            self.re_wrapped = True
 
     def take(self) -> dict[str, Any]:
         """The cell's reads, for its ``done`` message; the record starts afresh."""
@@ -177,6 +171,34 @@ def _noting(function: Any, position: int, reads: Reads) -> Any:
     return noted
 
 
+class _WrapReOnImport:
+    """An import finder that lets the other finders find ``re`` and has its module wrapped
+    (``wrap_re``) as soon as it is loaded; then it leaves ``sys.meta_path``."""
+
+    def __init__(self, reads: Reads) -> None:
+        self._reads = reads
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
+        if name != "re":
+            return None
+        sys.meta_path.remove(self)
+        for finder in sys.meta_path:
+            spec = finder.find_spec(name, path, target)
+            if spec is not None and spec.loader is not None:
+                break
+        else:
+            return None
+        load = spec.loader.exec_module
+        reads = self._reads
+
+        def exec_module(module: Any) -> None:
+            load(module)
+            wrap_re(module, reads)
+
+        spec.loader.exec_module = exec_module  # type: ignore[method-assign]
+        return spec
+
+
 def track_reads(namespace: dict[str, Any], shown_chars: int) -> Reads:
     """Make the namespace's ``context`` (a ``str``) a ``TrackedText``; the record of its reads.
 
@@ -184,6 +206,10 @@ def track_reads(namespace: dict[str, Any], shown_chars: int) -> Reads:
     """
     global RECORD
     RECORD = Reads(shown_chars)
+    if "re" in sys.modules:
+        wrap_re(sys.modules["re"], RECORD)
+    else:
+        sys.meta_path.insert(0, _WrapReOnImport(RECORD))
     value = namespace.get(TRACKED_GLOBAL)
     if type(value) is str:
         namespace[TRACKED_GLOBAL] = TrackedText(value)

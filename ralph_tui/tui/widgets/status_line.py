@@ -56,7 +56,8 @@ def first_token(p: RunProgress) -> list[str]:
 
 def _sandbox(isolation: str | None) -> str | tuple[str, str]:
     """The sandbox's isolation; a warning when the run had to settle for a weaker one."""
-    # Imported here: the sandbox package loads pexpect, which the app's start-up can skip.
+    # Imported here: the sandbox package loads its process machinery, which the app's
+    # start-up can skip.
     from ralph_tui.sandbox.host import DEGRADED
 
     if isolation in DEGRADED:
