@@ -152,9 +152,11 @@ class SDKClient(ABC):
             if throttle is not None:
                 throttle.close()
         if not assembler.usage_reported:
-            self._say_once(
-                "the server's streams do not report token usage, so the tokens of its turns "
-                "are counted as 0 (--no-stream sends whole requests, which report it)"
+            # Counted as 0, its turns would slip past token caps: one turn is uncounted
+            # (said), then whole requests, which report their usage.
+            self._stop_streaming(
+                "its streams do not report token usage, so this turn's tokens are not "
+                "counted; --no-stream avoids even that"
             )
         return assembler.completion(_ms_since(started))
 

@@ -338,15 +338,20 @@ async def test_partial_turns_come_at_a_bounded_rate_and_grow_to_the_turn(
     assert last.tool == "run_code" and last.first_token_s > 0
 
 
-async def test_a_stream_without_its_usage_chunk_says_so_once() -> None:
+async def test_a_stream_without_its_usage_chunk_is_said_and_whole_requests_follow() -> None:
+    """A server whose streams report no usage (llama-cpp-python ignores ``stream_options``)
+    would have every turn counted as 0 tokens, past any token cap: one turn is, said once,
+    then the client sends whole requests, which report it."""
     api = FakeAPI()
-    for _ in range(2):
-        events = [e for e in openai_events(GPT_TURN, with_usage=False)]
-        api.replies.append(stream_response(ScriptedStream(events)))
+    events = [e for e in openai_events(GPT_TURN, with_usage=False)]
+    api.replies.append(stream_response(ScriptedStream(events)))
+    api.reply(200, GPT_TURN)
     notices: list[str] = []
     client = gpt(api, on_notice=notices.append)
     first = await client.chat(ASK)
-    await client.chat(ASK)
+    second = await client.chat(ASK)
     assert first.usage.input_tokens == 0 and len(first.tool_calls) == 2
+    assert second.usage.input_tokens > 0 and len(second.tool_calls) == 2
+    assert [json.loads(r.content).get("stream") for r in api.requests] == [True, None]
     [notice] = notices
-    assert "do not report token usage" in notice and "--no-stream" in notice
+    assert "do not report token usage" in notice and "whole requests from now on" in notice
