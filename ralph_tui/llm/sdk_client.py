@@ -113,7 +113,9 @@ class SDKClient(ABC):
             except BadRequestError as error:
                 if "stream" not in error.message.lower():
                     raise
-                self._stop_streaming(f"it rejected a streamed request: {error.message}")
+                self._stop_streaming(
+                    f"the server does not stream (it rejected a streamed request: {error.message})"
+                )
         return await self._chat_whole(params)
 
     async def _chat_whole(self, params: dict[str, Any]) -> Completion:
@@ -143,7 +145,9 @@ class SDKClient(ABC):
                     raise self._translated(exc) from exc
                 async with stream:
                     if _answered_whole(stream.response):
-                        self._stop_streaming("it answered a streamed request whole")
+                        self._stop_streaming(
+                            "the server does not stream (it answered a streamed request whole)"
+                        )
                         return await self._whole_answer(stream.response, started)
                     await self._read(stream, assembler, throttle)
         except TimeoutError as exc:
@@ -155,8 +159,8 @@ class SDKClient(ABC):
             # Counted as 0, its turns would slip past token caps: one turn is uncounted
             # (said), then whole requests, which report their usage.
             self._stop_streaming(
-                "its streams do not report token usage, so this turn's tokens are not "
-                "counted; --no-stream avoids even that"
+                "the server's streams do not report token usage, so this turn's tokens are "
+                "not counted (--no-stream avoids even that)"
             )
         return assembler.completion(_ms_since(started))
 
@@ -201,9 +205,9 @@ class SDKClient(ABC):
         return self._completion(whole, _ms_since(started))
 
     def _stop_streaming(self, reason: str) -> None:
-        """Whole requests from now on, said once."""
+        """Whole requests from now on, said once with ``reason``."""
         self.streams = False
-        self._say_once(f"the server does not stream ({reason}); sending whole requests from now on")
+        self._say_once(f"{reason}; sending whole requests from now on")
 
     def _say_once(self, message: str) -> None:
         """Tell ``on_notice`` about this client's server, once per kind of message."""
