@@ -29,7 +29,7 @@ from typing import Any, TypeVar
 from pydantic import ValidationError
 
 from ralph_tui.llm.types import Completion
-from ralph_tui.traces.retry import connect_shared, retry_busy
+from ralph_tui.traces.retry import connect_shared, in_transaction, retry_busy
 
 CACHE_FILE = Path("cache") / "subcalls.sqlite"
 """Where the cache lives, under the out dir."""
@@ -202,7 +202,7 @@ class SubCallCache:
         c.executemany("DELETE FROM answers WHERE scope = ? AND key = ?", victims)
 
     def _write(self, work: Callable[[sqlite3.Connection], object]) -> None:
-        self._guarded(lambda c: retry_busy(lambda: _in_transaction(c, work)))
+        self._guarded(lambda c: retry_busy(lambda: in_transaction(c, work)))
 
     def _guarded(self, work: Callable[[sqlite3.Connection], T]) -> T:
         """Run ``work``; when the file turns out not to be a database, start it afresh."""
@@ -255,16 +255,4 @@ def _ensure_schema(conn: sqlite3.Connection) -> None:
             c.execute(statement)
         c.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
-    _in_transaction(conn, create)
-
-
-def _in_transaction(conn: sqlite3.Connection, work: Callable[[sqlite3.Connection], T]) -> T:
-    # IMMEDIATE takes the write lock up front, where the busy timeout applies.
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        result = work(conn)
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    conn.execute("COMMIT")
-    return result
+    in_transaction(conn, create)

@@ -31,7 +31,7 @@ from ralph_tui.traces.index_query import (
     search_statement,
 )
 from ralph_tui.traces.models import IterationTrace, SessionRecord
-from ralph_tui.traces.retry import connect_shared, retry_busy
+from ralph_tui.traces.retry import connect_shared, in_transaction, retry_busy
 from ralph_tui.traces.search_text import fts_query
 from ralph_tui.traces.session_ids import SESSIONS_DIR
 
@@ -158,7 +158,7 @@ class SessionIndex:
         return self._guarded(lambda conn: conn.execute(statement, params).fetchall())
 
     def _write(self, work: Callable[[sqlite3.Connection], T]) -> T:
-        return self._guarded(lambda conn: retry_busy(lambda: _in_transaction(conn, work)))
+        return self._guarded(lambda conn: retry_busy(lambda: in_transaction(conn, work)))
 
     def _guarded(self, work: Callable[[sqlite3.Connection], T]) -> T:
         """Run ``work``; if the file turns out to be damaged, rebuild it and run again."""
@@ -200,7 +200,7 @@ class SessionIndex:
 
     def _rebuild_from_files(self, conn: sqlite3.Connection) -> None:
         retry_busy(
-            lambda: _in_transaction(
+            lambda: in_transaction(
                 conn, lambda c: _replace_all(c, scan_session_trees(self.out_dir))
             )
         )
@@ -259,20 +259,7 @@ def _ensure_schema(conn: sqlite3.Connection) -> bool:
         c.execute(f"PRAGMA user_version = {sql.SCHEMA_VERSION}")
         return True
 
-    return _in_transaction(conn, create)
-
-
-def _in_transaction(conn: sqlite3.Connection, work: Callable[[sqlite3.Connection], T]) -> T:
-    # IMMEDIATE takes the write lock up front, so a busy wait happens here (where the
-    # busy timeout applies) instead of failing later on a read-to-write upgrade.
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        result = work(conn)
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    conn.execute("COMMIT")
-    return result
+    return in_transaction(conn, create)
 
 
 def _upsert_tree(

@@ -55,3 +55,17 @@ def connect_shared(path: Path) -> sqlite3.Connection:
     )
     conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
     return conn
+
+
+def in_transaction(conn: sqlite3.Connection, work: Callable[[sqlite3.Connection], T]) -> T:
+    """``work(conn)`` in one transaction: committed, or rolled back if it raises."""
+    # IMMEDIATE takes the write lock up front, so a busy wait happens here (where the
+    # busy timeout applies) instead of failing later on a read-to-write upgrade.
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        result = work(conn)
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+    return result
