@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ralph_tui.llm.anthropic_client import anthropic_completion, anthropic_usage
-from ralph_tui.llm.streaming import FirstToken, PartialTurn, TurnAssembler
+from ralph_tui.llm.streaming import FirstToken, TurnAssembler
 from ralph_tui.llm.types import Completion, ToolCall
 
 
@@ -111,15 +111,8 @@ class AnthropicTurn(TurnAssembler):
     def _ordered(self) -> list[_Block]:
         return [self.blocks[index] for index in sorted(self.blocks)]
 
-    def partial(self) -> PartialTurn:
-        calls = [b for b in self._ordered() if b.kind == "tool_use"]
-        newest = calls[-1] if calls else None
-        return PartialTurn(
-            text=self._text(),
-            tool=newest.name if newest else "",
-            arguments="".join(newest.pieces) if newest else "",
-            first_token_s=self.first_token.seconds,
-        )
+    def _arriving_calls(self) -> list[_Block]:
+        return [b for b in self._ordered() if b.kind == "tool_use"]
 
     def received_chars(self) -> int:
         return sum(len(piece) for block in self.blocks.values() for piece in block.pieces)

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ralph_tui.llm.openai_client import openai_completion, openai_usage
-from ralph_tui.llm.streaming import FirstToken, PartialTurn, TurnAssembler
+from ralph_tui.llm.streaming import FirstToken, TurnAssembler
 from ralph_tui.llm.types import Completion, ToolCall
 
 
@@ -81,15 +81,8 @@ class OpenAITurn(TurnAssembler):
     def _ordered(self) -> list[_Call]:
         return [self.calls[index] for index in sorted(self.calls)]
 
-    def partial(self) -> PartialTurn:
-        calls = self._ordered()
-        newest = calls[-1] if calls else None
-        return PartialTurn(
-            text=self._text(),
-            tool=newest.name if newest else "",
-            arguments="".join(newest.pieces) if newest else "",
-            first_token_s=self.first_token.seconds,
-        )
+    def _arriving_calls(self) -> list[_Call]:
+        return self._ordered()
 
     def received_chars(self) -> int:
         pieces = [*self.content, *self.refusal, *(p for c in self.calls.values() for p in c.pieces)]

@@ -13,8 +13,8 @@ import asyncio
 import math
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
 
 from ralph_tui.llm.sdk_errors import stream_interrupted
 from ralph_tui.llm.types import Completion, OnPartial, PartialTurn
@@ -96,6 +96,13 @@ class FirstToken:
         return (self.at if self.at is not None else time.perf_counter()) - self.started
 
 
+class ArrivingCall(Protocol):
+    """A tool call as it arrives: its name and the pieces of its arguments so far."""
+
+    name: str
+    pieces: list[str]
+
+
 class TurnAssembler(ABC):
     """Folds one provider's stream chunks into a turn; ``complete`` once the stream said
     the turn ended (the stop reason arrived)."""
@@ -115,9 +122,24 @@ class TurnAssembler(ABC):
     def add(self, chunk: Any) -> bool:
         """Fold one chunk in; whether the visible part of the turn (text, arguments) grew."""
 
-    @abstractmethod
     def partial(self) -> PartialTurn:
-        """The turn so far."""
+        """The turn so far: its text, and the newest tool call's arguments."""
+        calls = self._arriving_calls()
+        newest = calls[-1] if calls else None
+        return PartialTurn(
+            text=self._text(),
+            tool=newest.name if newest else "",
+            arguments="".join(newest.pieces) if newest else "",
+            first_token_s=self.first_token.seconds,
+        )
+
+    @abstractmethod
+    def _text(self) -> str:
+        """The turn's text so far."""
+
+    @abstractmethod
+    def _arriving_calls(self) -> Sequence[ArrivingCall]:
+        """The turn's tool calls so far, in order."""
 
     @abstractmethod
     def completion(self, latency_ms: float) -> Completion:
