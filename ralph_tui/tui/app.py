@@ -71,6 +71,9 @@ class RalphApp(App[int]):
     its own screen stack."""
 
     TITLE = "ralph-tui"
+    DEFAULT_MODE = "run"
+    """The mode the app opens in. Composed as the first screen, it is styled once; a switch
+    to it from Textual's default screen would resume it, and so restyle it, twice."""
     MODES: ClassVar[dict[str, Any]] = {
         "run": RunScreen,
         "sessions": session_browser,
@@ -127,10 +130,14 @@ class RalphApp(App[int]):
         )
         self.demo = demo
         self.start_mode = start_mode
+        self._preferences_notes = self._apply_preferences()
 
     def on_mount(self) -> None:
-        self._apply_preferences()
-        self.switch_mode(self.start_mode)
+        for note in self._preferences_notes:
+            self.notify(note, title="Settings", severity="warning", timeout=10)
+        self.theme_changed_signal.subscribe(self, self._remember_theme)
+        if self.start_mode != self.DEFAULT_MODE:
+            self.switch_mode(self.start_mode)
         if self.demo:
             self.call_after_refresh(self.start_demo)
         self.call_after_refresh(self._warm_up)
@@ -155,23 +162,29 @@ class RalphApp(App[int]):
         finally:
             gc.enable()
 
-    def _apply_preferences(self) -> None:
+    def _apply_preferences(self) -> list[str]:
+        """Register the themes and take the saved theme and keys, before the stylesheet is
+        first parsed (a theme set once the app runs re-parses it and restyles every
+        widget); what could not be used, to be said once the app runs."""
         folder = self.context.config_dir
         prefs = load_preferences(folder)
         catalog = load_catalog(BUILTIN_THEMES_DIR, folder / THEMES_DIR)
         for theme in catalog.themes.values():
             self.register_theme(theme)
-        for problem in [*catalog.problems, *([prefs.problem] if prefs.problem else [])]:
-            self.notify(problem, title="Settings", severity="warning", timeout=10)
-        self.theme = pick_theme(prefs.theme, set(self.available_themes))
-        if prefs.theme and prefs.theme != self.theme:
-            self.notify(
-                f"Theme {prefs.theme!r} is unavailable; using {self.theme!r}.",
-                severity="warning",
-            )
+        notes = [*catalog.problems, *([prefs.problem] if prefs.problem else [])]
+        name = pick_theme(prefs.theme, set(self.available_themes))
+        if prefs.theme and prefs.theme != name:
+            notes.append(f"Theme {prefs.theme!r} is unavailable; using {name!r}.")
+        self.set_reactive(RalphApp.theme, name)
+        dark = self.current_theme.dark
+        self.set_class(dark, "-dark-mode", update=False)
+        self.set_class(not dark, "-light-mode", update=False)
+        self.set_class(True, f"-theme-{name}", update=False)
+        self._refresh_truecolor_filter(self.ansi_theme)
+        self.stylesheet.set_variables(self.get_css_variables())
         if prefs.keymap:
             self.set_keymap(prefs.keymap)
-        self.theme_changed_signal.subscribe(self, self._remember_theme)
+        return notes
 
     def _remember_theme(self, theme: Theme) -> None:
         try:
