@@ -86,7 +86,7 @@ async def sandbox_check() -> Check:
 
 def key_checks(settings: Settings) -> list[Check]:
     """Whether each provider the roles use has a key or an endpoint (never the key)."""
-    from ralph_tui.llm.factory import role_specs
+    from ralph_tui.llm.roles import role_specs
 
     providers = sorted({provider for provider, _ in role_specs(settings).values()})
     checks = []
@@ -107,8 +107,8 @@ def key_checks(settings: Settings) -> list[Check]:
 
 def model_checks(settings: Settings) -> list[Check]:
     """Each role's model: known to the installed SDK, and its context window."""
-    from ralph_tui.llm.factory import role_specs
     from ralph_tui.llm.models import check_model, context_window_tokens
+    from ralph_tui.llm.roles import role_specs
 
     checks = []
     for role, (provider, model) in role_specs(settings).items():

@@ -1,6 +1,7 @@
 """Nothing heavy is imported before it is needed: ``ralph-tui --help``, each subcommand's
 ``--help`` and the app's first paint load none of the SDKs, numpy, bm25s, nor the loop,
-retrieval, eval or batch stacks (the command line not even textual or the settings).
+retrieval, eval or batch stacks, nor (for the first paint) the event models and document readers
+(the command line not even textual or the settings).
 
 Each case runs in a fresh interpreter and reads its ``sys.modules``: an import added on a
 start path fails here, naming the module and who imported it is ``python -X importtime``'s
@@ -50,6 +51,15 @@ LATER_SCREENS = tuple(
     if module.name.rpartition(".")[2] not in FIRST_SCREEN
 )
 """Every other screen and modal loads when first shown, not before the first paint."""
+RUN_MODELS = (
+    "ralph_tui.events",
+    "ralph_tui.evidence",
+    "ralph_tui.validate",
+    "ralph_tui.documents",
+    "ralph_tui.external",
+)
+"""The event and evidence models, the checks and the document readers load with a run's
+first event, or the first quote shown, not before the first paint."""
 HIGHLIGHTER = ("textual.highlight", "pygments")
 """The code highlighter loads with the first sandbox cell shown, or the app's warm-up after
 the first paint."""
@@ -147,6 +157,7 @@ def test_the_app_paints_before_the_loop_stack_loads(tmp_path: Path, mode: str) -
     assert loaded(seen["modules"], STACKS) == []
     assert loaded(seen["modules"], LATER_SCREENS) == []
     assert loaded(seen["modules"], HIGHLIGHTER) == []
+    assert loaded(seen["modules"], RUN_MODELS) == []
 
 
 def test_the_later_screens_are_every_screen_but_the_first() -> None:

@@ -16,9 +16,10 @@ from urllib.parse import urlsplit
 from ralph_tui.config import Settings
 from ralph_tui.llm.errors import LLMError
 from ralph_tui.llm.keys import missing_key
-from ralph_tui.llm.models import check_model, parse_model_spec
+from ralph_tui.llm.models import check_model
 from ralph_tui.llm.pricing import Price, price_family, price_of
 from ralph_tui.llm.retry import OnRetry, RetryPolicy
+from ralph_tui.llm.roles import role_specs
 from ralph_tui.llm.types import LLMClient
 from ralph_tui.llm.usage import MeteredClient, OnUsage, UsageLedger
 
@@ -27,8 +28,6 @@ if TYPE_CHECKING:
 
 OnNotice = Callable[[str], None]
 """Receives one-line warnings meant for a person (model warnings, retries)."""
-
-ROLES = ("generate", "validate", "sub")
 
 LOCAL_SERVER_KEY = "unused"
 """Key sent to a custom base URL when none is configured: local OpenAI-compatible
@@ -57,20 +56,6 @@ class LLMClients:
             close = getattr(inner, "aclose", None)
             if close is not None:
                 await close()
-
-
-def role_specs(settings: Settings) -> dict[str, tuple[str, str]]:
-    """Each role's ``(provider, model)``; offline roles get their role as model name."""
-    if settings.provider == "offline":
-        return {role: ("offline", role) for role in ROLES}
-    generate = parse_model_spec(settings.generate_model, default_provider="anthropic")
-    validate = parse_model_spec(settings.validate_model, default_provider="openai")
-    sub = (
-        parse_model_spec(settings.sub_model, default_provider=generate[0])
-        if settings.sub_model
-        else generate
-    )
-    return {"generate": generate, "validate": validate, "sub": sub}
 
 
 def takes_temperature(settings: Settings) -> bool:

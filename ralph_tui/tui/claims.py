@@ -5,10 +5,12 @@ line under the judge (Validation pane, session screen)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from textual.content import Content
 
-from ralph_tui.evidence import VERDICT_LABELS, Claim, Verdict
+if TYPE_CHECKING:
+    from ralph_tui.evidence import Claim, Verdict
 
 VERDICT_MARKS: dict[Verdict | None, tuple[str, str]] = {
     "supported": ("✓ ", "bold $text-success"),
@@ -46,6 +48,8 @@ def answer_content(claims: Sequence[Claim]) -> Content:
 
 def verdict_line(claim: Claim) -> Content:
     """The judge's verdict on one line, with what its quotes do not show."""
+    from ralph_tui.evidence import VERDICT_LABELS
+
     mark, style = VERDICT_MARKS[claim.verdict]
     label = VERDICT_LABELS[claim.verdict] if claim.verdict else "no verdict"
     missing = f": {claim.missing}" if claim.missing else ""

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.app import App
 
 from ralph_tui.config import Settings
 from ralph_tui.tui.run_handle import Runner, real_runner
-from ralph_tui.validate.evidence import EvidenceMinimum
+
+if TYPE_CHECKING:
+    from ralph_tui.validate.evidence import EvidenceMinimum
 
 
 @dataclass
@@ -37,6 +39,8 @@ def app_context(app: App[Any]) -> AppContext:
 
 def evidence_minimum(app: App[Any]) -> EvidenceMinimum:
     """The app's evidence minimum (the settings' defaults outside the ralph-tui app)."""
+    from ralph_tui.validate.evidence import EvidenceMinimum
+
     context = getattr(app, "context", None)
     if isinstance(context, AppContext):
         return EvidenceMinimum.of(context.settings)

@@ -8,8 +8,10 @@ safe from any thread and costs one ``deque.append``.
 from __future__ import annotations
 
 from collections import deque
+from typing import TYPE_CHECKING
 
-from ralph_tui.events import BaseEvent
+if TYPE_CHECKING:
+    from ralph_tui.events import BaseEvent
 
 
 class EventBuffer:

@@ -12,7 +12,7 @@ def missing_keys(settings: Settings) -> list[str]:
 
     A provider with a custom base URL needs no key (local servers ignore it).
     """
-    from ralph_tui.llm.factory import role_specs
+    from ralph_tui.llm.roles import role_specs
 
     if settings.provider == "offline":
         return []

@@ -7,11 +7,12 @@ display only: the agent validates the whole turn once it is complete.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jiter
 
-from ralph_tui.events import ModelTurnPartial
+if TYPE_CHECKING:
+    from ralph_tui.events import ModelTurnPartial
 
 HIDDEN_FIELDS = frozenset({"resultReady"})
 """Fields of an action that say what to do with it rather than what it says."""

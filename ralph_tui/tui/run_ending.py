@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ralph_tui.errors import RalphError, as_ralph_error
-from ralph_tui.events import ERROR_OF_STATUS, RunFinished, UsageUpdated
 
 if TYPE_CHECKING:
+    from ralph_tui.events import RunFinished, UsageUpdated
     from ralph_tui.loops.runner import RunOutcome
 
 
@@ -33,6 +33,8 @@ class RunEnding:
     @classmethod
     def of_outcome(cls, outcome: RunOutcome) -> RunEnding:
         """The ending of a run that reported ``outcome``."""
+        from ralph_tui.events import ERROR_OF_STATUS
+
         kind = ERROR_OF_STATUS.get(outcome.status)
         if kind is None:
             return cls(outcome)
@@ -74,6 +76,7 @@ class RunEnding:
 def recorded_outcome(finished: RunFinished, usage: UsageUpdated | None) -> RunOutcome:
     """The outcome a session recorded, rebuilt from its ``RunFinished`` event and its last
     usage event: what a run stopped hard reports, its runner having returned nothing."""
+    from ralph_tui.events import UsageUpdated
     from ralph_tui.llm.usage import UsageSnapshot
     from ralph_tui.loops.runner import RunOutcome
 

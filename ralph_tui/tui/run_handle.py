@@ -22,13 +22,13 @@ from collections.abc import Awaitable, Callable
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from ralph_tui.events import BaseEvent, Emit, RunFinished, RunStarted, UsageUpdated
 from ralph_tui.tui.run_ending import RunEnding, recorded_outcome
 
 if TYPE_CHECKING:
+    from ralph_tui.events import BaseEvent, Emit, RunFinished, UsageUpdated
     from ralph_tui.loops.runner import RunOutcome, RunRequest
 
-Runner = Callable[["RunRequest", Emit, asyncio.Event], Awaitable["RunOutcome"]]
+Runner = Callable[["RunRequest", "Emit", asyncio.Event], Awaitable["RunOutcome"]]
 """Runs a request to its end: ``execute_run`` in the app, a stand-in in tests."""
 
 CANCEL_GRACE_S = 3.0
@@ -171,6 +171,8 @@ class RunHandle:
     def _observe(self, event: BaseEvent) -> None:
         """Pass ``event`` on, noting what it says of the run: that its session started,
         what it has spent, how its session recorded its end."""
+        from ralph_tui.events import RunFinished, RunStarted, UsageUpdated
+
         self._emit(event)
         if isinstance(event, RunStarted):
             self._advance(RunState.RUNNING)

@@ -10,35 +10,37 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from functools import cache
+from typing import TYPE_CHECKING, Any, Literal
 
-from ralph_tui.events import (
-    AgentStep,
-    BaseEvent,
-    CandidateProduced,
-    ContextCompacted,
-    ContextSize,
-    CoverageUpdated,
-    ExternalProgress,
-    HardValidation,
-    Heartbeat,
-    IndexProgress,
-    IterationFinished,
-    IterationStarted,
-    JudgeVerdict,
-    MemoryUpdated,
-    ModelTurnPartial,
-    PhaseFinished,
-    PhaseStarted,
-    RetrievalDone,
-    RunFinished,
-    RunStarted,
-    SandboxExecuted,
-    SubQuery,
-    ToolExecuted,
-    UsageUpdated,
-)
-from ralph_tui.evidence import Claim, QuoteLocation
+if TYPE_CHECKING:
+    from ralph_tui.events import (
+        AgentStep,
+        BaseEvent,
+        CandidateProduced,
+        ContextCompacted,
+        ContextSize,
+        CoverageUpdated,
+        ExternalProgress,
+        HardValidation,
+        Heartbeat,
+        IndexProgress,
+        IterationFinished,
+        IterationStarted,
+        JudgeVerdict,
+        MemoryUpdated,
+        ModelTurnPartial,
+        PhaseFinished,
+        PhaseStarted,
+        RetrievalDone,
+        RunFinished,
+        RunStarted,
+        SandboxExecuted,
+        SubQuery,
+        ToolExecuted,
+        UsageUpdated,
+    )
+    from ralph_tui.evidence import Claim, QuoteLocation
 
 Part = Literal[
     "status",
@@ -137,7 +139,7 @@ class RunProgress:
 
     def apply(self, event: BaseEvent) -> set[Part]:
         """Fold ``event`` in; return the parts of the picture it changed."""
-        handler = _HANDLERS.get(type(event))
+        handler = handlers().get(type(event))
         changed: set[Part] = {"log"}
         if handler is not None:
             changed |= handler(self, event)
@@ -333,28 +335,58 @@ def _run_finished(p: RunProgress, e: RunFinished) -> set[Part]:
     return {"status", "output", *_turn_ended(p)}
 
 
-_HANDLERS: dict[type[BaseEvent], Any] = {
-    RunStarted: _run_started,
-    IterationStarted: _iteration_started,
-    PhaseStarted: _phase_started,
-    PhaseFinished: _phase_finished,
-    AgentStep: _agent_step,
-    ModelTurnPartial: _model_turn_partial,
-    SandboxExecuted: _sandbox_executed,
-    SubQuery: _sub_query,
-    ToolExecuted: _tool_executed,
-    HardValidation: _hard_validation,
-    JudgeVerdict: _judge_verdict,
-    CandidateProduced: _candidate,
-    IterationFinished: _iteration_finished,
-    MemoryUpdated: _memory_updated,
-    IndexProgress: _index_progress,
-    RetrievalDone: _retrieval_done,
-    CoverageUpdated: _coverage,
-    ExternalProgress: _external_progress,
-    ContextSize: _context_size,
-    ContextCompacted: _context_compacted,
-    UsageUpdated: _usage,
-    Heartbeat: _heartbeat,
-    RunFinished: _run_finished,
-}
+@cache
+def handlers() -> dict[type[BaseEvent], Any]:
+    """Each event type's fold, built on the first event: the app paints before the event
+    models load."""
+    from ralph_tui.events import (
+        AgentStep,
+        CandidateProduced,
+        ContextCompacted,
+        ContextSize,
+        CoverageUpdated,
+        ExternalProgress,
+        HardValidation,
+        Heartbeat,
+        IndexProgress,
+        IterationFinished,
+        IterationStarted,
+        JudgeVerdict,
+        MemoryUpdated,
+        ModelTurnPartial,
+        PhaseFinished,
+        PhaseStarted,
+        RetrievalDone,
+        RunFinished,
+        RunStarted,
+        SandboxExecuted,
+        SubQuery,
+        ToolExecuted,
+        UsageUpdated,
+    )
+
+    return {
+        RunStarted: _run_started,
+        IterationStarted: _iteration_started,
+        PhaseStarted: _phase_started,
+        PhaseFinished: _phase_finished,
+        AgentStep: _agent_step,
+        ModelTurnPartial: _model_turn_partial,
+        SandboxExecuted: _sandbox_executed,
+        SubQuery: _sub_query,
+        ToolExecuted: _tool_executed,
+        HardValidation: _hard_validation,
+        JudgeVerdict: _judge_verdict,
+        CandidateProduced: _candidate,
+        IterationFinished: _iteration_finished,
+        MemoryUpdated: _memory_updated,
+        IndexProgress: _index_progress,
+        RetrievalDone: _retrieval_done,
+        CoverageUpdated: _coverage,
+        ExternalProgress: _external_progress,
+        ContextSize: _context_size,
+        ContextCompacted: _context_compacted,
+        UsageUpdated: _usage,
+        Heartbeat: _heartbeat,
+        RunFinished: _run_finished,
+    }

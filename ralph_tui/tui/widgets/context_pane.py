@@ -4,6 +4,8 @@ expanded into the original messages it covers."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
@@ -11,8 +13,10 @@ from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from ralph_tui.events import ContextCompacted, ContextSize, SummaryNode
 from ralph_tui.tui.run_state import RunProgress
+
+if TYPE_CHECKING:
+    from ralph_tui.events import ContextCompacted, ContextSize, SummaryNode
 
 BAR_CELLS = 30
 NO_CONTEXT = "No agent step yet."

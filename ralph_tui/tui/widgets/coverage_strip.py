@@ -4,10 +4,13 @@ by the part of it that was read. Hidden until a run reports what it read."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.content import Content
 from textual.widget import Widget
 
-from ralph_tui.evidence import Coverage, DocumentCoverage, Span, percent
+if TYPE_CHECKING:
+    from ralph_tui.evidence import Coverage, DocumentCoverage, Span
 
 SHADES = ("·", "░", "▒", "▓", "█")
 """Unread, then read up to a third, two thirds, not all, all of it."""
@@ -94,6 +97,8 @@ def coverage_lines(coverage: Coverage, width: int, *, absent: bool = False) -> l
     """How much was read, then what was searched for ("Not found:" first for an answer of
     absence; the share first, as a narrow pane cuts the line's end), over the strip by page
     or section ``width`` cells wide."""
+    from ralph_tui.evidence import percent
+
     searched = f"  searched for: {', '.join(coverage.searches)}" if coverage.searches else ""
     line = Content.assemble(
         ("Not found: " if absent else "", "bold $text-warning"),

@@ -8,10 +8,9 @@ from typing import TYPE_CHECKING
 
 from textual.widgets import Log
 
-from ralph_tui.events import BaseEvent
-
 if TYPE_CHECKING:
     from ralph_tui.cli.progress import ProgressPrinter
+    from ralph_tui.events import BaseEvent
 
 MAX_LOG_LINES = 2000
 

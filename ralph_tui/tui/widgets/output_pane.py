@@ -5,7 +5,7 @@ verbatim substring of the document) or not, and selecting one shows it in its pl
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -15,15 +15,16 @@ from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from ralph_tui.documents import Corpus
-from ralph_tui.events import SALVAGE_NOTE, ModelTurnPartial
-from ralph_tui.evidence import Claim, QuoteLocation
 from ralph_tui.tui.claims import answer_content
 from ralph_tui.tui.context import evidence_minimum
-from ralph_tui.tui.evidence import Quote, check_quotes, evidence_of
 from ralph_tui.tui.partial_turn import answer_forming
-from ralph_tui.validate.claims import LINE_QUOTES, claims_of
-from ralph_tui.validate.evidence import EvidenceMinimum
+
+if TYPE_CHECKING:
+    from ralph_tui.documents import Corpus
+    from ralph_tui.events import ModelTurnPartial
+    from ralph_tui.evidence import Claim, QuoteLocation
+    from ralph_tui.tui.evidence import Quote
+    from ralph_tui.validate.evidence import EvidenceMinimum
 
 MARKS = {
     True: ("✓ ", "bold $text-success"),
@@ -40,6 +41,9 @@ def candidate_text(
     judged; else as the candidate linked them)."""
     if not output:
         return Content.styled("No candidate yet.", "$text-muted")
+    from ralph_tui.events import SALVAGE_NOTE
+    from ralph_tui.validate.claims import LINE_QUOTES, claims_of
+
     blocks = [Content.styled(f"⚠ {SALVAGE_NOTE}", "bold $text-warning")] if salvaged else []
     for name, value in output.items():
         if name in ("evidence", LINE_QUOTES):
@@ -117,11 +121,11 @@ class OutputPane(Vertical):
         self.quotes: list[Quote] = []
         self.locations: list[QuoteLocation] | None = None
         """Where the candidate's quotes stand, as the run located them (else located here)."""
-        self.minimum = EvidenceMinimum()
 
-    def on_mount(self) -> None:
-        self.minimum = evidence_minimum(self.app)
-        self._show_quotes()
+    @property
+    def minimum(self) -> EvidenceMinimum:
+        """What a quote must hold to count, as the app's settings say."""
+        return evidence_minimum(self.app)
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="candidate"):
@@ -170,6 +174,12 @@ class OutputPane(Vertical):
         self._show_quotes()
 
     def _show_quotes(self) -> None:
+        if self.output is None:
+            self.quotes = []
+            self.query_one("#evidence", OptionList).clear_options()
+            return
+        from ralph_tui.tui.evidence import check_quotes, evidence_of
+
         self.quotes = check_quotes(
             evidence_of(self.output),
             self.document,

@@ -5,7 +5,7 @@ each comes from and its scores; selecting a passage shows it in its place."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -14,9 +14,11 @@ from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from ralph_tui.events import ExternalProgress, IndexProgress, RetrievalDone, RetrievedPassage
 from ralph_tui.tui.formatting import millis
 from ralph_tui.tui.run_state import RunProgress
+
+if TYPE_CHECKING:
+    from ralph_tui.events import ExternalProgress, IndexProgress, RetrievalDone, RetrievedPassage
 
 NO_SEARCH = "No search yet: the reader's pre-phase and the sandbox's retrieve() search here."
 PREVIEW_CHARS = 120

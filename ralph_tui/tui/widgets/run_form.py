@@ -12,8 +12,6 @@ from textual.message import Message
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static, TextArea
 
 from ralph_tui.config import Settings
-from ralph_tui.documents import InputError
-from ralph_tui.external.urls import parse_url
 from ralph_tui.tui.path_completion import PathSuggester
 
 
@@ -202,6 +200,9 @@ class RunForm(VerticalScroll):
 
     def _external_docs(self) -> tuple[str, ...]:
         """The external docs URLs, one a line (or separated by spaces or commas)."""
+        from ralph_tui.documents import InputError
+        from ralph_tui.external.urls import parse_url
+
         text = self.query_one("#external-docs", TextArea).text
         try:
             urls = [parse_url(part, "External docs") for part in text.replace(",", " ").split()]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from textual import work
 from textual.app import ComposeResult
@@ -19,10 +19,6 @@ from textual.widget import Widget
 from textual.widgets import TabbedContent, TabPane
 from textual.worker import Worker
 
-from ralph_tui.documents import Corpus, InputError, read_corpus
-from ralph_tui.events import BaseEvent, ExternalProgress, RunStarted
-from ralph_tui.evidence import answers_absence
-from ralph_tui.external.cache import external_texts
 from ralph_tui.tui.run_state import Part, RunProgress
 from ralph_tui.tui.widgets.constraints_pane import ConstraintsPane
 from ralph_tui.tui.widgets.context_pane import ContextPane
@@ -36,10 +32,16 @@ from ralph_tui.tui.widgets.status_line import RunStatusLine
 from ralph_tui.tui.widgets.validation_pane import ValidationPane
 from ralph_tui.tui.worker_errors import forward_worker_error
 
+if TYPE_CHECKING:
+    from ralph_tui.documents import Corpus
+    from ralph_tui.events import BaseEvent, ExternalProgress
+
 
 def read_documents(*specs: Path) -> Corpus | None:
     """The documents the run read from ``specs`` (files, folders, globs), as the sandbox had
     them, for checking quotes and saying where each is from; ``None`` if unreadable."""
+    from ralph_tui.documents import InputError, read_corpus
+
     try:
         return read_corpus(list(specs))
     except InputError:
@@ -140,6 +142,8 @@ class RunMonitor(Vertical):
 
     def feed(self, events: Sequence[BaseEvent]) -> None:
         """Fold a batch of events in and repaint what changed (once per pane)."""
+        from ralph_tui.events import RunStarted
+
         changed: set[Part] = set()
         for event in events:
             changed |= self.progress.apply(event)
@@ -177,6 +181,8 @@ class RunMonitor(Vertical):
             )
         if "output" in parts or "coverage" in parts:
             coverage = p.coverage.coverage if p.coverage else None
+            from ralph_tui.evidence import answers_absence
+
             absent = p.mode == "qa" and answers_absence(p.candidate)
             self.query_one(CoverageStrip).show(coverage, absent=absent)
         if "turn" in parts:
@@ -205,6 +211,8 @@ class RunMonitor(Vertical):
 
     @work(thread=True, exclusive=True, group="external", exit_on_error=False)
     def _load_external(self, crawls: list[ExternalProgress]) -> None:
+        from ralph_tui.external.cache import external_texts
+
         pages: dict[str, str] = {}
         for crawl in crawls:
             if crawl.done and crawl.cache_dir:

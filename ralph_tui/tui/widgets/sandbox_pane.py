@@ -12,14 +12,23 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from ralph_tui.events import BaseEvent, ModelTurnPartial, SandboxExecuted, SubQuery, ToolExecuted
 from ralph_tui.tui.formatting import clip, millis
 from ralph_tui.tui.partial_turn import code_being_written
+
+if TYPE_CHECKING:
+    from ralph_tui.events import (
+        BaseEvent,
+        ModelTurnPartial,
+        SandboxExecuted,
+        SubQuery,
+        ToolExecuted,
+    )
 
 MAX_ENTRIES = 100
 MOUNT_PER_FLUSH = 8
@@ -113,6 +122,8 @@ class SandboxEntry(Static):
 
     @classmethod
     def for_event(cls, event: SandboxExecuted | ToolExecuted | SubQuery) -> SandboxEntry:
+        from ralph_tui.events import SandboxExecuted, ToolExecuted
+
         if isinstance(event, SandboxExecuted):
             failed = event.error is not None or event.timed_out
             return cls(cell_content(event), classes="cell failed" if failed else "cell")
@@ -204,6 +215,8 @@ class SandboxPane(VerticalScroll):
 
     def add(self, events: Iterable[BaseEvent]) -> None:
         """Queue the cells and sub-calls among ``events`` to be shown at the next flush."""
+        from ralph_tui.events import SandboxExecuted, SubQuery, ToolExecuted
+
         for event in events:
             if isinstance(event, SandboxExecuted | ToolExecuted | SubQuery):
                 if len(self._pending) == self._pending.maxlen:

@@ -4,16 +4,18 @@ on each answer line (QA) and on the whole."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from ralph_tui.events import JudgeIssue, RuleResult
-from ralph_tui.evidence import Claim
 from ralph_tui.tui.claims import verdict_line
 from ralph_tui.tui.run_state import IterationChecks
-from ralph_tui.validate.claims import answer_issues
+
+if TYPE_CHECKING:
+    from ralph_tui.events import JudgeIssue, RuleResult
+    from ralph_tui.evidence import Claim
 
 PASS = ("✓ ", "bold $text-success")
 FAIL = ("✗ ", "bold $text-error")
@@ -57,6 +59,8 @@ def checks_content(checks: IterationChecks) -> Content:
 def judge_lines(ok: bool, issues: Sequence[JudgeIssue], claims: Sequence[Claim]) -> list[Content]:
     """The judge's verdict: its mark and issue count, its verdict on each answer line
     (``claims``), and the issues those lines' verdicts do not already say."""
+    from ralph_tui.validate.claims import answer_issues
+
     count = f"{len(issues)} issue(s)" if issues else "no issues"
     lines = [Content.assemble("  ", PASS if ok else FAIL, ("judge", "bold"), f"  {count}")]
     lines.extend(verdict_line(claim) for claim in claims)
