@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from textual.color import Color
 from textual.command import CommandPalette
 
 from ralph_tui.tui.commands import bound_commands, screen_commands
@@ -84,6 +85,30 @@ async def test_theme_switch_is_remembered(make_app: MakeApp, tmp_path: Path) -> 
     again = make_app()
     async with again.run_test(size=SIZE):
         assert again.theme == "ralph-light"
+
+
+async def test_the_saved_theme_styles_the_first_paint(make_app: MakeApp, tmp_path: Path) -> None:
+    """The saved theme is taken before the stylesheet is first parsed: the first screen is
+    styled with its colours, and the stylesheet is parsed once, not again for the theme."""
+    folder = tmp_path / "config"
+    folder.mkdir()
+    (folder / PREFERENCES_FILE).write_text('{"theme": "ralph-light"}', encoding="utf-8")
+    app = make_app()
+    reparses: list[None] = []
+    reparse = app.stylesheet.reparse
+
+    def counted_reparse() -> None:
+        reparses.append(None)
+        reparse()
+
+    app.stylesheet.reparse = counted_reparse  # type: ignore[method-assign]
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        light = app.get_theme("ralph-light")
+        assert light is not None and light.background is not None
+        assert app.screen.styles.background == Color.parse(light.background)
+        assert app.has_class("-light-mode") and not app.has_class("-dark-mode")
+        assert len(reparses) == 1  # the first parse, as the first screen is composed
 
 
 async def test_user_theme_is_offered_and_a_broken_one_falls_back(
