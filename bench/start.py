@@ -8,6 +8,8 @@ Each figure is the median of ``--runs`` with its baseline measured in the same r
 - ``first_paint``: ``ralph-tui`` and ``ralph-tui demo`` in a real terminal (a tmux pane,
   160 x 45) from starting the command until its footer is on screen, against a hello-world
   Textual app measured the same way until its text is; target at most 1.5 x the baseline.
+  Beside them, the floor: the run screen's widgets built from stock Textual widgets alone
+  (``bench/stock_first_screen.py``, no project code, no settings).
 - ``sandbox``: ``Sandbox.start`` to the first cell's answer, against bwrap with the
   sandbox's own mounts starting a bare interpreter (``-I -S -c pass``); target at most
   1.5 x the baseline.
@@ -53,6 +55,7 @@ class Hello(App[None]):
 Hello().run()
 """
 HELLO_MARKER = "Hello, world"
+STOCK_FIRST_SCREEN = ROOT / "bench" / "stock_first_screen.py"
 APP_MARKER = "f1 Help"
 """Footer text of the app's first screen: painted once the whole screen is."""
 POLL_S = 0.002
@@ -144,6 +147,7 @@ def first_paint_figures(runs: int) -> dict[str, Any]:
             "hello_world": ([sys.executable, "-c", HELLO_WORLD], HELLO_MARKER),
             "app": ([sys.executable, "-m", "ralph_tui"], APP_MARKER),
             "demo": ([sys.executable, "-m", "ralph_tui", "demo"], APP_MARKER),
+            "stock_first_screen": ([sys.executable, str(STOCK_FIRST_SCREEN)], APP_MARKER),
         }
         for command, marker in programs.values():
             tmux.seconds_to_show(command, marker, env)  # warm caches once each
@@ -154,6 +158,9 @@ def first_paint_figures(runs: int) -> dict[str, Any]:
     baseline = median_ms(samples["hello_world"])
     figures: dict[str, Any] = {f"{name}_median_ms": median_ms(s) for name, s in samples.items()}
     figures["target_ms"] = round(PAINT_FACTOR * baseline, 1)
+    figures["ratio_to_hello_world"] = {
+        name: round(median_ms(samples[name]) / baseline, 2) for name in programs
+    }
     figures["meets_target"] = {
         name: median_ms(samples[name]) <= PAINT_FACTOR * baseline for name in ("app", "demo")
     }
