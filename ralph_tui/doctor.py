@@ -86,6 +86,7 @@ async def sandbox_check() -> Check:
 
 def key_checks(settings: Settings) -> list[Check]:
     """Whether each provider the roles use has a key or an endpoint (never the key)."""
+    from ralph_tui.llm.keys import can_reach, missing_key_hint
     from ralph_tui.llm.roles import role_specs
 
     providers = sorted({provider for provider, _ in role_specs(settings).values()})
@@ -94,14 +95,14 @@ def key_checks(settings: Settings) -> list[Check]:
         if provider == "offline":
             checks.append(Check("keys", "ok", "offline provider: no key needed"))
             continue
-        key = getattr(settings, f"{provider}_api_key", None)
-        endpoint = getattr(settings, f"{provider}_base_url", None)
-        if key is not None or endpoint:
-            where = "key set" if key is not None else f"no key, endpoint {endpoint}"
-            checks.append(Check(f"{provider} key", "ok", where))
-        else:
-            fix = f"set {provider.upper()}_API_KEY (or run with --provider offline)"
+        endpoint = getattr(settings, f"{provider}_base_url")
+        if not can_reach(settings, provider):
+            fix = missing_key_hint(provider, None)
             checks.append(Check(f"{provider} key", "fail", "no key and no endpoint", fix))
+        elif getattr(settings, f"{provider}_api_key"):
+            checks.append(Check(f"{provider} key", "ok", "key set"))
+        else:
+            checks.append(Check(f"{provider} key", "ok", f"no key, endpoint {endpoint}"))
     return checks
 
 

@@ -1,22 +1,31 @@
-"""The error for a provider key that is not set: which model needed it, and the fix that
-applies to the role the model plays (the flags and variables named from their settings)."""
+"""Provider keys: which the roles' providers lack, and the error for one that is not set
+(which model needed it, and the fix that applies to the role the model plays, the flags and
+variables named from their settings)."""
 
 from __future__ import annotations
 
-from ralph_tui.config import setting_specs
+from ralph_tui.config import Settings, setting_specs
 from ralph_tui.llm.errors import AuthenticationError
-
-ROLE_SETTINGS = {
-    "generate": "generate_model",
-    "validate": "validate_model",
-    "sub": "sub_model",
-}
-"""The setting that picks each model role's ``provider:model``."""
+from ralph_tui.llm.roles import ROLE_SETTINGS, role_specs
 
 
 def key_env_var(provider: str) -> str:
     """The environment variable that holds ``provider``'s API key."""
     return setting_specs()[f"{provider}_api_key"].env
+
+
+def can_reach(settings: Settings, provider: str) -> bool:
+    """Whether ``provider`` has a key set, or a custom endpoint (local servers need none)."""
+    if provider == "offline":
+        return True
+    key = getattr(settings, f"{provider}_api_key")
+    return bool(key and key.get_secret_value()) or bool(getattr(settings, f"{provider}_base_url"))
+
+
+def missing_keys(settings: Settings) -> list[str]:
+    """The environment variables of the keys the roles' providers lack (none offline)."""
+    providers = {provider for provider, _model in role_specs(settings).values()}
+    return [key_env_var(p) for p in sorted(providers) if not can_reach(settings, p)]
 
 
 def missing_key(provider: str, model: str, role: str | None = None) -> AuthenticationError:

@@ -1,18 +1,23 @@
 """Which provider and model each role of a run uses, read from the settings alone: what
-the key check and ``doctor`` need, without the clients that ``factory`` builds."""
+the key check, ``doctor`` and the app need, without the clients that ``factory`` builds."""
 
 from __future__ import annotations
 
 from ralph_tui.config import Settings
 from ralph_tui.llm.models import parse_model_spec
 
-ROLES = ("generate", "validate", "sub")
+ROLE_SETTINGS = {
+    "generate": "generate_model",
+    "validate": "validate_model",
+    "sub": "sub_model",
+}
+"""Each model role and the setting that picks its ``provider:model``."""
 
 
 def role_specs(settings: Settings) -> dict[str, tuple[str, str]]:
     """Each role's ``(provider, model)``; offline roles get their role as model name."""
     if settings.provider == "offline":
-        return {role: ("offline", role) for role in ROLES}
+        return {role: ("offline", role) for role in ROLE_SETTINGS}
     generate = parse_model_spec(settings.generate_model, default_provider="anthropic")
     validate = parse_model_spec(settings.validate_model, default_provider="openai")
     sub = (

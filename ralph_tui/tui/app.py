@@ -19,9 +19,9 @@ from textual.screen import Screen
 from textual.theme import Theme
 
 from ralph_tui.config import Settings, SettingsError, load_settings
+from ralph_tui.llm.keys import missing_keys
 from ralph_tui.tui.commands import RalphCommands, bound_commands
 from ralph_tui.tui.context import AppContext
-from ralph_tui.tui.keys_check import missing_keys
 from ralph_tui.tui.run_handle import Runner, real_runner
 from ralph_tui.tui.screens.run_screen import RunScreen
 from ralph_tui.tui.themes import BUILTIN_THEMES_DIR, load_catalog, pick_theme
