@@ -48,7 +48,7 @@ from ralph_tui.reports.verify import VerifyReport, load_bundle, verify_bundle
 from ralph_tui.retrieval.retriever import Retrieved
 from ralph_tui.retrieval.search import check_query, open_corpus_index, read_searchable, search_index
 from ralph_tui.traces.liveness import effective_status
-from ralph_tui.traces.models import IterationTrace, JudgeResult, SessionRecord
+from ralph_tui.traces.models import CacheSaving, IterationTrace, JudgeResult, SessionRecord
 from ralph_tui.traces.session_ids import session_dir
 from ralph_tui.traces.store import TraceStore
 from ralph_tui.validate.claims import answer_lines, claim_text
@@ -92,11 +92,16 @@ class Evidence(QuoteLocation):
 
 
 class Usage(BaseModel):
+    """What a run spent, and what the sub-call cache saved it."""
+
     input_tokens: int
     output_tokens: int
     calls: int
     cost_usd: float | None
     """``None`` when no call had a known price."""
+    subcall_cache_saved: CacheSaving = Field(default_factory=CacheSaving)
+    """The sub-calls answered from the cache (not in ``calls``), and the tokens and cost they
+    took when first paid for."""
 
 
 class RunResult(BaseModel):
@@ -258,6 +263,7 @@ def _result(outcome: RunOutcome, out: Path, *, kept: bool) -> RunResult:
             output_tokens=usage.output_tokens,
             calls=usage.calls,
             cost_usd=usage.cost_usd,
+            subcall_cache_saved=CacheSaving.of(outcome.usage),
         ),
         error=outcome.error,
         salvaged=outcome.salvaged,
@@ -375,6 +381,8 @@ class SessionSummary(BaseModel):
     input_tokens: int
     output_tokens: int
     cost_usd: float | None
+    subcall_cache_saved: CacheSaving = Field(default_factory=CacheSaving)
+    """What the sub-call cache saved the session (not in the tokens and cost above)."""
     parent_session_id: str | None = None
     error: str | None = None
 
@@ -392,6 +400,7 @@ class SessionSummary(BaseModel):
             input_tokens=record.input_tokens,
             output_tokens=record.output_tokens,
             cost_usd=record.cost_usd,
+            subcall_cache_saved=record.subcall_cache_saved,
             parent_session_id=record.parent_session_id,
             error=record.error,
         )

@@ -11,9 +11,8 @@ from typing import Any
 from ralph_tui.cli.evidence_text import claim_lines, evidence_lines
 from ralph_tui.cli.settings_flags import settings_from_args
 from ralph_tui.events import SALVAGE_NOTE
-from ralph_tui.llm.usage import describe_saved
 from ralph_tui.traces.liveness import effective_status
-from ralph_tui.traces.models import SAVED_KEY, SessionRecord
+from ralph_tui.traces.models import SessionRecord
 from ralph_tui.traces.session_ids import SESSIONS_DIR
 from ralph_tui.traces.store import TraceStore
 
@@ -144,14 +143,8 @@ def usage_line(record: SessionRecord) -> str:
         hits = f" ({cached:,} from the prompt cache, {cached * 100 // record.input_tokens}%)"
     cost = "cost unknown" if record.cost_usd is None else f"${record.cost_usd:.4f}"
     line = f"{record.input_tokens:,} tokens in{hits}, {record.output_tokens:,} out, {cost}"
-    saved = (record.model_extra or {}).get(SAVED_KEY)
-    if isinstance(saved, dict) and saved.get("calls"):
-        line += "; " + describe_saved(
-            int(saved["calls"]),
-            int(saved.get("input_tokens") or 0),
-            int(saved.get("output_tokens") or 0),
-            saved.get("cost_usd"),
-        )
+    if record.subcall_cache_saved.calls:
+        line += "; " + record.subcall_cache_saved.describe()
     return line
 
 

@@ -41,7 +41,7 @@ from ralph_tui.loops.iteration import ended_with_best, reported_iteration
 from ralph_tui.loops.qa import run_qa_loop
 from ralph_tui.loops.requests import RunRequest, session_settings
 from ralph_tui.loops.task import TaskSetup, run_task_loop
-from ralph_tui.traces.models import SAVED_KEY, SessionRecord, usage_fields
+from ralph_tui.traces.models import SessionRecord, usage_fields
 from ralph_tui.traces.store import SessionHandle, TraceStore
 from ralph_tui.variants.store import UnknownVariantError, resolve_variant
 
@@ -368,19 +368,13 @@ def best_recorded(handle: SessionHandle, status: RunStatus, error: str) -> LoopR
 def earlier_usage(record: SessionRecord) -> ModelUsage:
     """What the session's earlier legs used, as the ledger counts it (zero for a new one)."""
     cost_known = record.cost_usd is not None
-    saved = (record.model_extra or {}).get(SAVED_KEY) or {}
-    saved_calls = int(saved.get("calls") or 0)
-    return ModelUsage(
+    return dataclasses.replace(
+        record.subcall_cache_saved.in_ledger(),
         input_tokens=record.input_tokens,
         output_tokens=record.output_tokens,
         calls=record.llm_calls,
         cost_usd=record.cost_usd or 0.0,
         unknown_cost_calls=0 if cost_known else record.llm_calls,
-        saved_calls=saved_calls,
-        saved_input_tokens=int(saved.get("input_tokens") or 0),
-        saved_output_tokens=int(saved.get("output_tokens") or 0),
-        saved_cost_usd=float(saved.get("cost_usd") or 0.0),
-        saved_unknown_cost_calls=saved_calls if saved.get("cost_usd") is None else 0,
     )
 
 

@@ -109,7 +109,8 @@ def build_server(config: ServerConfig) -> MCPServer:
     ) -> api.RunResult:
         """Answer a question from documents, with evidence quotes and where each stands
         (document, page, character span). The status says whether the answer passed
-        validation; the session id names the recorded run."""
+        validation; the session id names the recorded run; the usage gives its tokens, calls
+        and cost, and what the sub-call cache saved."""
         return await _as_tool_error(
             run("qa", question, paths, ctx, urls=urls or [], settings=settings)
         )

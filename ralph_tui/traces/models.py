@@ -26,9 +26,46 @@ from pydantic.alias_generators import to_camel
 
 from ralph_tui.events import RUN_STATUSES, JudgeIssue, RuleResult, RunStatus
 from ralph_tui.evidence import Claim, Coverage, QuoteLocation
-from ralph_tui.llm.usage import UsageSnapshot
+from ralph_tui.llm.usage import ModelUsage, UsageSnapshot, describe_saved
 
 FINISHED_STATUSES: frozenset[str] = frozenset(RUN_STATUSES) - {"running"}
+
+
+class CacheSaving(BaseModel):
+    """What the sub-call cache saved a run: the sub-calls it answered instead of sending
+    them, and the tokens and cost those answers took when they were first paid for."""
+
+    calls: int = 0
+    """Sub-calls answered from the cache: not sent, not paid."""
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float | None = 0.0
+    """The known cost of the saved calls (``None`` when none of them had a known price)."""
+
+    @classmethod
+    def of(cls, usage: UsageSnapshot) -> CacheSaving:
+        """The saving the ledger's ``usage`` counts."""
+        event = usage.to_event()
+        return cls(
+            calls=event.saved_calls,
+            input_tokens=event.saved_input_tokens,
+            output_tokens=event.saved_output_tokens,
+            cost_usd=event.saved_cost_usd,
+        )
+
+    def in_ledger(self) -> ModelUsage:
+        """The saving as the ledger counts it, for a resumed session to carry on from."""
+        return ModelUsage(
+            saved_calls=self.calls,
+            saved_input_tokens=self.input_tokens,
+            saved_output_tokens=self.output_tokens,
+            saved_cost_usd=self.cost_usd or 0.0,
+            saved_unknown_cost_calls=self.calls if self.cost_usd is None else 0,
+        )
+
+    def describe(self) -> str:
+        """``sub-call cache saved 12 calls, 30,000 tokens in / 1,200 out, $0.0061``."""
+        return describe_saved(self.calls, self.input_tokens, self.output_tokens, self.cost_usd)
 
 
 class SessionRecord(BaseModel):
@@ -75,6 +112,9 @@ class SessionRecord(BaseModel):
     """Known cost in US dollars (``None`` when no call had a known price)."""
     llm_calls: int = 0
     """Requests sent, over every leg of the session (as a server's log counts them)."""
+    subcall_cache_saved: CacheSaving = Field(default_factory=CacheSaving)
+    """What the sub-call cache saved over every leg of the session: calls not sent, so not
+    counted in ``llm_calls``, the tokens or the cost."""
     error: str | None = None
     """What stopped the run, when something did."""
     pid: int = Field(default_factory=os.getpid)
@@ -108,17 +148,8 @@ def usage_fields(usage: UsageSnapshot) -> dict[str, Any]:
         "cost_usd": event.cost_usd,
         "llm_calls": usage.calls,
         "cache_read_tokens": event.cache_read_tokens,
-        SAVED_KEY: {
-            "calls": event.saved_calls,
-            "input_tokens": event.saved_input_tokens,
-            "output_tokens": event.saved_output_tokens,
-            "cost_usd": event.saved_cost_usd,
-        },
+        "subcall_cache_saved": CacheSaving.of(usage),
     }
-
-
-SAVED_KEY = "subcall_cache_saved"
-"""The session record's field of what the sub-call cache saved: calls, tokens, known cost."""
 
 
 class HardValidationResult(BaseModel):

@@ -18,7 +18,7 @@ from ralph_tui.config import Settings
 from ralph_tui.events import BaseEvent, SubQuery
 from ralph_tui.loops.requests import resume_request
 from ralph_tui.loops.runner import RunOutcome, RunRequest, execute_run
-from ralph_tui.traces.models import SAVED_KEY
+from ralph_tui.traces.session_ids import session_dir
 from ralph_tui.traces.store import TraceStore
 from tests.llm.llm_wire import openai_completion
 from tests.loops.test_sdk_run import QUOTES, judge_reply, settings_for, worker_reply
@@ -132,10 +132,15 @@ async def test_the_saving_is_shown_and_recorded(
     expected = "sub-call cache saved 1 call, 1,000 tokens in / 100 out, $0.0002"
     assert expected in lines[-1], "the summary line says what the cache saved"
 
-    record = TraceStore(tmp_path / "out").load_session(outcome.session_id)
-    saved = (record.model_extra or {})[SAVED_KEY]
-    assert saved["calls"] == 1 and saved["input_tokens"] == 1000
-    assert saved["cost_usd"] == pytest.approx(outcome.usage.saved_cost_usd)
+    store = TraceStore(tmp_path / "out")
+    record = store.load_session(outcome.session_id)
+    saved = record.subcall_cache_saved
+    assert saved.calls == 1 and saved.input_tokens == 1000
+    assert saved.cost_usd == pytest.approx(outcome.usage.saved_cost_usd)
+    on_disk = json.loads(
+        (session_dir(store.out_dir, outcome.session_id) / "session.json").read_text()
+    )
+    assert on_disk["subcall_cache_saved"] == saved.model_dump()
     assert run_cli(["sessions", "show", outcome.session_id, "--out", str(tmp_path / "out")]) == 0
     [usage_line] = [
         line for line in capsys.readouterr().out.splitlines() if line.startswith("usage")

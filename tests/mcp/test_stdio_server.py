@@ -18,6 +18,8 @@ import anyio
 from mcp import Client, StdioServerParameters
 
 from ralph_tui.api import RunResult, SearchResult, SessionDetail
+from tests.llm.loopback import serving
+from tests.loops.test_subcall_cache_runs import Network
 
 ROOT = Path(__file__).parents[2]
 SAMPLE = ROOT / "ralph_tui" / "data" / "sample_document.md"
@@ -27,15 +29,16 @@ TOP_2 = {"top_k": 2}
 
 
 @asynccontextmanager
-async def connected(tmp_path: Path) -> AsyncIterator[Client]:
-    """A client of a server whose one root holds a copy of the sample document."""
+async def connected(tmp_path: Path, env: dict[str, str] | None = None) -> AsyncIterator[Client]:
+    """A client of a server whose one root holds a copy of the sample document; ``env``: the
+    server's keys and endpoints, if it has any."""
     docs = tmp_path / "docs"
     docs.mkdir(exist_ok=True)
     shutil.copy(SAMPLE, docs / SAMPLE.name)
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "ralph_tui", "mcp", "--root", str(docs), "--out", str(tmp_path / "out")],
-        env={"PYTHONPATH": str(ROOT)},
+        env={"PYTHONPATH": str(ROOT), **(env or {})},
         cwd=tmp_path,
     )
     async with Client(params) as client:
@@ -92,6 +95,7 @@ async def test_ask_answers_with_located_evidence_and_reports_progress(tmp_path: 
         )
         listed = await call(client, "list_sessions")
     assert answer.passed and answer.answer and answer.evidence
+    assert answer.usage.subcall_cache_saved.calls == 0, "the offline worker asks no sub-calls"
     text = SAMPLE.read_text(encoding="utf-8")
     for quote in answer.evidence:
         assert quote.document == SAMPLE.name and text[quote.start : quote.end] == quote.quote
@@ -102,6 +106,27 @@ async def test_ask_answers_with_located_evidence_and_reports_progress(tmp_path: 
     assert values == sorted(values) and len(set(values)) == len(values), "progress only grows"
     messages = [message for _, _, message in progress]
     assert "iteration 1 of 2: worker" in messages and messages[-1] == "run finished: passed"
+
+
+async def test_a_run_reports_what_the_sub_call_cache_saved(tmp_path: Path) -> None:
+    network = Network(rejected=1)  # the retry asks its sub-question again
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "plant.txt").write_text(
+        "The reservoir holds two days of supply. Filters are backwashed every 48 hours. "
+        "Alarms escalate after 10 minutes."
+    )
+    settings = {"max_iters": 2, "sub_model": "openai:gpt-4o-mini"}
+    with serving(network.handle) as loopback:
+        async with connected(tmp_path, loopback.environment) as client:
+            given = await call(
+                client, "ask_documents", question="What is kept?", paths=["plant.txt"],
+                settings=settings,
+            )  # fmt: skip
+            shown = await call(client, "show_session", session_id=given["session_id"])
+    assert given["status"] == "passed" and network.sub_calls == 1
+    saved = given["usage"]["subcall_cache_saved"]
+    assert saved["calls"] == 1 and saved["input_tokens"] > 0 and saved["cost_usd"] > 0
+    assert shown["subcall_cache_saved"] == saved
 
 
 async def test_run_task_and_search_documents(tmp_path: Path) -> None:

@@ -32,7 +32,7 @@ from ralph_tui.events import (
     UsageUpdated,
 )
 from ralph_tui.loops.runner import RunOutcome, RunRequest
-from ralph_tui.traces.models import IterationTrace, SessionRecord
+from ralph_tui.traces.models import CacheSaving, IterationTrace, SessionRecord
 from ralph_tui.traces.store import SessionHandle, TraceStore
 from ralph_tui.validate.claims import Judgement, LineJudgement, claims_of, judge_claims
 
@@ -202,8 +202,13 @@ def _session(
     return store.create_session(record)
 
 
+TASK_SAVED = CacheSaving(calls=6, input_tokens=5400, output_tokens=700, cost_usd=0.0123)
+"""What the sub-call cache saved the fixture's task session (the only one it saved)."""
+
+
 def write_fixture_sessions(out_dir: Path, doc_path: str = DOC_NAME) -> dict[str, str]:
-    """Four finished sessions: a two-iteration QA run, a re-run of it, a task, a cancel."""
+    """Four finished sessions: a two-iteration QA run, a re-run of it, a task (some of whose
+    sub-calls the sub-call cache answered), a cancel."""
     store = TraceStore(out_dir)
     main = _session(store, QUESTION, "qa", T0, None, doc_path)
     for event in scripted_events(main.session_id, doc_path):
@@ -221,8 +226,9 @@ def write_fixture_sessions(out_dir: Path, doc_path: str = DOC_NAME) -> dict[str,
     )
     task.write_iteration(iteration_trace(1, passed=False))
     task.finish(
-        "failed", duration_ms=65_000, input_tokens=9100, output_tokens=2300, cost_usd=0.0421
-    )
+        "failed", duration_ms=65_000, input_tokens=9100, output_tokens=2300, cost_usd=0.0421,
+        subcall_cache_saved=TASK_SAVED,
+    )  # fmt: skip
 
     cancelled = _session(store, "List every chemical dosed", "qa", T0 + 10800, None, doc_path)
     cancelled.finish(

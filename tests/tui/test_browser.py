@@ -8,24 +8,26 @@ import threading
 from pathlib import Path
 
 from textual.content import Content
-from textual.widgets import Input, OptionList, Select, TabbedContent
+from textual.widgets import Input, OptionList, Select, Static, TabbedContent
 
 from ralph_tui.events import Notice, SandboxExecuted
-from ralph_tui.traces.models import SessionRecord
+from ralph_tui.traces.models import CacheSaving, SessionRecord
 from ralph_tui.traces.store import TraceStore
+from ralph_tui.tui import formatting as fmt
 from ralph_tui.tui.app import RalphApp
 from ralph_tui.tui.screens.browser_screen import PAGE_SIZE, SessionBrowser
 from ralph_tui.tui.screens.session_screen import SessionScreen
 from ralph_tui.tui.widgets.session_table import (
     COLUMNS,
     SessionTable,
+    cache_saved,
     header_line,
     session_cells,
     session_line,
     shown_columns,
 )
 from tests.tui.conftest import MakeApp, wait_for
-from tests.tui.scripted import QUESTION
+from tests.tui.scripted import QUESTION, TASK_SAVED
 
 SIZE = (100, 30)
 
@@ -41,6 +43,11 @@ def listed(app: RalphApp) -> list[str]:
     return table.session_ids
 
 
+def cells_of(record: SessionRecord) -> dict[str, str]:
+    """Each column's text for ``record``, by the column's label."""
+    return dict(zip((label for label, _ in COLUMNS), session_cells(record), strict=True))
+
+
 async def test_lists_every_session_newest_first_with_parent(
     make_app: MakeApp, fixture_sessions: dict[str, str]
 ) -> None:
@@ -50,8 +57,8 @@ async def test_lists_every_session_newest_first_with_parent(
         ids = fixture_sessions
         assert listed(app) == [ids["cancelled"], ids["task"], ids["rerun"], ids["main"]]
         table = table_of(app)
-        assert session_cells(table.records[ids["rerun"]])[7] == ids["main"].split("/")[1]
-        assert session_cells(table.records[ids["task"]])[2] == "failed"
+        assert cells_of(table.records[ids["rerun"]])["Parent"] == ids["main"].split("/")[1]
+        assert cells_of(table.records[ids["task"]])["Status"] == "failed"
         line = table.get_option(ids["rerun"]).prompt
         assert isinstance(line, Content) and ids["main"].split("/")[1] in line.plain
 
@@ -220,7 +227,7 @@ async def test_a_session_whose_writer_died_shows_as_crashed(
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: len(listed(app)) == 1)
         table = table_of(app)
-        assert session_cells(table.records[listed(app)[0]])[2] == "crashed"
+        assert cells_of(table.records[listed(app)[0]])["Status"] == "crashed"
         await pilot.press("enter")
         await wait_for(pilot, lambda: getattr(app.screen, "data", None) is not None)
         screen = app.screen
@@ -247,13 +254,42 @@ async def test_more_sessions_load_at_the_end_of_the_list(make_app: MakeApp, out_
 def test_a_narrow_line_gives_up_columns_before_the_query_wraps() -> None:
     record = SessionRecord(mode="qa", query=QUESTION, created_at=0.0, parent_session_id="d/qa-1")
     assert [label for label, _ in shown_columns(140)] == [label for label, _ in COLUMNS]
+    assert [label for label, _ in shown_columns(96)] == [
+        label for label, _ in COLUMNS if label != "Saved"
+    ]
     assert [label for label, _ in shown_columns(78)] == [
-        label for label, _ in COLUMNS if label != "Parent"
+        label for label, _ in COLUMNS if label not in ("Saved", "Parent")
     ]
     assert [label for label, _ in shown_columns(65)] == [
-        label for label, _ in COLUMNS if label not in ("Parent", "Tokens")
+        label for label, _ in COLUMNS if label not in ("Saved", "Parent", "Tokens")
     ]
     wide, narrow = session_line(record, 140).plain, session_line(record, 78).plain
     assert len(wide) == 140 and "qa-1" in wide
     assert len(narrow) == 78 and "qa-1" not in narrow and QUESTION[:14] in narrow
     assert len(header_line(78)) <= 78 and "Parent" not in header_line(78)
+
+
+async def test_a_session_the_sub_call_cache_saved_shows_the_saving(
+    make_app: MakeApp, fixture_sessions: dict[str, str]
+) -> None:
+    app = make_app(start_mode="sessions")
+    async with app.run_test(size=(120, 30)) as pilot:
+        await wait_for(pilot, lambda: len(listed(app)) == 4)
+        table = table_of(app)
+        header = str(app.screen.query_one("#header", Static).render())
+        start = header.index("Saved")
+        width = dict(COLUMNS)["Saved"]
+        shown = {}
+        for session_id in listed(app):
+            line = table.get_option(session_id).prompt
+            assert isinstance(line, Content)
+            shown[session_id] = line.plain[start : start + width].strip()
+    assert shown.pop(fixture_sessions["task"]) == "$0.0123" == fmt.cost(TASK_SAVED.cost_usd)
+    assert set(shown.values()) == {""}, "a session the cache saved nothing shows nothing there"
+
+
+def test_the_saving_is_the_money_where_its_price_was_known_else_the_calls() -> None:
+    assert cache_saved(CacheSaving(calls=3, input_tokens=900, cost_usd=0.0061)) == "$0.0061"
+    assert cache_saved(CacheSaving(calls=3, input_tokens=900, cost_usd=None)) == "3 calls"
+    assert cache_saved(CacheSaving(calls=1, input_tokens=300, cost_usd=None)) == "1 call"
+    assert cache_saved(CacheSaving()) == ""

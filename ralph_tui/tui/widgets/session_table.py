@@ -14,7 +14,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from ralph_tui.traces.liveness import effective_status
-from ralph_tui.traces.models import SessionRecord
+from ralph_tui.traces.models import CacheSaving, SessionRecord
 from ralph_tui.tui import formatting as fmt
 
 COLUMNS = (
@@ -25,11 +25,12 @@ COLUMNS = (
     ("Time", 6),
     ("Tokens", 10),
     ("Cost", 7),
+    ("Saved", 8),
     ("Parent", 13),
     ("Query", 0),
 )
 """Column labels and widths; the query takes what is left of the line."""
-DROPPED_WHEN_NARROW = ("Parent", "Tokens", "Iter")
+DROPPED_WHEN_NARROW = ("Saved", "Parent", "Tokens", "Iter")
 """Columns given up, in this order, so that the query keeps ``MIN_QUERY_WIDTH`` on a
 narrow terminal rather than every line wrapping."""
 GAP = " "
@@ -75,6 +76,16 @@ def query_width(line_width: int) -> int:
     return max(MIN_QUERY_WIDTH, line_width - _used(shown_columns(line_width)))
 
 
+def cache_saved(saving: CacheSaving) -> str:
+    """What the sub-call cache saved, as its column shows it: the money where the price was
+    known (``$0.0061``), else the calls (``12 calls``); nothing when it saved nothing."""
+    if not saving.calls:
+        return ""
+    if saving.cost_usd is not None:
+        return fmt.cost(saving.cost_usd)
+    return f"{saving.calls} call{'' if saving.calls == 1 else 's'}"
+
+
 def session_cells(record: SessionRecord) -> list[str]:
     """The text of each column for ``record`` (the status as readers should see it)."""
     seconds = record.duration_ms / 1000 if record.duration_ms is not None else None
@@ -86,6 +97,7 @@ def session_cells(record: SessionRecord) -> list[str]:
         fmt.duration(seconds),
         f"{fmt.tokens(record.input_tokens)}/{fmt.tokens(record.output_tokens)}",
         fmt.cost(record.cost_usd),
+        cache_saved(record.subcall_cache_saved),
         fmt.short_session_id(record.parent_session_id),
         record.query,
     ]
