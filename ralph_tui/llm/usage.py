@@ -104,6 +104,26 @@ class UsageSnapshot:
             self.token_cap,
         )
 
+    @classmethod
+    def of_event(cls, event: UsageUpdated) -> UsageSnapshot:
+        """The snapshot a ``UsageUpdated`` event reports (the inverse of ``to_event``, less
+        the per-model figures an event does not carry)."""
+        return cls(
+            input_tokens=event.input_tokens,
+            output_tokens=event.output_tokens,
+            calls=event.calls,
+            cost_usd=event.cost_usd or 0.0,
+            unknown_cost_calls=event.unknown_cost_calls,
+            cost_cap_usd=event.cost_cap_usd,
+            cache_read_tokens=event.cache_read_tokens or 0,
+            cache_reported_calls=0 if event.cache_read_tokens is None else event.calls,
+            saved_calls=event.saved_calls,
+            saved_input_tokens=event.saved_input_tokens,
+            saved_output_tokens=event.saved_output_tokens,
+            saved_cost_usd=event.saved_cost_usd or 0.0,
+            saved_unknown_cost_calls=event.saved_calls if event.saved_cost_usd is None else 0,
+        )
+
     def to_event(self) -> UsageUpdated:
         """The ``UsageUpdated`` event a loop emits for this snapshot.
 

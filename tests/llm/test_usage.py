@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
+from ralph_tui.events import UsageUpdated
 from ralph_tui.llm.errors import CostCapReached
 from ralph_tui.llm.types import ChatMessage, Completion, LLMClient, Usage
 from ralph_tui.llm.usage import MeteredClient, UsageLedger, UsageSnapshot
@@ -116,3 +117,38 @@ async def test_metered_client_refuses_calls_past_the_cap(
     with pytest.raises(CostCapReached):
         await MeteredClient(make_anthropic(), ledger).chat([ChatMessage(role="user", content="x")])
     assert api.requests == []
+
+
+@pytest.mark.parametrize(
+    "event",
+    [
+        UsageUpdated(input_tokens=10, output_tokens=4, calls=2, cost_usd=0.5, cost_cap_usd=2.0),
+        UsageUpdated(
+            input_tokens=10,
+            output_tokens=4,
+            calls=2,
+            cost_usd=None,
+            unknown_cost_calls=2,
+            cache_read_tokens=6,
+            saved_calls=3,
+            saved_input_tokens=30,
+            saved_output_tokens=9,
+            saved_cost_usd=None,
+        ),
+        UsageUpdated(
+            input_tokens=1,
+            output_tokens=1,
+            calls=1,
+            cost_usd=0.01,
+            saved_calls=1,
+            saved_input_tokens=5,
+            saved_output_tokens=2,
+            saved_cost_usd=0.02,
+        ),
+    ],
+)
+def test_a_usage_event_is_read_back_into_the_snapshot_it_reports(event: UsageUpdated) -> None:
+    """A run stopped hard reports the usage its last event recorded: nothing lost on the way
+    back (unknown costs, prompt-cache figures, the sub-call cache's saving)."""
+    again = UsageSnapshot.of_event(event).to_event()
+    assert again.model_dump(exclude={"ts"}) == event.model_dump(exclude={"ts"})
