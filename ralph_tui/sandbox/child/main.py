@@ -9,8 +9,6 @@ to ``sys.path`` explicitly, so third-party packages such as numpy stay importabl
 from __future__ import annotations
 
 import builtins
-import fcntl
-import mmap
 import posix
 import sys
 
@@ -22,7 +20,9 @@ from .interrupts import Interrupts
 from .reads import track_reads
 
 # ``posix`` is the C module that ``os`` wraps: ``os`` itself loads ``posixpath``, ``stat``
-# and ``_collections_abc``, about 1 ms of every start, for nothing the child needs.
+# and ``_collections_abc``, about 1 ms of every start, for nothing the child needs. Modules
+# that are shared libraries (``fcntl``, ``mmap``) cost a fraction of a millisecond each to
+# load, so the child does without them or loads them when it needs them.
 TYPE_CHECKING = False  # ``typing`` costs every child start milliseconds; only mypy needs it
 if TYPE_CHECKING:
     from typing import Any
@@ -36,7 +36,8 @@ def take_over_stdio() -> tuple[int, int]:
     Cell code that writes to fd 1 or 2 (``os.write``, C extensions) then lands in the output
     file, which is read back as part of the cell's output, and cannot corrupt the framing.
     """
-    channel_fd = fcntl.fcntl(1, fcntl.F_DUPFD_CLOEXEC, CHANNEL_FD_MIN)
+    channel_fd = free_fd(CHANNEL_FD_MIN)
+    posix.dup2(1, channel_fd, inheritable=False)
     null = posix.open("/dev/null", posix.O_RDONLY)
     posix.dup2(null, 0)
     posix.close(null)
@@ -46,8 +47,22 @@ def take_over_stdio() -> tuple[int, int]:
     return channel_fd, output_fd
 
 
+def free_fd(lowest: int) -> int:
+    """The lowest descriptor from ``lowest`` up that is not open (what ``F_DUPFD`` picks;
+    the child has one thread while it starts, so nothing can take it meanwhile)."""
+    fd = lowest
+    while True:
+        try:
+            posix.fstat(fd)
+        except OSError:
+            return fd
+        fd += 1
+
+
 def read_text(path: str) -> str:
     """Decode a global's file straight from the page cache (no intermediate bytes copy)."""
+    import mmap  # only a sandbox given a text global needs it
+
     with open(path, "rb") as file:
         if posix.fstat(file.fileno()).st_size == 0:
             return ""
@@ -100,9 +115,11 @@ def main() -> None:
         namespace, interrupts, output_limit=limits["max_output_chars"], fd_output=output_fd
     )
     channel.send({"op": "ready"})
-    # Tracking copies the document (a ``str`` subclass cannot take it over): done once the
-    # host knows the child is ready, while the model writes its first cell.
+    # Tracking copies the document (a ``str`` subclass cannot take it over), and the compiler
+    # is prepared: both done once the host knows the child is ready, while the model writes
+    # its first cell.
     reads = track_reads(namespace, limits["max_output_chars"])
+    runner.prepare()
     while True:
         try:
             message = channel.next_control()
