@@ -27,7 +27,13 @@ from ralph_tui.sandbox.clock import CellClock
 from ralph_tui.sandbox.launch import ISOLATION_LEVELS, IsolationUnavailable, plan_launch
 from ralph_tui.sandbox.limits import CellReads, ExecResult, Isolation, SandboxLimits
 from ralph_tui.sandbox.process import ChildGone, ChildProcess
-from ralph_tui.sandbox.scratch import Scratch, create_scratch, remove_scratch, write_manifest
+from ralph_tui.sandbox.scratch import (
+    Scratch,
+    create_scratch,
+    remove_abandoned,
+    remove_scratch,
+    write_manifest,
+)
 from ralph_tui.sandbox.state import (
     NOT_STARTED,
     Cell,
@@ -106,6 +112,9 @@ class Sandbox:
         sandbox = cls(scratch, hosted, limits, emit_notice, list(values))
         try:
             write_manifest(scratch, values, list(hosted), limits)
+            # What killed hosts left behind is deleted while the child starts, off the way
+            # to the first answer: the callback runs as soon as the start waits for the child.
+            asyncio.get_running_loop().call_soon(remove_abandoned)
             await sandbox._start_strongest()
         except BaseException:
             await sandbox.close()

@@ -3,7 +3,8 @@
 Each scratch directory holds an ``owner.lock`` that its sandbox keeps locked (``flock``)
 while it lives. The kernel drops the lock when the owning process dies, however it dies,
 so a later sandbox recognises directories left behind by a killed host (a document can
-be hundreds of megabytes) and deletes them.
+be hundreds of megabytes) and deletes them (``remove_abandoned``, which the sandbox runs
+while its child starts).
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ class Scratch:
     """One scratch directory and the descriptor holding its owner lock.
 
     ``init`` holds the manifest and the globals' files (read-only for the child), ``work``
-    is the child's working directory (writable), ``tmp`` its temp dir when not under bwrap.
+    is the child's working directory (writable), ``tmp`` its temp dir when not under bwrap
+    (made only then).
     """
 
     root: Path
@@ -49,13 +51,12 @@ class Scratch:
 
 
 def create_scratch() -> Scratch:
-    """A new, locked scratch directory (after deleting any whose owner has died)."""
-    remove_abandoned()
+    """A new, locked scratch directory, with its ``init`` and ``work`` folders."""
     root = Path(tempfile.mkdtemp(prefix=PREFIX))
     lock_fd = os.open(root / LOCK_FILE, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
     fcntl.flock(lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     scratch = Scratch(root, lock_fd)
-    for folder in (scratch.init, scratch.work, scratch.tmp):
+    for folder in (scratch.init, scratch.work):
         folder.mkdir()
     return scratch
 
