@@ -32,7 +32,7 @@ from pathlib import Path
 from ralph_tui.sandbox.bytecode import compiled_child
 from ralph_tui.sandbox.child.confine import FILTER_BY_LAUNCHER, process_filter_bytes
 from ralph_tui.sandbox.limits import Isolation, SandboxLimits
-from ralph_tui.sandbox.scratch import MANIFEST, Scratch
+from ralph_tui.sandbox.scratch import Scratch
 
 ISOLATION_LEVELS: tuple[Isolation, ...] = ("bwrap", "unshare-net", "rlimits-only")
 
@@ -79,7 +79,7 @@ def plan_launch(isolation: Isolation, scratch: Scratch, limits: SandboxLimits) -
         "-c",
         BOOT,
         str(compiled_child(CHILD_PACKAGE).parent),
-        str(scratch.init / MANIFEST),
+        str(scratch.init),
         *site_packages(),
     ]
     # Only a child outside bwrap (which gives its child a private /tmp) needs this one.
@@ -126,7 +126,7 @@ def _bwrap_plan(scratch: Scratch, limits: SandboxLimits) -> LaunchPlan:
     argv += ["--proc", "/proc", "--dev", "/dev", *(tmp_size if "--size" in options else [])]
     argv += ["--tmpfs", "/tmp", "--remount-ro", "/", "--chdir", WORK_MOUNT, "--"]
     argv += [interpreter(), *PYTHON_FLAGS, "-c", BOOT, MOUNT_ROOT]
-    argv += [f"{MOUNT_ROOT}/init/{MANIFEST}", *site_mounts]
+    argv += [f"{MOUNT_ROOT}/init", *site_mounts]
     env = sandbox_env(home=WORK_MOUNT, tmp="/tmp")
     # Installed by bwrap, the filter spares every child start loading ctypes to install it.
     process_filter = process_filter_bytes() if "--seccomp" in options else None

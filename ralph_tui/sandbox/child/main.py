@@ -1,7 +1,9 @@
 """Entry point of the sandbox child: take over stdio, load the globals, confine, serve cells.
 
-The host starts it as ``python -I -S -B -X utf8 -c BOOT CHILD_PARENT MANIFEST [SITE_DIR ...]``
-(see ``ralph_tui.sandbox.launch``). ``-I -S`` keep the user's environment, ``site`` and its
+The host starts it as ``python -I -S -B -X utf8 -c BOOT CHILD_PARENT INIT_DIR [SITE_DIR ...]``
+(see ``ralph_tui.sandbox.launch``) and sends it the manifest (``load``) as its first message:
+the globals, the names of the host functions and the limits, with the text globals in files
+of ``INIT_DIR``. ``-I -S`` keep the user's environment, ``site`` and its
 ``.pth`` files out; the host's site-packages directories (read-only under bwrap) are appended
 to ``sys.path`` explicitly, so third-party packages such as numpy stay importable.
 """
@@ -15,7 +17,6 @@ import sys
 from .cells import CellRunner
 from .channel import Channel, ChannelClosed
 from .confine import apply_limits
-from .framing import decode_json
 from .interrupts import Interrupts
 from .reads import track_reads
 
@@ -81,11 +82,12 @@ def host_function(channel: Channel, name: str) -> Any:
     return call_host
 
 
-def load_namespace(manifest_path: str, channel: Channel) -> tuple[dict[str, Any], dict[str, Any]]:
+def load_namespace(
+    manifest: dict[str, Any], folder: str, channel: Channel
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """The cells' globals (values and host functions) and the limits, from the manifest."""
-    with open(manifest_path, "rb") as file:
-        manifest = decode_json(file.read().decode("utf-8"))
-    folder = manifest_path.rpartition("/")[0]
+    if manifest.get("op") != "load":
+        raise RuntimeError(f"expected the manifest, got {manifest.get('op')!r}")
     namespace: dict[str, Any] = {"__name__": "__main__", "__builtins__": builtins}
     for name, spec in manifest["globals"].items():
         if "file" in spec:
@@ -98,13 +100,17 @@ def load_namespace(manifest_path: str, channel: Channel) -> tuple[dict[str, Any]
 
 
 def main() -> None:
-    manifest_path, site_dirs = sys.argv[2], sys.argv[3:]
+    init_folder, site_dirs = sys.argv[2], sys.argv[3:]
     channel_fd, output_fd = take_over_stdio()
     interrupts = Interrupts()
     channel = Channel(channel_fd, interrupts)
     try:
+        manifest = channel.next_control()
+    except ChannelClosed:
+        return  # the host gave up on this child before sending it anything
+    try:
         sys.path.extend(site_dirs)
-        namespace, limits = load_namespace(manifest_path, channel)
+        namespace, limits = load_namespace(manifest, init_folder, channel)
         apply_limits(limits)
     except BaseException as exc:  # any failure to start is reported, then the child exits
         import traceback
