@@ -6,8 +6,9 @@ run with ``PYTHONDONTWRITEBYTECODE`` has none, and compiling the child's modules
 start costs it about 8 ms. So the host keeps a compiled copy of the package in the user's
 cache directory, named by the hash of its sources and the interpreter's cache tag (built
 once, in a temporary folder renamed into place, so concurrent hosts never see half of it),
-and the child runs that copy. Where the cache cannot be written, the child runs the package
-itself and compiles as before.
+and the child runs that copy. The copy also holds the code of all its modules in one file
+(``child.BUNDLE``), which the package loads its modules from. Where the cache cannot be
+written, the child runs the package itself and compiles as before.
 
 Every version of the sources gets a copy of its own, so copies would pile up. Each start
 marks its copy used (its folder's modification time); the first start of each process
@@ -22,6 +23,7 @@ import contextlib
 import functools
 import hashlib
 import importlib.util
+import marshal
 import os
 import py_compile
 import shutil
@@ -30,8 +32,12 @@ import tempfile
 import time
 from pathlib import Path
 
+from ralph_tui.sandbox.child import BUNDLE
+
 CACHE_FOLDER = Path("ralph-tui", "sandbox-child")
 BUILDING_PREFIX = ".building-"
+PYC_HEADER_BYTES = 16
+"""A byte-code file's header (magic, flags, hash or date and size); the code follows."""
 UNUSED_DAYS = 2
 """A copy other than the current one is deleted once no start has used it for this long."""
 
@@ -103,16 +109,22 @@ def _build(package: Path, copy: Path) -> None:
     try:
         target_package = building / package.name
         target_package.mkdir()
+        codes = {}
         for source in sorted(package.glob("*.py")):
             target = target_package / source.name
             shutil.copyfile(source, target)
+            cached = Path(importlib.util.cache_from_source(str(target)))
             # The folder's name is the sources' hash, so the byte-code never needs checking.
             py_compile.compile(
                 str(target),
-                cfile=importlib.util.cache_from_source(str(target)),
+                cfile=str(cached),
                 doraise=True,
                 invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH,
             )
+            if source.stem != "__init__":  # the package is imported as usual, and loads the rest
+                code = marshal.loads(cached.read_bytes()[PYC_HEADER_BYTES:])
+                codes[f"{package.name}.{source.stem}"] = code
+        (target_package / BUNDLE).write_bytes(marshal.dumps(codes))
         try:
             building.rename(built)
         except OSError:

@@ -4,6 +4,7 @@ of other versions are deleted once unused for long enough."""
 from __future__ import annotations
 
 import importlib.util
+import marshal
 import os
 import shutil
 import time
@@ -20,6 +21,7 @@ from ralph_tui.sandbox.bytecode import (
     compiled_child,
     current_copy,
 )
+from ralph_tui.sandbox.child import BUNDLE
 
 DAY_S = 86400
 
@@ -51,6 +53,11 @@ def test_the_copy_holds_each_module_beside_its_byte_code(
         source = copy / f"{module}.py"
         assert source.read_bytes() == (package / f"{module}.py").read_bytes()
         assert Path(importlib.util.cache_from_source(str(source))).is_file()
+    bundled = marshal.loads((copy / BUNDLE).read_bytes())
+    assert list(bundled) == ["child.main"], "every module but the package, which loads them"
+    namespace: dict[str, object] = {}
+    exec(bundled["child.main"], namespace)
+    assert namespace["ANSWER"] == 42
     assert compiled_child(package) == copy, "built once, then found"
     (package / "main.py").write_text("ANSWER = 43\n")
     current_copy.cache_clear()  # a new process, run with the changed sources
@@ -68,15 +75,35 @@ def test_without_a_writable_cache_the_package_itself_is_run(
     assert compiled_child(package) == package
 
 
-async def test_the_child_finds_byte_code_for_its_modules(sandbox: Sandbox) -> None:
+async def test_the_child_loads_its_modules_compiled(sandbox: Sandbox) -> None:
     result = await sandbox.execute(
         "import os, sys\n"
-        "sorted({name: os.path.isfile(module.__spec__.cached) for name, module in "
-        "sys.modules.items() if name.startswith('child.')}.items())"
+        "modules = {name: module for name, module in sys.modules.items() "
+        "if name.split('.')[0] == 'child'}\n"
+        "package = modules.pop('child')\n"
+        "os.path.isfile(package.__spec__.cached), sorted(modules), "
+        "{type(module.__spec__.loader).__name__ for module in modules.values()}, "
+        "{os.path.dirname(module.__file__) for module in modules.values()}"
     )
     assert result.error is None
-    found = eval(result.output)
-    assert found and all(compiled for _, compiled in found), found
+    package_compiled, names, loaders, folders = eval(result.output)
+    assert package_compiled
+    assert "child.main" in names and "child.cells" in names
+    assert loaders == {"BundledModules"}
+    assert folders == {"/opt/ralph-sandbox/child"}
+
+
+async def test_a_failure_inside_a_child_module_names_its_source_where_the_child_sees_it(
+    sandbox: Sandbox,
+) -> None:
+    result = await sandbox.execute(
+        "import child.framing, traceback\n"
+        "try:\n"
+        "    child.framing.decode_json('[')\n"
+        "except ValueError as exc:\n"
+        "    print(traceback.extract_tb(exc.__traceback__)[-1].filename)"
+    )
+    assert (result.output, result.error) == ("/opt/ralph-sandbox/child/framing.py\n", None)
 
 
 def age(path: Path, seconds: float) -> None:
