@@ -28,9 +28,12 @@ HEAVY_MODULES = (
     "traceback",
     "struct",
     "fcntl",
+    "itertools",
+    "_collections",
 )
-"""Each costs a child start milliseconds, or a shared library's loading (with what it loads in
-turn); none is needed to answer a cell that does not use it."""
+"""Each costs a child start milliseconds, a shared library's loading or a tenth of a
+millisecond of building types (with what it loads in turn); none is needed to answer a cell
+that does not use it."""
 
 
 async def test_the_child_answers_its_first_cell_without_heavy_modules(sandbox: Sandbox) -> None:
