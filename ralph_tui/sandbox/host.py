@@ -3,12 +3,12 @@
 ``Sandbox.start`` starts the child at the strongest isolation level that works here (saying
 so loudly when it has to settle for a weaker one), writes the text globals to the scratch
 directory while the child's interpreter starts, sends it the manifest, and waits until the
-child has loaded them. ``execute`` runs one cell: it
-sends the code, answers the child's host-function calls while the cell runs, enforces the
-cell's time (SIGINT, then kill), and turns whatever happened to the child (crash, exit,
-garbage on the channel) into a result the model can act on, restarting the child when it
-was lost. The host itself never waits on the child without a bound. Where the sandbox is in
-its lifecycle is one value (``state``); ``state.next_state`` moves it.
+child has loaded them. ``execute`` runs one cell: it sends the code, answers the child's
+host-function calls while the cell runs, enforces the cell's time (SIGINT, then kill), and
+turns whatever happened to the child (crash, exit, garbage on the channel) into a result
+the model can act on, restarting the child when it was lost. The host itself never waits on
+the child without a bound. Where the sandbox is in its lifecycle is one value (``state``);
+``state.next_state`` moves it.
 """
 
 from __future__ import annotations

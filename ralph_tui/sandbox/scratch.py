@@ -29,7 +29,7 @@ WRITE_CHUNK_CHARS = 1 << 20
 class Scratch:
     """One scratch directory and the descriptor holding its owner lock.
 
-    ``init`` holds the manifest and the globals' files (read-only for the child), ``work``
+    ``init`` holds the text globals' files (read-only for the child), ``work``
     is the child's working directory (writable), ``tmp`` its temp dir when not under bwrap
     (made only then).
     """
