@@ -7,7 +7,7 @@ out of sight. ``framing`` is shared with the host.
 The compiled copy the child runs (``ralph_tui.sandbox.bytecode``) also holds ``BUNDLE``: the
 code of every module of the package in one file. Where it is present the package loads its
 modules from it (``BundledModules``): searching the package folder and reading each
-module's byte-code file through the import system would cost every child start about 70 µs
+module's byte-code file through the import system would cost every child start about 50 µs
 a module. Elsewhere (the host, or a child run from the sources) imports work as usual.
 """
 
