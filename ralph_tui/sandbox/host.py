@@ -1,18 +1,20 @@
 """The sandbox host: a persistent, isolated Python child that runs cells for the agent.
 
-``Sandbox.start`` writes the globals to the scratch directory, starts the child at the
-strongest isolation level that works here (saying so loudly when it has to settle for a
-weaker one), and waits until the child has loaded them. ``execute`` runs one cell: it
-sends the code, answers the child's host-function calls while the cell runs, enforces the
-cell's time (SIGINT, then kill), and turns whatever happened to the child (crash, exit,
-garbage on the channel) into a result the model can act on, restarting the child when it
-was lost. The host itself never waits on the child without a bound. Where the sandbox is in
-its lifecycle is one value (``state``); ``state.next_state`` moves it.
+``Sandbox.start`` starts the child at the strongest isolation level that works here (saying
+so loudly when it has to settle for a weaker one), writes the text globals to the scratch
+directory while the child's interpreter starts, sends it the manifest, and waits until the
+child has loaded them. ``execute`` runs one cell: it sends the code, answers the child's
+host-function calls while the cell runs, enforces the cell's time (SIGINT, then kill), and
+turns whatever happened to the child (crash, exit, garbage on the channel) into a result
+the model can act on, restarting the child when it was lost. The host itself never waits on
+the child without a bound. Where the sandbox is in its lifecycle is one value (``state``);
+``state.next_state`` moves it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import subprocess
 import time
@@ -27,7 +29,15 @@ from ralph_tui.sandbox.clock import CellClock
 from ralph_tui.sandbox.launch import ISOLATION_LEVELS, IsolationUnavailable, plan_launch
 from ralph_tui.sandbox.limits import CellReads, ExecResult, Isolation, SandboxLimits
 from ralph_tui.sandbox.process import ChildGone, ChildProcess
-from ralph_tui.sandbox.scratch import Scratch, create_scratch, remove_scratch, write_manifest
+from ralph_tui.sandbox.scratch import (
+    Manifest,
+    Scratch,
+    create_scratch,
+    make_manifest,
+    remove_abandoned,
+    remove_scratch,
+    write_texts,
+)
 from ralph_tui.sandbox.state import (
     NOT_STARTED,
     Cell,
@@ -76,9 +86,13 @@ class Sandbox:
         limits: SandboxLimits,
         emit_notice: Callable[[str], None] | None,
         global_names: list[str],
+        manifest: Manifest,
     ) -> None:
         self.isolation = "rlimits-only"
         self._scratch = scratch
+        self._manifest_frame = manifest.frame
+        self._unwritten_texts: dict[str, str] | None = manifest.texts
+        """The text globals until their files are written (by the first start)."""
         self._calls = HostCalls(functions, self._on_calls_busy)
         self._limits = limits
         self._emit_notice = emit_notice
@@ -102,10 +116,13 @@ class Sandbox:
         values = dict(globals or {})
         hosted = dict(functions or {})
         limits = limits or SandboxLimits()
+        manifest = make_manifest(values, list(hosted), limits)
         scratch = create_scratch()
-        sandbox = cls(scratch, hosted, limits, emit_notice, list(values))
+        sandbox = cls(scratch, hosted, limits, emit_notice, list(values), manifest)
         try:
-            write_manifest(scratch, values, list(hosted), limits)
+            # What killed hosts left behind is deleted while the child starts, off the way
+            # to the first answer: the callback runs as soon as the start waits for the child.
+            asyncio.get_running_loop().call_soon(remove_abandoned)
             await sandbox._start_strongest()
         except BaseException:
             await sandbox.close()
@@ -223,7 +240,7 @@ class Sandbox:
             raise IsolationUnavailable(f"could not run {plan.argv[0]}: {exc}") from None
         self._apply(Spawned(child, ready))
         try:
-            await asyncio.wait_for(ready, self._limits.start_timeout_s)
+            await asyncio.wait_for(self._load(child, ready), self._limits.start_timeout_s)
         except BaseException as exc:
             await child.close()  # reported lost: the sandbox is lost (or still closed)
             if isinstance(exc, TimeoutError):
@@ -231,6 +248,16 @@ class Sandbox:
                     f"the sandbox did not start within {self._limits.start_timeout_s:g} s"
                 ) from None
             raise
+
+    async def _load(self, child: ChildProcess, ready: asyncio.Future[None]) -> None:
+        """Give a started child its globals: the text files (written once, while the first
+        child's interpreter starts), then the manifest; wait until it has loaded them."""
+        if self._unwritten_texts is not None:
+            write_texts(self._scratch, self._unwritten_texts)
+            self._unwritten_texts = None
+        with contextlib.suppress(ChildGone):  # its loss is being reported and settles ``ready``
+            await child.send_frame(self._manifest_frame)
+        await ready
 
     async def _restart(self) -> tuple[bool, str]:
         """Start a new child at the same isolation level: did it work, and what it means."""

@@ -11,6 +11,10 @@ Isolation levels, strongest first:
 - ``rlimits-only``: nothing but the child's own rlimits and process ban.
 
 Every level runs the child with a scrubbed environment (no API keys, nothing inherited).
+
+What a plan is made of that cannot change while the host runs (the interpreter, the
+site-packages, the system mounts) is worked out once per process: a start waits for none of
+it. Which launcher ``PATH`` gives is looked up at every start, since ``PATH`` may change.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from pathlib import Path
 from ralph_tui.sandbox.bytecode import compiled_child
 from ralph_tui.sandbox.child.confine import FILTER_BY_LAUNCHER, process_filter_bytes
 from ralph_tui.sandbox.limits import Isolation, SandboxLimits
-from ralph_tui.sandbox.scratch import MANIFEST, Scratch
+from ralph_tui.sandbox.scratch import Scratch
 
 ISOLATION_LEVELS: tuple[Isolation, ...] = ("bwrap", "unshare-net", "rlimits-only")
 
@@ -75,9 +79,11 @@ def plan_launch(isolation: Isolation, scratch: Scratch, limits: SandboxLimits) -
         "-c",
         BOOT,
         str(compiled_child(CHILD_PACKAGE).parent),
-        str(scratch.init / MANIFEST),
+        str(scratch.init),
         *site_packages(),
     ]
+    # Only a child outside bwrap (which gives its child a private /tmp) needs this one.
+    scratch.tmp.mkdir(exist_ok=True)
     env = sandbox_env(home=str(scratch.work), tmp=str(scratch.tmp))
     if isolation == "rlimits-only":
         return LaunchPlan(isolation, host_command, env, str(scratch.work))
@@ -120,7 +126,7 @@ def _bwrap_plan(scratch: Scratch, limits: SandboxLimits) -> LaunchPlan:
     argv += ["--proc", "/proc", "--dev", "/dev", *(tmp_size if "--size" in options else [])]
     argv += ["--tmpfs", "/tmp", "--remount-ro", "/", "--chdir", WORK_MOUNT, "--"]
     argv += [interpreter(), *PYTHON_FLAGS, "-c", BOOT, MOUNT_ROOT]
-    argv += [f"{MOUNT_ROOT}/init/{MANIFEST}", *site_mounts]
+    argv += [f"{MOUNT_ROOT}/init", *site_mounts]
     env = sandbox_env(home=WORK_MOUNT, tmp="/tmp")
     # Installed by bwrap, the filter spares every child start loading ctypes to install it.
     process_filter = process_filter_bytes() if "--seccomp" in options else None
@@ -148,7 +154,8 @@ def bwrap_options(bwrap: str) -> frozenset[str]:
     return frozenset(re.findall(r"--[a-z0-9-]+", shown.stdout + shown.stderr))
 
 
-def _system_mounts() -> list[str]:
+@functools.cache
+def _system_mounts() -> tuple[str, ...]:
     """Read-only ``/usr``, the interpreter's prefix, and the usual top-level links into them."""
     args = ["--ro-bind", "/usr", "/usr"]
     for path in SYSTEM_DIRS:
@@ -161,9 +168,10 @@ def _system_mounts() -> list[str]:
     prefix = os.path.realpath(sys.base_prefix)
     if not _is_within(prefix, "/usr"):
         args += ["--ro-bind", prefix, prefix]
-    return args
+    return tuple(args)
 
 
+@functools.cache
 def interpreter() -> str:
     """The base interpreter (not a venv's launcher), which runs without the venv around it."""
     executable = os.path.realpath(sys.executable)
@@ -173,14 +181,15 @@ def interpreter() -> str:
     return os.path.join(sys.base_prefix, "bin", f"python{version}")
 
 
-def site_packages() -> list[str]:
+@functools.cache
+def site_packages() -> tuple[str, ...]:
     """The host's site-packages directories, for third-party imports (numpy) in the child."""
     found: list[str] = []
     for path in site.getsitepackages():
         real = os.path.realpath(path)
         if os.path.isdir(real) and real not in found:
             found.append(real)
-    return found
+    return tuple(found)
 
 
 def sandbox_env(*, home: str, tmp: str) -> dict[str, str]:

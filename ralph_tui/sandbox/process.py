@@ -154,7 +154,10 @@ class ChildProcess:
 
     async def send(self, message: dict[str, Any]) -> None:
         """Write one frame; ``TypeError``/``ValueError`` if it cannot be encoded."""
-        data = encode_frame(message)
+        await self.send_frame(encode_frame(message))
+
+    async def send_frame(self, data: bytes) -> None:
+        """Write one frame already encoded (``encode_frame``)."""
         async with self._write_lock:
             offset = 0
             while offset < len(data):

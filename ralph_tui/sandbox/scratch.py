@@ -1,26 +1,27 @@
-"""The sandbox's private host directory: the globals it loads and the files its cells write.
+"""The sandbox's private host directory (the globals it loads and the files its cells write),
+and the manifest that tells the child what to load.
 
 Each scratch directory holds an ``owner.lock`` that its sandbox keeps locked (``flock``)
 while it lives. The kernel drops the lock when the owning process dies, however it dies,
 so a later sandbox recognises directories left behind by a killed host (a document can
-be hundreds of megabytes) and deletes them.
+be hundreds of megabytes) and deletes them (``remove_abandoned``, which the sandbox runs
+while its child starts).
 """
 
 from __future__ import annotations
 
 import fcntl
-import json
 import os
 import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from ralph_tui.sandbox.child.framing import encode_frame
 from ralph_tui.sandbox.limits import SandboxLimits
 
 PREFIX = "ralph-sandbox-"
 LOCK_FILE = "owner.lock"
-MANIFEST = "manifest.json"
 WRITE_CHUNK_CHARS = 1 << 20
 
 
@@ -28,8 +29,9 @@ WRITE_CHUNK_CHARS = 1 << 20
 class Scratch:
     """One scratch directory and the descriptor holding its owner lock.
 
-    ``init`` holds the manifest and the globals' files (read-only for the child), ``work``
-    is the child's working directory (writable), ``tmp`` its temp dir when not under bwrap.
+    ``init`` holds the text globals' files (read-only for the child), ``work``
+    is the child's working directory (writable), ``tmp`` its temp dir when not under bwrap
+    (made only then).
     """
 
     root: Path
@@ -49,13 +51,12 @@ class Scratch:
 
 
 def create_scratch() -> Scratch:
-    """A new, locked scratch directory (after deleting any whose owner has died)."""
-    remove_abandoned()
+    """A new, locked scratch directory, with its ``init`` and ``work`` folders."""
     root = Path(tempfile.mkdtemp(prefix=PREFIX))
     lock_fd = os.open(root / LOCK_FILE, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
     fcntl.flock(lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     scratch = Scratch(root, lock_fd)
-    for folder in (scratch.init, scratch.work, scratch.tmp):
+    for folder in (scratch.init, scratch.work):
         folder.mkdir()
     return scratch
 
@@ -100,33 +101,54 @@ def remove_tree(root: str) -> None:
     shutil.rmtree(root, ignore_errors=True)
 
 
-def write_manifest(
-    scratch: Scratch,
-    globals: dict[str, object],
-    function_names: list[str],
-    limits: SandboxLimits,
-) -> None:
-    """Write what the child loads at start: globals, host function names, limits.
+@dataclass(frozen=True)
+class Manifest:
+    """What the child loads at start: globals, host function names, limits.
 
-    Strings (the document) go to files of their own, read once by the child; other values
-    must be JSON-serializable and travel inside the manifest.
+    ``frame`` is the ``load`` message the host sends the child first, on its channel (encoded
+    once: a restarted child gets the same). Strings (the document) are not in it: each goes
+    to a file of its own in ``init`` (``texts`` maps file names to strings; ``write_texts``),
+    read once by the child. Other values must be JSON-serializable and travel in the frame.
+    The files are written while the child's interpreter starts, and the frame sent after
+    them, so the child never opens one before it is whole.
     """
+
+    frame: bytes
+    texts: dict[str, str]
+
+
+def make_manifest(
+    globals: dict[str, object], function_names: list[str], limits: SandboxLimits
+) -> Manifest:
+    """The manifest of a sandbox; ``ValueError`` for unusable names or non-JSON values."""
     _check_names([*globals, *function_names])
     entries: dict[str, dict[str, object]] = {}
+    texts: dict[str, str] = {}
     for index, (name, value) in enumerate(globals.items()):
         if isinstance(value, str):
             file_name = f"global-{index}.txt"
-            write_text_in_chunks(scratch.init / file_name, value)
+            texts[file_name] = value
             entries[name] = {"file": file_name}
         else:
             entries[name] = {"value": value}
-    manifest = {"globals": entries, "functions": function_names, "limits": limits.for_child()}
+    message = {
+        "op": "load",
+        "globals": entries,
+        "functions": function_names,
+        "limits": limits.for_child(),
+    }
     try:
-        text = json.dumps(manifest, allow_nan=False)
+        frame = encode_frame(message)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"sandbox globals must be JSON-serializable: {exc}") from None
-    (scratch.init / MANIFEST).write_text(text, encoding="utf-8")
-    for path in scratch.init.iterdir():
+    return Manifest(frame, texts)
+
+
+def write_texts(scratch: Scratch, texts: dict[str, str]) -> None:
+    """Write the string globals' files into ``init``, then make it read-only."""
+    for file_name, text in texts.items():
+        path = scratch.init / file_name
+        write_text_in_chunks(path, text)
         path.chmod(0o444)
     scratch.init.chmod(0o555)
 

@@ -79,6 +79,11 @@ async def test_without_either_tool_only_rlimits_remain(
     assert "reach the network" in caplog.text
     env = await sandbox.execute("import os\n'OPENAI_API_KEY' in os.environ, os.getcwd()")
     assert env.output == f"(False, {str(sandbox.work_dir)!r})\n"
+    temp = await sandbox.execute(
+        "import tempfile\nwith tempfile.TemporaryFile() as file:\n    file.write(b'x')\n"
+        "tempfile.gettempdir()"
+    )
+    assert (temp.output, temp.error) == (f"{str(sandbox.work_dir.parent / 'tmp')!r}\n", None)
     bomb = await sandbox.execute("os.fork()")
     assert bomb.error is not None and "PermissionError" in bomb.error
     memory = await sandbox.execute("bytearray(8 * 1024**3)")

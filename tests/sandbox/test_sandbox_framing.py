@@ -9,13 +9,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ralph_tui.sandbox.child.framing import (
-    HEADER,
     MAGIC,
     ChannelCorrupted,
     FrameDecoder,
     decode_json,
     encode_frame,
     encode_json,
+    frame_header,
 )
 
 JSON_VALUES = st.recursive(
@@ -73,15 +73,20 @@ def test_garbage_after_a_frame_is_detected() -> None:
         decoder.feed(encode_frame({"op": "done"}) + b"garbage")
 
 
+def test_a_header_is_the_magic_then_the_payload_length_big_endian() -> None:
+    assert frame_header(0x01020304) == MAGIC + bytes([1, 2, 3, 4])
+    assert encode_frame({}) == MAGIC + bytes([0, 0, 0, 2]) + b"{}"
+
+
 def test_absurd_length_is_detected() -> None:
     with pytest.raises(ChannelCorrupted, match="length"):
-        FrameDecoder().feed(HEADER.pack(MAGIC, 0xFFFFFFFF))
+        FrameDecoder().feed(frame_header(0xFFFFFFFF))
 
 
 def test_non_object_payload_is_detected() -> None:
     payload = b"[1, 2]"
     with pytest.raises(ChannelCorrupted, match="JSON object"):
-        FrameDecoder().feed(HEADER.pack(MAGIC, len(payload)) + payload)
+        FrameDecoder().feed(frame_header(len(payload)) + payload)
 
 
 def test_non_json_values_are_refused_when_encoding() -> None:
@@ -113,4 +118,4 @@ def test_the_codec_refuses_what_json_refuses_and_says_why() -> None:
 @pytest.mark.parametrize("payload", [b'{"a":1}{"b":2}', b'{"a":' + b"[" * 100_000, b"\xff"])
 def test_a_payload_that_is_not_one_json_object_is_detected(payload: bytes) -> None:
     with pytest.raises(ChannelCorrupted, match="not JSON"):
-        FrameDecoder().feed(HEADER.pack(MAGIC, len(payload)) + payload)
+        FrameDecoder().feed(frame_header(len(payload)) + payload)

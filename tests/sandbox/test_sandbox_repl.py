@@ -107,6 +107,21 @@ async def test_globals_of_every_json_kind(open_sandbox: OpenSandbox) -> None:
     assert result.output == "('doc', 2, 3, None)\n"
 
 
+async def test_a_restarted_child_loads_the_same_globals_and_functions(
+    open_sandbox: OpenSandbox,
+) -> None:
+    values = {"context": "doc", "meta": {"pages": [1, 2]}}
+    sandbox = await open_sandbox(globals=values, functions={"double": double})
+    crash = await sandbox.execute("import os\nos._exit(3)")
+    assert crash.restarted
+    result = await sandbox.execute("context, meta['pages'], double(21)")
+    assert (result.output, result.error) == ("('doc', [1, 2], 42)\n", None)
+
+
+async def double(value: int) -> int:
+    return 2 * value
+
+
 async def test_hundred_megabyte_context_is_loaded_quickly(open_sandbox: OpenSandbox) -> None:
     document = ("lorem ipsum dolor sit amet " * 4_000_000)[:100_000_000]
     started = time.perf_counter()

@@ -101,7 +101,7 @@ async def test_writes_outside_the_scratch_dir_fail(
 ) -> None:
     sandbox = await open_sandbox()
     targets = [tmp_path / "escaped.txt", Path("/usr/escaped.txt"), Path("/escaped.txt")]
-    targets.append(Path("/opt/ralph-sandbox/init/manifest.json"))
+    targets.append(Path("/opt/ralph-sandbox/init/global-0.txt"))
     for target in targets:
         result = await sandbox.execute(f"open({str(target)!r}, 'w').write('x')")
         assert result.error is not None

@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
+import struct
+
 from ralph_tui.sandbox import Sandbox
+from ralph_tui.sandbox.child.confine import (
+    ALLOW,
+    ARCH_OFFSET,
+    LOAD_WORD,
+    RETURN,
+    process_filter_bytes,
+)
 
 HEAVY_MODULES = (
     "os",
@@ -17,9 +26,14 @@ HEAVY_MODULES = (
     "typing",
     "asyncio",
     "traceback",
+    "struct",
+    "fcntl",
+    "itertools",
+    "_collections",
 )
-"""Each costs a child start milliseconds (with what it loads in turn); none is needed to
-answer a cell that does not use it."""
+"""Each costs a child start milliseconds, a shared library's loading or a tenth of a
+millisecond of building types (with what it loads in turn); none is needed to answer a cell
+that does not use it."""
 
 
 async def test_the_child_answers_its_first_cell_without_heavy_modules(sandbox: Sandbox) -> None:
@@ -50,3 +64,23 @@ async def test_under_bwrap_the_launcher_installs_the_process_filter(sandbox: San
     assert (result.output, result.error) == ("(False, True, True)\n", None)
     bomb = await sandbox.execute("os.fork()")
     assert bomb.error is not None and "PermissionError" in bomb.error
+
+
+def test_the_process_filter_is_an_array_of_struct_sock_filter() -> None:
+    program = process_filter_bytes()
+    assert program is not None, "no process filter for this machine's architecture"
+    instructions = list(struct.iter_unpack("HBBI", program))
+    assert len(instructions) * struct.calcsize("HBBI") == len(program)
+    assert instructions[0] == (LOAD_WORD, 0, 0, ARCH_OFFSET)
+    assert instructions[-1] == (RETURN, 0, 0, ALLOW)
+
+
+async def test_the_channel_sits_above_the_descriptors_cells_use_and_is_closed_on_exec(
+    sandbox: Sandbox,
+) -> None:
+    result = await sandbox.execute(
+        "import os\n"
+        "high = [int(name) for name in os.listdir('/proc/self/fd') if int(name) >= 100]\n"
+        "[(fd, os.get_inheritable(fd)) for fd in high]"
+    )
+    assert (result.output, result.error) == ("[(100, False)]\n", None)

@@ -8,12 +8,14 @@ to ``linecache`` when a traceback is formatted, so a function defined in an earl
 still shows its source lines. ``traceback`` and ``asyncio`` are imported only when first
 needed: most children never fail a cell or await, and every child start counts. The syntax
 tree's classes come from ``_ast``, the C module that ``ast`` re-exports, because ``ast``
-itself loads ``enum`` and ``contextlib`` (milliseconds of every start).
+itself loads ``enum`` and ``contextlib`` (milliseconds of every start). Building those
+classes takes about a millisecond, which the first ``compile`` of any source pays, so the
+child has it done (``CellRunner.prepare``) once it has told the host it is ready, while the
+first cell is on its way.
 """
 
 from __future__ import annotations
 
-import _ast
 import sys
 
 from .capture import OutputCapture, drain_fd_output
@@ -26,7 +28,6 @@ if TYPE_CHECKING:
     from typing import Any
 
 CELL_PREFIX = "<cell-"
-COMPILE_FLAGS = _ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
 CO_COROUTINE = 0x80
 """``inspect.CO_COROUTINE``, spelled out: importing ``inspect`` would slow every child start."""
 
@@ -48,6 +49,10 @@ class CellRunner:
         self._fd_output = fd_output
         self._sources: dict[str, str] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
+
+    def prepare(self) -> None:
+        """Build the syntax tree's classes, which compiling a cell needs (see module docs)."""
+        import _ast  # noqa: F401 - importing it builds them
 
     def run(self, source: str, timeout_s: float) -> dict[str, Any]:
         """Run ``source``; return the ``done`` message for the host."""
@@ -85,13 +90,16 @@ class CellRunner:
 
     def _execute(self, source: str, filename: str) -> Any:
         """Run the cell; the value of its final bare expression, if it ends with one."""
-        tree = compile(source, filename, "exec", flags=_ast.PyCF_ONLY_AST | COMPILE_FLAGS)
+        import _ast
+
+        flags = _ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
+        tree = compile(source, filename, "exec", flags=_ast.PyCF_ONLY_AST | flags)
         last = tree.body.pop() if tree.body and isinstance(tree.body[-1], _ast.Expr) else None
-        self._evaluate(compile(tree, filename, "exec", flags=COMPILE_FLAGS))
+        self._evaluate(compile(tree, filename, "exec", flags=flags))
         if last is None:
             return None
         expression = _ast.Expression(last.value)
-        return self._evaluate(compile(expression, filename, "eval", flags=COMPILE_FLAGS))
+        return self._evaluate(compile(expression, filename, "eval", flags=flags))
 
     def _evaluate(self, code: CodeType) -> Any:
         result = eval(code, self._namespace)

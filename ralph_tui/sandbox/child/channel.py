@@ -8,13 +8,14 @@ are dropped.
 
 It is built on ``_thread``'s locks, not ``threading``: importing ``threading`` (with the
 ``functools`` and ``collections`` it loads) costs every child start milliseconds, and the
-one condition the channel needs is a few lines (``_wait`` and ``_wake_all``).
+one condition the channel needs is a few lines (``_wait`` and ``_wake_all``). Likewise a
+list and a counter stand in for ``deque`` and ``itertools.count``: building the types of
+``_collections`` and ``itertools`` would cost a start a tenth of a millisecond each.
 """
 
 from __future__ import annotations
 
 import _thread
-import itertools
 import posix  # ``os`` without the modules it loads (see ``main``)
 
 from .framing import FrameDecoder, encode_frame
@@ -22,11 +23,8 @@ from .interrupts import Interrupts
 
 TYPE_CHECKING = False  # ``typing`` costs every child start milliseconds; only mypy needs it
 if TYPE_CHECKING:
-    from collections import deque
     from collections.abc import Callable
     from typing import Any
-else:
-    from _collections import deque  # the C type ``collections`` re-exports, without it
 
 READ_CHUNK = 1 << 16
 
@@ -51,8 +49,9 @@ class Channel:
         self._closed = False
         self._awaited: set[int] = set()
         self._results: dict[int, dict[str, Any]] = {}
-        self._controls: deque[dict[str, Any]] = deque()
-        self._call_ids = itertools.count(1)
+        self._controls: list[dict[str, Any]] = []
+        """Rarely more than one: the host sends a cell only once the last one is done."""
+        self._calls_made = 0
 
     def send(self, message: dict[str, Any]) -> None:
         data = encode_frame(message)
@@ -63,11 +62,13 @@ class Channel:
         """Block until the host sends a message that is not a call result."""
         with self._interrupts.deferred():
             self._pump_until(lambda: bool(self._controls))
-            return self._controls.popleft()
+            return self._controls.pop(0)
 
     def call(self, name: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
         """Run host function ``name`` and return its result; its failure raises here."""
-        call_id = next(self._call_ids)
+        with self._state:
+            self._calls_made += 1
+            call_id = self._calls_made
         message = {"op": "call", "id": call_id, "fn": name, "args": args, "kwargs": kwargs}
         try:
             frame = encode_frame(message)

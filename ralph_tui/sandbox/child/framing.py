@@ -8,20 +8,22 @@ the protocol wrote to the channel; the reader raises ``ChannelCorrupted`` instea
 This module is shared by the host and the child, so it imports only the standard library.
 It encodes and decodes JSON with ``_json``, the C half of the ``json`` package, which is
 what ``json.dumps`` and ``json.loads`` themselves run: importing the package would also load
-``re`` and ``enum`` for its pure-Python fallbacks, about 8 ms of every child's start.
+``re`` and ``enum`` for its pure-Python fallbacks, about 8 ms of every child's start. The
+header's length is ``int.to_bytes``, not ``struct``: a child start need not load ``struct``
+and the shared library behind it.
 """
 
 from __future__ import annotations
 
 import _json
-import struct
 
 TYPE_CHECKING = False  # ``typing`` costs every child start milliseconds; only mypy needs it
 if TYPE_CHECKING:
     from typing import Any
 
 MAGIC = b"RTSB"
-HEADER = struct.Struct(">4sI")
+LENGTH_BYTES = 4
+HEADER_BYTES = len(MAGIC) + LENGTH_BYTES
 MAX_FRAME_BYTES = 1 << 30
 PREVIEW_BYTES = 400
 
@@ -83,7 +85,12 @@ def encode_frame(message: dict[str, Any]) -> bytes:
     data = encode_json(message).encode("utf-8", "surrogatepass")
     if len(data) > MAX_FRAME_BYTES:
         raise ValueError(f"message of {len(data):,} bytes exceeds the {MAX_FRAME_BYTES:,}-byte cap")
-    return HEADER.pack(MAGIC, len(data)) + data
+    return frame_header(len(data)) + data
+
+
+def frame_header(length: int) -> bytes:
+    """The header of a frame whose payload is ``length`` bytes: the magic, the length."""
+    return MAGIC + length.to_bytes(LENGTH_BYTES, "big")
 
 
 class FrameDecoder:
@@ -109,20 +116,20 @@ class FrameDecoder:
         messages: list[dict[str, Any]] = []
         offset = 0
         while offset < len(data):
-            head = data[offset : offset + HEADER.size]
+            head = data[offset : offset + HEADER_BYTES]
             if not head.startswith(MAGIC[: len(head)]):
                 raise ChannelCorrupted("bytes outside the frame protocol", data[offset:])
-            end = offset + HEADER.size
-            if len(head) == HEADER.size:
-                length = HEADER.unpack(head)[1]
+            end = offset + HEADER_BYTES
+            if len(head) == HEADER_BYTES:
+                length = int.from_bytes(head[len(MAGIC) :], "big")
                 if length > MAX_FRAME_BYTES:
                     raise ChannelCorrupted("frame length out of range", data[offset:])
                 end += length
-            if end > len(data) or len(head) < HEADER.size:
+            if end > len(data) or len(head) < HEADER_BYTES:
                 self._partial += data[offset:]
                 self._needed = end - offset
                 return messages
-            messages.append(_decode_payload(data[offset + HEADER.size : end]))
+            messages.append(_decode_payload(data[offset + HEADER_BYTES : end]))
             offset = end
         return messages
 

@@ -1,7 +1,9 @@
 """Entry point of the sandbox child: take over stdio, load the globals, confine, serve cells.
 
-The host starts it as ``python -I -S -B -X utf8 -c BOOT CHILD_PARENT MANIFEST [SITE_DIR ...]``
-(see ``ralph_tui.sandbox.launch``). ``-I -S`` keep the user's environment, ``site`` and its
+The host starts it as ``python -I -S -B -X utf8 -c BOOT CHILD_PARENT INIT_DIR [SITE_DIR ...]``
+(see ``ralph_tui.sandbox.launch``) and sends it the manifest (``load``) as its first message:
+the globals, the names of the host functions and the limits, with the text globals in files
+of ``INIT_DIR``. ``-I -S`` keep the user's environment, ``site`` and its
 ``.pth`` files out; the host's site-packages directories (read-only under bwrap) are appended
 to ``sys.path`` explicitly, so third-party packages such as numpy stay importable.
 """
@@ -9,20 +11,19 @@ to ``sys.path`` explicitly, so third-party packages such as numpy stay importabl
 from __future__ import annotations
 
 import builtins
-import fcntl
-import mmap
 import posix
 import sys
 
 from .cells import CellRunner
 from .channel import Channel, ChannelClosed
 from .confine import apply_limits
-from .framing import decode_json
 from .interrupts import Interrupts
 from .reads import track_reads
 
 # ``posix`` is the C module that ``os`` wraps: ``os`` itself loads ``posixpath``, ``stat``
-# and ``_collections_abc``, about 1 ms of every start, for nothing the child needs.
+# and ``_collections_abc``, about 1 ms of every start, for nothing the child needs. Modules
+# that are shared libraries (``fcntl``, ``mmap``) cost a fraction of a millisecond each to
+# load, so the child does without them or loads them when it needs them.
 TYPE_CHECKING = False  # ``typing`` costs every child start milliseconds; only mypy needs it
 if TYPE_CHECKING:
     from typing import Any
@@ -36,7 +37,8 @@ def take_over_stdio() -> tuple[int, int]:
     Cell code that writes to fd 1 or 2 (``os.write``, C extensions) then lands in the output
     file, which is read back as part of the cell's output, and cannot corrupt the framing.
     """
-    channel_fd = fcntl.fcntl(1, fcntl.F_DUPFD_CLOEXEC, CHANNEL_FD_MIN)
+    channel_fd = free_fd(CHANNEL_FD_MIN)
+    posix.dup2(1, channel_fd, inheritable=False)
     null = posix.open("/dev/null", posix.O_RDONLY)
     posix.dup2(null, 0)
     posix.close(null)
@@ -46,8 +48,22 @@ def take_over_stdio() -> tuple[int, int]:
     return channel_fd, output_fd
 
 
+def free_fd(lowest: int) -> int:
+    """The lowest descriptor from ``lowest`` up that is not open (what ``F_DUPFD`` picks;
+    the child has one thread while it starts, so nothing can take it meanwhile)."""
+    fd = lowest
+    while True:
+        try:
+            posix.fstat(fd)
+        except OSError:
+            return fd
+        fd += 1
+
+
 def read_text(path: str) -> str:
     """Decode a global's file straight from the page cache (no intermediate bytes copy)."""
+    import mmap  # only a sandbox given a text global needs it
+
     with open(path, "rb") as file:
         if posix.fstat(file.fileno()).st_size == 0:
             return ""
@@ -66,11 +82,12 @@ def host_function(channel: Channel, name: str) -> Any:
     return call_host
 
 
-def load_namespace(manifest_path: str, channel: Channel) -> tuple[dict[str, Any], dict[str, Any]]:
+def load_namespace(
+    manifest: dict[str, Any], folder: str, channel: Channel
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """The cells' globals (values and host functions) and the limits, from the manifest."""
-    with open(manifest_path, "rb") as file:
-        manifest = decode_json(file.read().decode("utf-8"))
-    folder = manifest_path.rpartition("/")[0]
+    if manifest.get("op") != "load":
+        raise RuntimeError(f"expected the manifest, got {manifest.get('op')!r}")
     namespace: dict[str, Any] = {"__name__": "__main__", "__builtins__": builtins}
     for name, spec in manifest["globals"].items():
         if "file" in spec:
@@ -83,13 +100,17 @@ def load_namespace(manifest_path: str, channel: Channel) -> tuple[dict[str, Any]
 
 
 def main() -> None:
-    manifest_path, site_dirs = sys.argv[2], sys.argv[3:]
+    init_folder, site_dirs = sys.argv[2], sys.argv[3:]
     channel_fd, output_fd = take_over_stdio()
     interrupts = Interrupts()
     channel = Channel(channel_fd, interrupts)
     try:
+        manifest = channel.next_control()
+    except ChannelClosed:
+        return  # the host gave up on this child before sending it anything
+    try:
         sys.path.extend(site_dirs)
-        namespace, limits = load_namespace(manifest_path, channel)
+        namespace, limits = load_namespace(manifest, init_folder, channel)
         apply_limits(limits)
     except BaseException as exc:  # any failure to start is reported, then the child exits
         import traceback
@@ -100,9 +121,11 @@ def main() -> None:
         namespace, interrupts, output_limit=limits["max_output_chars"], fd_output=output_fd
     )
     channel.send({"op": "ready"})
-    # Tracking copies the document (a ``str`` subclass cannot take it over): done once the
-    # host knows the child is ready, while the model writes its first cell.
+    # Tracking copies the document (a ``str`` subclass cannot take it over), and the compiler
+    # is prepared: both done once the host knows the child is ready, while the model writes
+    # its first cell.
     reads = track_reads(namespace, limits["max_output_chars"])
+    runner.prepare()
     while True:
         try:
             message = channel.next_control()
