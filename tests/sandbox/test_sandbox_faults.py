@@ -196,12 +196,16 @@ async def test_child_dies_with_its_host_and_its_scratch_is_swept_later(
     assert not Path(scratch).exists()
 
 
-async def test_a_child_that_does_not_start_in_time_is_an_error_without_leftovers() -> None:
-    before = set(Path(tempfile.gettempdir()).glob("ralph-sandbox-*"))
+async def test_a_child_that_does_not_start_in_time_is_an_error_without_leftovers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A temp folder of its own: other processes' sandboxes come and go in the shared one.
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    before = set(tmp_path.glob("ralph-sandbox-*"))
     # Processes an earlier test left for the session (multiprocessing's resource tracker).
     lasting = set(descendants(os.getpid()))
     with pytest.raises(SandboxStartError, match="did not start within"):
         await Sandbox.start(limits=SandboxLimits(start_timeout_s=0.001))
-    assert set(Path(tempfile.gettempdir()).glob("ralph-sandbox-*")) == before
+    assert set(tmp_path.glob("ralph-sandbox-*")) == before
     assert zombie_children() == []
     assert set(descendants(os.getpid())) <= lasting
