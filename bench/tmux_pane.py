@@ -11,6 +11,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parents[1]
 PANE = ("160", "45")
@@ -18,6 +19,16 @@ APP_MARKER = "f1 Help"
 """Footer text of the app's first screen: painted once the whole screen is."""
 POLL_S = 0.002
 PAINT_TIMEOUT_S = 30.0
+
+
+class Shown(NamedTuple):
+    """When a capture of the screen first showed a marker."""
+
+    at: float
+    """``time.perf_counter`` when that capture returned."""
+    gap_s: float
+    """Since the previous capture (which did not show it) was asked for: the marker came
+    on screen within this long before ``at``."""
 
 
 class Tmux:
@@ -58,18 +69,22 @@ class Tmux:
         """The text on ``name``'s screen now."""
         return self("capture-pane", "-p", "-t", name, check=False)
 
-    def wait_for(self, name: str, marker: str, timeout_s: float = PAINT_TIMEOUT_S) -> float:
-        """Poll ``name``'s screen every ``POLL_S`` until ``marker`` is on it; the
-        ``time.perf_counter`` at which a capture showed it."""
+    def wait_for(self, name: str, marker: str, timeout_s: float = PAINT_TIMEOUT_S) -> Shown:
+        """Poll ``name``'s screen every ``POLL_S`` until ``marker`` is on it."""
         started = time.perf_counter()
-        while marker not in self.screen(name):
-            if time.perf_counter() - started > timeout_s:
-                raise TimeoutError(f"{marker!r} never appeared on the screen of {name}")
+        asked = started
+        while True:
+            previous, asked = asked, time.perf_counter()
+            screen = self.screen(name)
+            if marker in screen:
+                at = time.perf_counter()
+                return Shown(at=at, gap_s=at - previous)
+            if asked - started > timeout_s:
+                raise TimeoutError(f"{marker!r} never appeared on {name}'s screen:\n{screen}")
             time.sleep(POLL_S)
-        return time.perf_counter()
 
     def seconds_to_show(self, command: list[str], marker: str, env: dict[str, str]) -> float:
         """Seconds from starting ``command`` in a new pane until ``marker`` is on screen."""
         started = time.perf_counter()
         with self.pane(command, env) as name:
-            return self.wait_for(name, marker) - started
+            return self.wait_for(name, marker).at - started
