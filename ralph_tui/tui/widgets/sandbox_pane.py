@@ -175,8 +175,6 @@ class SandboxPane(VerticalScroll):
             self.remove_class("-writing")
             return
         self.query_one("#sandbox-empty").display = False
-        if self.follow and not self.is_anchored:
-            self.anchor()
         writing.update(writing_content(turn, code))
         self.add_class("-writing")
 
@@ -184,7 +182,25 @@ class SandboxPane(VerticalScroll):
         """Keep to the newest entry (a live run), or stay where the user is (a replay)."""
         if follow != self.follow:
             self.follow = follow
-            self.anchor(follow and bool(self.entries))
+            if follow:
+                self._keep_following()
+            else:
+                self.anchor(False)
+
+    def watch_virtual_size(self) -> None:
+        # Laid out anew: the content may have come to overflow the pane, or stopped.
+        self.call_later(self._keep_following)
+
+    def _keep_following(self) -> None:
+        """Keep to the newest content while it overflows the pane, and only then: anchored
+        while its content is shorter than the pane, Textual puts the content at the pane's
+        bottom (it scrolls to the content's end, above the pane's top), so a cell being
+        written climbed up the empty pane with every update."""
+        overflows = self.max_scroll_y > 0
+        if self.follow and overflows and not self.is_anchored:
+            self.anchor()
+        elif self.is_anchored and not overflows:
+            self.anchor(False)
 
     def _go_to_start(self) -> None:
         """Back to the top; following (if on) starts again with the first entry."""
@@ -217,8 +233,6 @@ class SandboxPane(VerticalScroll):
         count = min(MOUNT_PER_FLUSH, len(self._pending))
         batch = [SandboxEntry.for_event(self._pending.popleft()) for _ in range(count)]
         self.query_one("#sandbox-empty").display = False
-        if self.follow and not self.is_anchored:
-            self.anchor()  # Before mounting: an anchored view stays at the end as it grows.
         self.mount_all(batch, before="#sandbox-writing")
         self._shown.extend(batch)
         surplus = len(self._shown) - MAX_ENTRIES
