@@ -134,8 +134,8 @@ async def test_code_being_written_stays_at_the_top_until_it_fills_the_pane(
     make_app: MakeApp,
 ) -> None:
     """A cell shorter than the pane starts at its top and does not climb up the empty pane
-    as it grows; once longer, the pane shows its newest lines; the next, short one starts
-    at the top again."""
+    as it grows; a longer one shows its newest lines below its header, both in sight; the
+    next, short one starts at the top again."""
     app = make_app()
     async with app.run_test(size=(160, 45)) as pilot:
         screen = app.screen
@@ -149,12 +149,21 @@ async def test_code_being_written_stays_at_the_top_until_it_fills_the_pane(
             assert sandbox.scroll_y == 0
             assert writing.region.y == top
         sandbox.show_writing(written(200))
-        await wait_for(pilot, lambda: sandbox.scroll_y == sandbox.max_scroll_y > 0)
-        assert writing.region.bottom == bottom
-        sandbox.show_writing(written(3, step=2))
-        await wait_for(pilot, lambda: sandbox.scroll_y == 0)
         await pilot.pause()
+        shown = str(writing.render())
+        assert "worker step 1" in shown and "row_0199" in shown
+        assert writing.region.y == top and writing.region.bottom == bottom
+        sandbox.show_writing(written(3, step=2))
+        await pilot.pause()
+        assert sandbox.scroll_y == 0
         assert writing.region.y == top
+
+
+def cell(step: int, lines: int = 1) -> SandboxExecuted:
+    code = "\n".join(f"print({n})" for n in range(lines))
+    return SandboxExecuted(
+        session_id=SESSION, agent="worker", step=step, code=code, output="", duration_ms=3
+    )
 
 
 async def test_the_first_cells_start_at_the_top_of_the_pane(make_app: MakeApp) -> None:
@@ -163,12 +172,29 @@ async def test_the_first_cells_start_at_the_top_of_the_pane(make_app: MakeApp) -
         screen = app.screen
         assert isinstance(screen, RunScreen)
         sandbox = screen.monitor.sandbox
-        cell = SandboxExecuted(
-            session_id=SESSION, agent="worker", step=1, code="print(1)", output="1\n", duration_ms=3
-        )
-        sandbox.add([cell])
+        sandbox.add([cell(1)])
         sandbox.flush()
         await wait_for(pilot, lambda: bool(sandbox.entries))
         await pilot.pause()
         assert sandbox.scroll_y == 0
         assert sandbox.entries[0].region.y == sandbox.content_region.y
+
+
+async def test_below_cells_that_fill_the_pane_the_code_being_written_is_followed(
+    make_app: MakeApp,
+) -> None:
+    """Once the content overflows the pane, it shows the newest: the cell being written,
+    its header and its last line in sight."""
+    app = make_app()
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, RunScreen)
+        sandbox = screen.monitor.sandbox
+        writing = sandbox.query_one("#sandbox-writing", Static)
+        sandbox.add([cell(step, lines=10) for step in range(1, 6)])
+        sandbox.flush()
+        sandbox.show_writing(written(200, step=6))
+        await wait_for(pilot, lambda: sandbox.scroll_y == sandbox.max_scroll_y > 0)
+        await pilot.pause()
+        assert writing.region.y == sandbox.content_region.y
+        assert writing.region.bottom == sandbox.content_region.bottom

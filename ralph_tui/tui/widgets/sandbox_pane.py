@@ -92,16 +92,17 @@ def sub_query_content(event: SubQuery) -> Content:
     return Content("\n").join(lines)
 
 
-def writing_content(turn: ModelTurnPartial, code: str) -> Content:
-    """The cell the model is writing: a header line, then the code so far (its last lines),
-    plain: code cut mid-string would highlight wrongly, and re-highlighting a growing cell
-    ten times a second costs more than showing it. The cell is highlighted once it runs."""
+def writing_content(turn: ModelTurnPartial, code: str, lines: int = CODE_LINES) -> Content:
+    """The cell the model is writing: a header line, then the code so far (its last
+    ``lines`` lines), plain: code cut mid-string would highlight wrongly, and re-highlighting
+    a growing cell ten times a second costs more than showing it. The cell is highlighted
+    once it runs."""
     header = Content.assemble(
         (f"{turn.agent} step {turn.step}", "bold $text-primary"),
         ("  writing…", "italic $text-muted"),
     )
-    lines = code.splitlines()[-CODE_LINES:]
-    return Content("\n").join([header, Content("\n".join(lines))])
+    last = code.splitlines()[-max(1, lines) :]
+    return Content("\n").join([header, Content("\n".join(last))])
 
 
 class SandboxEntry(Static):
@@ -175,7 +176,10 @@ class SandboxPane(VerticalScroll):
             self.remove_class("-writing")
             return
         self.query_one("#sandbox-empty").display = False
-        writing.update(writing_content(turn, code))
+        # No more lines than the pane has rows below the header, which so stays in sight
+        # (a line too long for the pane still wraps onto two).
+        rows = min(CODE_LINES, self.scrollable_content_region.height - 1)
+        writing.update(writing_content(turn, code, rows))
         self.add_class("-writing")
 
     def set_follow(self, follow: bool) -> None:
