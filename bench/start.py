@@ -23,7 +23,6 @@ import argparse
 import asyncio
 import json
 import os
-import shlex
 import statistics
 import subprocess
 import sys
@@ -32,6 +31,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from tmux_pane import APP_MARKER, Tmux
 
 from ralph_tui.cli.app import COMMANDS
 from ralph_tui.sandbox import Sandbox
@@ -43,7 +44,6 @@ ROOT = Path(__file__).resolve().parents[1]
 HELP_FACTOR, HELP_EXTRA_MS = 3.0, 100.0
 PAINT_FACTOR = 1.5
 SANDBOX_FACTOR = 1.5
-PANE = ("160", "45")
 HELLO_WORLD = """
 from textual.app import App
 from textual.widgets import Static
@@ -56,10 +56,6 @@ Hello().run()
 """
 HELLO_MARKER = "Hello, world"
 STOCK_FIRST_SCREEN = ROOT / "bench" / "stock_first_screen.py"
-APP_MARKER = "f1 Help"
-"""Footer text of the app's first screen: painted once the whole screen is."""
-POLL_S = 0.002
-PAINT_TIMEOUT_S = 30.0
 
 
 def median_ms(samples: list[float]) -> float:
@@ -94,44 +90,6 @@ def help_figures(runs: int) -> dict[str, Any]:
         "slowest_subcommand_help_ms": max(subcommands.values()),
         "subcommand_help_median_ms": subcommands,
     }
-
-
-class Tmux:
-    """A private tmux server (its own socket) whose panes are the terminals measured."""
-
-    def __init__(self) -> None:
-        self.socket = f"ralph-bench-start-{os.getpid()}"
-        self.count = 0
-
-    def __call__(self, *args: str, check: bool = True) -> str:
-        done = subprocess.run(
-            ["tmux", "-L", self.socket, *args], capture_output=True, text=True, check=check
-        )
-        return done.stdout
-
-    def __enter__(self) -> Tmux:
-        # A resident session keeps the server up, so each measurement starts only a pane.
-        self("new-session", "-d", "-s", "resident", "-x", PANE[0], "-y", PANE[1])
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self("kill-server", check=False)
-
-    def seconds_to_show(self, command: list[str], marker: str, env: dict[str, str]) -> float:
-        """Seconds from starting ``command`` in a new pane until ``marker`` is on screen."""
-        self.count += 1
-        name = f"measure-{self.count}"
-        line = shlex.join(["env", *(f"{k}={v}" for k, v in env.items()), *command])
-        started = time.perf_counter()
-        self("new-session", "-d", "-s", name, "-x", PANE[0], "-y", PANE[1], "-c", str(ROOT), line)
-        try:
-            while marker not in self("capture-pane", "-p", "-t", name, check=False):
-                if time.perf_counter() - started > PAINT_TIMEOUT_S:
-                    raise TimeoutError(f"{marker!r} never appeared for {command}")
-                time.sleep(POLL_S)
-            return time.perf_counter() - started
-        finally:
-            self("kill-session", "-t", name, check=False)
 
 
 def first_paint_figures(runs: int) -> dict[str, Any]:

@@ -9,7 +9,14 @@ from pathlib import Path
 
 from textual.widgets import Static
 
-from ralph_tui.events import AgentStep, Emit, ModelTurnPartial, RunFinished, RunStarted
+from ralph_tui.events import (
+    AgentStep,
+    Emit,
+    ModelTurnPartial,
+    RunFinished,
+    RunStarted,
+    SandboxExecuted,
+)
 from ralph_tui.loops.runner import RunOutcome, RunRequest
 from ralph_tui.tui.partial_turn import answer_forming, code_being_written
 from ralph_tui.tui.run_state import RunProgress
@@ -115,3 +122,79 @@ async def test_the_app_shows_code_being_written_then_the_answer_forming(
         go_on.set()
         await wait_for(pilot, lambda: not screen.running)
         assert not output.has_class("-forming")
+
+
+def written(lines: int, step: int = 1) -> ModelTurnPartial:
+    """The worker writing ``lines`` lines of code so far."""
+    code = "\\n".join(f"row_{n:04d} = context.count('filter')" for n in range(lines))
+    return partial("worker", '{"action": {"code": "' + code, step=step)
+
+
+async def test_code_being_written_stays_at_the_top_until_it_fills_the_pane(
+    make_app: MakeApp,
+) -> None:
+    """A cell shorter than the pane starts at its top and does not climb up the empty pane
+    as it grows; a longer one shows its newest lines below its header, both in sight; the
+    next, short one starts at the top again."""
+    app = make_app()
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, RunScreen)
+        sandbox = screen.monitor.sandbox
+        writing = sandbox.query_one("#sandbox-writing", Static)
+        top, bottom = sandbox.content_region.y, sandbox.content_region.bottom
+        for lines in (1, 5, 12):
+            sandbox.show_writing(written(lines))
+            await pilot.pause()
+            assert sandbox.scroll_y == 0
+            assert writing.region.y == top
+        sandbox.show_writing(written(200))
+        await pilot.pause()
+        shown = str(writing.render())
+        assert "worker step 1" in shown and "row_0199" in shown
+        assert writing.region.y == top and writing.region.bottom == bottom
+        sandbox.show_writing(written(3, step=2))
+        await pilot.pause()
+        assert sandbox.scroll_y == 0
+        assert writing.region.y == top
+
+
+def cell(step: int, lines: int = 1) -> SandboxExecuted:
+    code = "\n".join(f"print({n})" for n in range(lines))
+    return SandboxExecuted(
+        session_id=SESSION, agent="worker", step=step, code=code, output="", duration_ms=3
+    )
+
+
+async def test_the_first_cells_start_at_the_top_of_the_pane(make_app: MakeApp) -> None:
+    app = make_app()
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, RunScreen)
+        sandbox = screen.monitor.sandbox
+        sandbox.add([cell(1)])
+        sandbox.flush()
+        await wait_for(pilot, lambda: bool(sandbox.entries))
+        await pilot.pause()
+        assert sandbox.scroll_y == 0
+        assert sandbox.entries[0].region.y == sandbox.content_region.y
+
+
+async def test_below_cells_that_fill_the_pane_the_code_being_written_is_followed(
+    make_app: MakeApp,
+) -> None:
+    """Once the content overflows the pane, it shows the newest: the cell being written,
+    its header and its last line in sight."""
+    app = make_app()
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, RunScreen)
+        sandbox = screen.monitor.sandbox
+        writing = sandbox.query_one("#sandbox-writing", Static)
+        sandbox.add([cell(step, lines=10) for step in range(1, 6)])
+        sandbox.flush()
+        sandbox.show_writing(written(200, step=6))
+        await wait_for(pilot, lambda: sandbox.scroll_y == sandbox.max_scroll_y > 0)
+        await pilot.pause()
+        assert writing.region.y == sandbox.content_region.y
+        assert writing.region.bottom == sandbox.content_region.bottom

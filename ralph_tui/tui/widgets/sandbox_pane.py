@@ -101,16 +101,17 @@ def sub_query_content(event: SubQuery) -> Content:
     return Content("\n").join(lines)
 
 
-def writing_content(turn: ModelTurnPartial, code: str) -> Content:
-    """The cell the model is writing: a header line, then the code so far (its last lines),
-    plain: code cut mid-string would highlight wrongly, and re-highlighting a growing cell
-    ten times a second costs more than showing it. The cell is highlighted once it runs."""
+def writing_content(turn: ModelTurnPartial, code: str, lines: int = CODE_LINES) -> Content:
+    """The cell the model is writing: a header line, then the code so far (its last
+    ``lines`` lines), plain: code cut mid-string would highlight wrongly, and re-highlighting
+    a growing cell ten times a second costs more than showing it. The cell is highlighted
+    once it runs."""
     header = Content.assemble(
         (f"{turn.agent} step {turn.step}", "bold $text-primary"),
         ("  writing…", "italic $text-muted"),
     )
-    lines = code.splitlines()[-CODE_LINES:]
-    return Content("\n").join([header, Content("\n".join(lines))])
+    last = code.splitlines()[-max(1, lines) :]
+    return Content("\n").join([header, Content("\n".join(last))])
 
 
 class SandboxEntry(Static):
@@ -186,16 +187,35 @@ class SandboxPane(VerticalScroll):
             self.remove_class("-writing")
             return
         self.query_one("#sandbox-empty").display = False
-        if self.follow and not self.is_anchored:
-            self.anchor()
-        writing.update(writing_content(turn, code))
+        # No more lines than the pane has rows below the header, which so stays in sight
+        # (a line too long for the pane still wraps onto two).
+        rows = min(CODE_LINES, self.scrollable_content_region.height - 1)
+        writing.update(writing_content(turn, code, rows))
         self.add_class("-writing")
 
     def set_follow(self, follow: bool) -> None:
         """Keep to the newest entry (a live run), or stay where the user is (a replay)."""
         if follow != self.follow:
             self.follow = follow
-            self.anchor(follow and bool(self.entries))
+            if follow:
+                self._keep_following()
+            else:
+                self.anchor(False)
+
+    def watch_virtual_size(self) -> None:
+        # Laid out anew: the content may have come to overflow the pane, or stopped.
+        self.call_later(self._keep_following)
+
+    def _keep_following(self) -> None:
+        """Keep to the newest content while it overflows the pane, and only then: anchored
+        while its content is shorter than the pane, Textual puts the content at the pane's
+        bottom (it scrolls to the content's end, above the pane's top), so a cell being
+        written climbed up the empty pane with every update."""
+        overflows = self.max_scroll_y > 0
+        if self.follow and overflows and not self.is_anchored:
+            self.anchor()
+        elif self.is_anchored and not overflows:
+            self.anchor(False)
 
     def _go_to_start(self) -> None:
         """Back to the top; following (if on) starts again with the first entry."""
@@ -230,8 +250,6 @@ class SandboxPane(VerticalScroll):
         count = min(MOUNT_PER_FLUSH, len(self._pending))
         batch = [SandboxEntry.for_event(self._pending.popleft()) for _ in range(count)]
         self.query_one("#sandbox-empty").display = False
-        if self.follow and not self.is_anchored:
-            self.anchor()  # Before mounting: an anchored view stays at the end as it grows.
         self.mount_all(batch, before="#sandbox-writing")
         self._shown.extend(batch)
         surplus = len(self._shown) - MAX_ENTRIES
