@@ -18,7 +18,7 @@ same session with ``--subcall-cache off``) in the same run:
 Goal: billed tokens with the cache <= 0.35 x without it, and the wall time lower (how much
 lower depends on how much of an iteration the sub-calls are: ``--latency`` sets that).
 
-    .venv/bin/python bench/subcall_cache.py [--runs 5] [--calls 10] [--repeat 0.7]
+    PYTHONPATH=. .venv/bin/python bench/subcall_cache.py [--runs 5] [--calls 10] [--repeat 0.7]
         [--latency 0.1]
 """
 
@@ -39,6 +39,7 @@ import httpx2
 from ralph_tui.config import Settings
 from ralph_tui.events import BaseEvent, IterationFinished, IterationStarted, SubQuery
 from ralph_tui.loops.runner import RunRequest, execute_run
+from tests.loops.test_sdk_run import judge_reply
 
 ITERATIONS = 4
 SECTIONS = 12
@@ -107,16 +108,6 @@ def openai_reply(message: dict[str, Any], prompt_tokens: int, out_tokens: int) -
     }
 
 
-def judge_reply(ok: bool) -> dict[str, Any]:
-    verdict = {"ok": "yes" if ok else "no", "issues": [] if ok else ["Bullet 2 is vague."]}
-    call = {
-        "id": "call_1",
-        "type": "function",
-        "function": {"name": "submit_output", "arguments": json.dumps(verdict)},
-    }
-    return openai_reply({"content": None, "tool_calls": [call]}, 1200, 40)
-
-
 class ScriptedServer:
     """Both providers' APIs: the worker's turns, the judge's verdicts, the sub-model's
     answers (after ``latency_s``), and the sub-call tokens billed in each iteration."""
@@ -133,7 +124,10 @@ class ScriptedServer:
         if request.url.host == "anthropic.test":
             return httpx2.Response(200, json=self.worker_turn())
         if body.get("tools"):
-            return httpx2.Response(200, json=judge_reply(self.iteration == ITERATIONS))
+            passed = self.iteration == ITERATIONS
+            lines = ["supported"] * len(QUOTES) if passed else ["supported", "partly_supported"]
+            issues = [] if passed else ["Bullet 2 is vague."]
+            return httpx2.Response(200, json=judge_reply(lines, issues, missing="the schedule"))
         await asyncio.sleep(self.latency_s)
         prompt = body["messages"][-1]["content"]
         prompt_tokens, out_tokens = len(prompt) // 4 + 1, 60
@@ -148,7 +142,9 @@ class ScriptedServer:
             self.iteration += 1
             code = worker_code(self.iteration, self.calls, self.repeated)
             return anthropic_turn({"code": code, "resultReady": False})
-        return anthropic_turn({"answer": ANSWER, "evidence": QUOTES, "resultReady": True})
+        links = [[n] for n in range(1, len(QUOTES) + 1)]  # answer line n rests on quote n
+        answer = {"answer": ANSWER, "evidence": QUOTES, "lineQuotes": links, "resultReady": True}
+        return anthropic_turn(answer)
 
 
 async def one_session(mode: str, args: argparse.Namespace, doc: Path) -> dict[str, Any]:
@@ -168,6 +164,7 @@ async def one_session(mode: str, args: argparse.Namespace, doc: Path) -> dict[st
             max_iters=ITERATIONS,
             subcall_cache=mode,
             worker_max_llm_calls=max(60, args.calls),
+            stream=False,  # the scripted server answers whole: what is measured is sub-calls
         )
         outcome = await execute_run(
             RunRequest(mode="qa", query="How is the plant kept?", doc_path=doc, settings=settings),
