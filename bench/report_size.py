@@ -23,7 +23,8 @@ from ralph_tui.documents.convert import PAGE_SEPARATOR
 from ralph_tui.documents.corpus import read_one
 from ralph_tui.evidence import Claim, Coverage, DocumentCoverage, QuoteLocation
 from ralph_tui.reports.build import build_bundle
-from ralph_tui.reports.render import REPORT_FORMATS, render
+from ralph_tui.reports.formats import REPORT_FORMATS
+from ralph_tui.reports.render import render
 from ralph_tui.traces.models import IterationTrace, SessionRecord
 from ralph_tui.traces.store import TraceStore
 
