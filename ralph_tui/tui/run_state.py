@@ -211,6 +211,9 @@ def _agent_step(p: RunProgress, e: AgentStep) -> set[Part]:
 
 def _model_turn_partial(p: RunProgress, e: ModelTurnPartial) -> set[Part]:
     p.turn, p.first_token_ms = e, e.first_token_ms
+    if e.agent != p.agent:  # another agent's steps: its step budget is said with its step
+        p.agent, p.max_steps = e.agent, 0
+    p.step = e.step  # the step being written, which its AgentStep reports once it ends
     return {"turn", "status"}
 
 

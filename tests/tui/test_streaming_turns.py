@@ -198,3 +198,16 @@ async def test_below_cells_that_fill_the_pane_the_code_being_written_is_followed
         await pilot.pause()
         assert writing.region.y == sandbox.content_region.y
         assert writing.region.bottom == sandbox.content_region.bottom
+
+
+def test_the_status_counts_the_step_being_written() -> None:
+    """While a turn arrives the status line shows its step, not the one before it; another
+    agent's step shows without the first agent's step budget."""
+    progress = RunProgress()
+    progress.apply(
+        AgentStep(session_id=SESSION, agent="worker", step=1, max_steps=5, action="code")
+    )
+    progress.apply(partial("worker", '{"code": "x = 2', step=2))
+    assert (progress.agent, progress.step, progress.max_steps) == ("worker", 2, 5)
+    progress.apply(partial("judge", '{"lines": [', step=1))
+    assert (progress.agent, progress.step, progress.max_steps) == ("judge", 1, 0)
