@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 import pytest
+from textual.binding import Binding
 from textual.widgets import DirectoryTree, Input, OptionList, Select, Static, TextArea
 
 from ralph_tui.events import Emit
@@ -271,3 +272,31 @@ async def test_quitting_during_a_run_stops_it(make_app: MakeApp) -> None:
         await pilot.press("ctrl+q")
     await asyncio.wait_for(stopped.wait(), 5)
     assert time.monotonic() - started < 10
+
+
+async def test_what_is_typed_first_is_the_question(make_app: MakeApp) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("h", "i")
+        assert run_screen(app).form.query_one("#query", TextArea).text == "hi"
+        assert run_screen(app).form.scroll_y == 0, "the keys warning above it stays in sight"
+
+
+def test_the_screen_keys_reach_it_while_the_question_is_typed() -> None:
+    """The question box (and the form's inputs) take no key of the run screen or the app:
+    the screen opens with the question box focused, and a run starts from there."""
+    taken = {
+        key
+        for widget in (TextArea, Input)
+        for binding in widget.BINDINGS
+        if isinstance(binding, Binding)
+        for key in binding.key.split(",")
+    }
+    ours = {
+        key
+        for node in (RunScreen, RalphApp)
+        for binding in node.BINDINGS
+        if isinstance(binding, Binding)
+        for key in binding.key.split(",")
+    }
+    assert ours and taken & ours == set()

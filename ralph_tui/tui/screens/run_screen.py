@@ -69,6 +69,11 @@ class RunScreen(Screen[None]):
     RunScreen #form { width: 38; border-right: vkey $foreground 20%; }
     """
 
+    AUTO_FOCUS = ""
+    """No widget is focused by Textual: the question box takes the focus on mount, so what
+    is typed first is the question (the first focusable widget was the form's column, or
+    its offline button)."""
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
             "ctrl+r",
@@ -97,7 +102,7 @@ class RunScreen(Screen[None]):
             tooltip="Pick the document from the file system",
         ),
         Binding(
-            "ctrl+y",
+            "ctrl+s",  # not ctrl+y: the question box, focused as the screen opens, takes it
             "copy_output",
             "Copy output",
             id="run.copy_output",
@@ -141,6 +146,8 @@ class RunScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        # Without scrolling: on a short terminal the keys warning above it stays in sight.
+        self.form.query_one("#query").focus(scroll_visible=False)
         self.set_interval(1 / DRAIN_HZ, self.drain)
         self.set_interval(1.0, self.monitor.tick)
 
