@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 import pytest
+from textual import events
 from textual.binding import Binding
 from textual.widgets import DirectoryTree, Input, OptionList, Select, Static, TextArea
 
@@ -300,3 +301,18 @@ def test_the_screen_keys_reach_it_while_the_question_is_typed() -> None:
         for key in binding.key.split(",")
     }
     assert ours and taken & ours == set()
+
+
+async def test_keys_typed_while_the_screen_opened_reach_the_question(make_app: MakeApp) -> None:
+    """Keys that reach the app before anything has the focus come to the screen itself; the
+    question box takes them once it has the focus, as an input focused from the start would."""
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = run_screen(app)
+        question = screen.form.query_one("#query", TextArea)
+        screen.set_focus(None)  # as the screen opens, before its question box is focused
+        for character in "ok":
+            app.post_message(events.Key(character, character))
+        question.focus(scroll_visible=False)
+        await pilot.pause()
+        assert question.text == "ok"

@@ -17,12 +17,13 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.reactive import var
 from textual.screen import Screen
-from textual.widgets import Footer
+from textual.widgets import Footer, TextArea
 from textual.worker import Worker
 
 from ralph_tui.errors import ExitCode
@@ -150,6 +151,14 @@ class RunScreen(Screen[None]):
         self.form.query_one("#query").focus(scroll_visible=False)
         self.set_interval(1 / DRAIN_HZ, self.drain)
         self.set_interval(1.0, self.monitor.tick)
+
+    def on_key(self, event: events.Key) -> None:
+        """A key typed while the screen opened came to the screen itself, nothing having the
+        focus yet: the question box, which has it now, takes what was typed."""
+        question = self.form.query_one("#query", TextArea)
+        if self.focused is question and event.is_printable and event.character:
+            question.insert(event.character)
+            event.stop()
 
     @property
     def monitor(self) -> RunMonitor:
