@@ -39,7 +39,8 @@ import httpx2
 from ralph_tui.config import Settings
 from ralph_tui.events import BaseEvent, IterationFinished, IterationStarted, SubQuery
 from ralph_tui.loops.runner import RunRequest, execute_run
-from tests.loops.test_sdk_run import judge_reply
+from tests.llm.llm_wire import openai_completion
+from tests.loops.test_sdk_run import judge_reply, worker_reply
 
 ITERATIONS = 4
 SECTIONS = 12
@@ -72,42 +73,6 @@ def worker_code(iteration: int, calls: int, repeated: int) -> str:
     )
 
 
-def anthropic_turn(arguments: dict[str, Any]) -> dict[str, Any]:
-    block = {"type": "tool_use", "id": "toolu_1", "name": "submit_output", "input": arguments}
-    return {
-        "id": "msg_1",
-        "type": "message",
-        "role": "assistant",
-        "model": "claude-sonnet-4-6",
-        "content": [block],
-        "stop_reason": "tool_use",
-        "stop_sequence": None,
-        "usage": {"input_tokens": 900, "output_tokens": 80},
-    }
-
-
-def openai_reply(message: dict[str, Any], prompt_tokens: int, out_tokens: int) -> dict[str, Any]:
-    return {
-        "id": "chatcmpl-1",
-        "object": "chat.completion",
-        "created": 1741569952,
-        "model": "gpt-4o-mini-2024-07-18",
-        "choices": [
-            {
-                "index": 0,
-                "message": {"role": "assistant", "refusal": None, **message},
-                "logprobs": None,
-                "finish_reason": "tool_calls" if message.get("tool_calls") else "stop",
-            }
-        ],
-        "usage": {
-            "prompt_tokens": prompt_tokens,
-            "completion_tokens": out_tokens,
-            "total_tokens": prompt_tokens + out_tokens,
-        },
-    }
-
-
 class ScriptedServer:
     """Both providers' APIs: the worker's turns, the judge's verdicts, the sub-model's
     answers (after ``latency_s``), and the sub-call tokens billed in each iteration."""
@@ -134,17 +99,22 @@ class ScriptedServer:
         self.billed[self.iteration] += prompt_tokens + out_tokens
         self.sub_requests[self.iteration] += 1
         note = f"Upkeep noted (sample {random.random():.6f})."
-        return httpx2.Response(200, json=openai_reply({"content": note}, prompt_tokens, out_tokens))
+        return httpx2.Response(
+            200,
+            json=openai_completion(
+                {"content": note}, prompt_tokens=prompt_tokens, completion_tokens=out_tokens
+            ),
+        )
 
     def worker_turn(self) -> dict[str, Any]:
         self.worker_turns += 1
         if self.worker_turns % 2:
             self.iteration += 1
             code = worker_code(self.iteration, self.calls, self.repeated)
-            return anthropic_turn({"code": code, "resultReady": False})
+            return worker_reply({"code": code, "resultReady": False})
         links = [[n] for n in range(1, len(QUOTES) + 1)]  # answer line n rests on quote n
         answer = {"answer": ANSWER, "evidence": QUOTES, "lineQuotes": links, "resultReady": True}
-        return anthropic_turn(answer)
+        return worker_reply(answer)
 
 
 async def one_session(mode: str, args: argparse.Namespace, doc: Path) -> dict[str, Any]:
