@@ -13,6 +13,7 @@ from ralph_tui.events import BaseEvent, SubQuery
 from ralph_tui.llm.pricing import price_of
 from ralph_tui.traces.models import CacheSaving
 from tests.llm.loopback import serving
+from tests.loops.test_sdk_run import DOCUMENT
 from tests.loops.test_subcall_cache_runs import Network
 
 SUB_MODEL = "gpt-4o-mini"
@@ -21,10 +22,7 @@ SUB_MODEL = "gpt-4o-mini"
 @pytest.fixture
 def document(tmp_path: Path) -> Path:
     path = tmp_path / "doc.txt"
-    path.write_text(
-        "The reservoir holds two days of supply. Filters are backwashed every 48 hours. "
-        "Chlorine is dosed to 0.5 mg/L at the outlet. Alarms escalate after 10 minutes."
-    )
+    path.write_text(DOCUMENT)
     return path
 
 

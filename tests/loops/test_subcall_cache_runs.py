@@ -21,7 +21,7 @@ from ralph_tui.loops.runner import RunOutcome, RunRequest, execute_run
 from ralph_tui.traces.session_ids import session_dir
 from ralph_tui.traces.store import TraceStore
 from tests.llm.llm_wire import openai_completion
-from tests.loops.test_sdk_run import QUOTES, judge_reply, settings_for, worker_reply
+from tests.loops.test_sdk_run import DOCUMENT, QUOTES, judge_reply, settings_for, worker_reply
 
 CODE = "print(llm_query('What does the plant keep?', context[:80]))"
 ANSWER = "- Two days of supply.\n- Filters every 48 hours.\n- Alarms escalate."
@@ -58,10 +58,7 @@ class Network:
 @pytest.fixture
 def document(tmp_path: Path) -> Path:
     path = tmp_path / "doc.txt"
-    path.write_text(
-        "The reservoir holds two days of supply. Filters are backwashed every 48 hours. "
-        "Chlorine is dosed to 0.5 mg/L at the outlet. Alarms escalate after 10 minutes."
-    )
+    path.write_text(DOCUMENT)
     return path
 
 

@@ -21,7 +21,7 @@ from ralph_tui.traces.models import IterationTrace
 from ralph_tui.traces.store import TraceStore
 from tests.agents.conftest import tool_use
 from tests.llm.llm_wire import anthropic_message, openai_completion, streamed
-from tests.loops.test_sdk_run import settings_for
+from tests.loops.test_sdk_run import DOCUMENT, settings_for
 
 SAMPLE = Path(__file__).parents[2] / "ralph_tui" / "data" / "sample_document.md"
 TASK = "Describe how the works responds when river turbidity exceeds 80 NTU."
@@ -110,10 +110,6 @@ def test_sessions_show_report_and_verify_read_a_task_sessions_passages(
     assert {quote["status"] for quote in checked["quotes"]} == {"holds"}
 
 
-DOCUMENT = (
-    "The reservoir holds two days of supply. Filters are backwashed every 48 hours. "
-    "Chlorine is dosed to 0.5 mg/L at the outlet. Alarms escalate after 10 minutes."
-)
 GOOD = ["Filters are backwashed every 48 hours.", "Alarms escalate after 10 minutes."]
 INVENTED = "Filters are backwashed daily."
 OUTPUT = (
