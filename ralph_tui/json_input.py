@@ -1,0 +1,101 @@
+"""JSON read from disk or from elsewhere, parsed within bounds.
+
+A bundle, a session folder or a suite may come from someone else: its JSON is input like a
+user's, so parsing it must not end in a crash (a ``RecursionError`` from deep nesting, an
+``OverflowError`` when a 400-digit number reaches SQLite) nor in unbounded work. Every JSON
+the product reads back goes through ``parse_json``, which refuses, with one line naming where
+it came from, a text too large, nesting too deep, an integer outside 64 bits or a float
+outside the doubles.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from ralph_tui.errors import UsageError
+
+MAX_DEPTH = 64
+"""Containers nested deeper than this are refused (our own files nest less than 10 deep)."""
+MAX_INT = 2**63 - 1
+"""The largest integer taken: SQLite's, so nothing read can overflow the session index."""
+MAX_INT_DIGITS = len(str(MAX_INT))
+
+
+class JsonRefused(UsageError):
+    """JSON that is malformed or past the bounds of ``parse_json``."""
+
+    title = "Unreadable JSON"
+
+
+def parse_json(data: str | bytes, where: str, *, max_bytes: int | None = None) -> Any:
+    """``data`` parsed; ``JsonRefused`` (naming ``where``) for malformed JSON, more than
+    ``max_bytes``, nesting past ``MAX_DEPTH``, or a number past 64-bit integers or doubles."""
+    if max_bytes is not None and len(data) > max_bytes:
+        raise JsonRefused(
+            f"{where}: {len(data):,} bytes, past the {max_bytes:,} bytes such a file may hold"
+        )
+    try:
+        value = json.loads(data, parse_int=_bounded_int, parse_float=_finite_float)
+    except RecursionError:
+        raise JsonRefused(f"{where}: nested deeper than {MAX_DEPTH} levels") from None
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise JsonRefused(f"{where}: not valid JSON ({_reason(exc)})") from None
+    _check_depth(value, where)
+    return value
+
+
+def read_json(path: Path, where: str | None = None, *, max_bytes: int | None = None) -> Any:
+    """The JSON file at ``path``, parsed by ``parse_json``; ``OSError`` when it cannot be
+    read (its size is checked before it is read)."""
+    label = where or str(path)
+    if max_bytes is not None:
+        size = path.stat().st_size
+        if size > max_bytes:
+            raise JsonRefused(
+                f"{label}: {size:,} bytes, past the {max_bytes:,} bytes such a file may hold"
+            )
+    return parse_json(path.read_bytes(), label, max_bytes=max_bytes)
+
+
+class _NumberRefused(ValueError):
+    pass
+
+
+def _bounded_int(text: str) -> int:
+    digits = text.lstrip("-")
+    if len(digits) > MAX_INT_DIGITS or abs(int(text)) > MAX_INT:
+        raise _NumberRefused(f"the integer {_clip(text)} is past 64 bits")
+    return int(text)
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _NumberRefused(f"the number {_clip(text)} is past the range of a double")
+    return value
+
+
+def _check_depth(value: Any, where: str) -> None:
+    """Walks the containers without recursion, so the check itself cannot overflow."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if not isinstance(item, dict | list):
+            continue
+        children = item.values() if isinstance(item, dict) else item
+        if depth > MAX_DEPTH:
+            raise JsonRefused(f"{where}: nested deeper than {MAX_DEPTH} levels")
+        stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
+
+
+def _reason(exc: Exception) -> str:
+    if isinstance(exc, _NumberRefused):
+        return str(exc)
+    return " ".join(str(exc).split())[:200]
+
+
+def _clip(text: str, keep: int = 24) -> str:
+    return text if len(text) <= keep else f"{text[:keep]}… ({len(text)} characters)"
