@@ -28,6 +28,7 @@ DEFAULT_PORTS = {"http": 80, "https": 443}
 NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
 THIS_NETWORK = ipaddress.IPv4Network("0.0.0.0/8")
 LOOPBACK = "loopback"
+ROBOTS_TXT = "/robots.txt"
 REFUSED = "refused by the URL policy"
 """How every refusal line starts."""
 _NUMERIC_V4 = re.compile(r"[0-9][0-9a-fA-FxX.]*")
@@ -157,9 +158,12 @@ class Prefix:
         return cls(origin, urlsplit(text.strip()).path or "/")
 
     def matches(self, url: str) -> bool:
+        """Whether ``url`` is under the prefix, or is its origin's robots.txt (read so the
+        crawl of an allowed section honours it)."""
         if Origin.of(url) != self.origin:
             return False
-        return (urlsplit(url).path or "/").startswith(self.path)
+        path = urlsplit(url).path or "/"
+        return path.startswith(self.path) or path == ROBOTS_TXT
 
 
 @dataclass(frozen=True)
