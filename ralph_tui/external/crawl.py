@@ -20,7 +20,7 @@ from ralph_tui.errors import UsageError
 from ralph_tui.external.cache import CachedPage, PageCache, content_hash
 from ralph_tui.external.convert import NotADocument, convert_page
 from ralph_tui.external.fetch import USER_AGENT, Fetcher, FetchFailed, HostPacer
-from ralph_tui.external.policy import UrlPolicy, UrlRefused
+from ralph_tui.external.policy import UrlPolicy
 from ralph_tui.external.urls import same_site
 
 Refresh = Literal["ttl", "always", "never"]
@@ -174,10 +174,7 @@ class Crawler:
         return page.links
 
     async def _page(self, url: str, report: CrawlReport) -> CachedPage:
-        try:
-            self.options.policy.check_url(url)  # before the cache: what is refused is not used
-        except UrlRefused as exc:
-            raise FetchFailed(str(exc)) from None
+        self.fetcher.check(url)  # before the cache: what is refused is not used from it
         cached = self.cache.load(url)
         refresh = self.options.refresh
         if cached is not None and cached.holds_markdown and refresh != "never":

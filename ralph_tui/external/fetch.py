@@ -104,11 +104,19 @@ class Fetcher:
             current = target
         raise FetchFailed(f"more than {MAX_REDIRECTS} redirects")
 
-    async def _once(self, url: str, conditional: dict[str, str] | None) -> Fetched:
+    def check(self, url: str) -> None:
+        """``FetchFailed`` for a URL the policy refuses without a lookup, or one the HTTP
+        stack cannot send (a host no IDNA encoding takes): a page's link may be anything."""
         try:
             self.policy.check_url(url)
+            httpx2.URL(url)
         except UrlRefused as exc:
             raise FetchFailed(str(exc)) from None
+        except httpx2.InvalidURL as exc:
+            raise FetchFailed(f"not a usable URL ({exc})", permanent=True) from None
+
+    async def _once(self, url: str, conditional: dict[str, str] | None) -> Fetched:
+        self.check(url)
         host = httpx2.URL(url).host
         await self.pacer.wait(host)
         headers = {"User-Agent": USER_AGENT, **(conditional or {})}

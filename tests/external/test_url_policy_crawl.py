@@ -13,6 +13,9 @@ from typing import Any
 import pytest
 
 from ralph_tui.cli import run_cli
+from ralph_tui.external.fetch import Fetcher, HostPacer
+from ralph_tui.external.policy import UrlPolicy
+from ralph_tui.external.transport import policy_client
 from tests.external.site import Site, page, serve_site
 
 HTML = "text/html; charset=utf-8"
@@ -104,16 +107,37 @@ def test_a_local_docs_server_works_with_one_flag(
     assert len(lookups) == len(hosts), "one lookup a connection: the socket goes to that address"
 
 
-def rebind(monkeypatch: pytest.MonkeyPatch, name: str, address: str) -> list[str]:
-    """``name`` resolves to ``address`` (as an attacker's DNS would answer); the list of its
-    lookups grows with each."""
+def test_a_url_the_http_stack_cannot_send_fails_without_a_crash(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = "http://\uff11\uff12\uff17.0.0.1:9/latest/meta-data/"
+    out = refresh(tmp_path, capsys, url)
+    assert f"failed: {url}: not a usable URL (Invalid IDNA hostname" in out
+
+
+async def test_of_the_addresses_of_a_name_only_an_allowed_one_is_connected_to(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rebind(monkeypatch, "mixed.test", "10.255.255.1", "127.0.0.1")
+    local = UrlPolicy(allow_loopback=True)
+    with serve_site() as site:
+        url = site.base.replace("127.0.0.1", "mixed.test") + "/docs/a.html"
+        async with policy_client(local) as client:
+            fetcher = Fetcher(client, HostPacer(0.0), timeout_s=2.0, max_bytes=10**6, policy=local)
+            fetched = await fetcher.get(url)
+    assert fetched.status == 200 and site.paths() == ["/docs/a.html"]
+
+
+def rebind(monkeypatch: pytest.MonkeyPatch, name: str, *addresses: str) -> list[str]:
+    """``name`` resolves to ``addresses`` (as an attacker's DNS would answer); the list of
+    its lookups grows with each."""
     real = socket.getaddrinfo
     lookups: list[str] = []
 
     def getaddrinfo(host: Any, port: Any, *args: Any, **kwargs: Any) -> Any:
         if host in (name, name.encode()):
             lookups.append(name)
-            return real(address, port, *args, **kwargs)
+            return [info for address in addresses for info in real(address, port, *args, **kwargs)]
         return real(host, port, *args, **kwargs)
 
     monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
