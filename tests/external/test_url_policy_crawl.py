@@ -1,7 +1,8 @@
 """The URL policy on the crawler, through ``ralph-tui external refresh`` against real servers
 on 127.0.0.1: a link or a redirect to another port is not followed, a name that resolves to
-a loopback address is refused when the connection is made (DNS rebinding), and one flag lets
-a documentation server on this machine be crawled as before."""
+a loopback address is refused when the connection is made (DNS rebinding), one flag lets a
+documentation server on this machine be crawled as before, and HTTPS still names the host
+(SNI, certificate, Host) while connecting to the address that was checked."""
 
 from __future__ import annotations
 
@@ -13,10 +14,11 @@ from typing import Any
 import pytest
 
 from ralph_tui.cli import run_cli
-from ralph_tui.external.fetch import Fetcher, HostPacer
+from ralph_tui.external.fetch import Fetcher, FetchFailed, HostPacer
 from ralph_tui.external.policy import UrlPolicy
 from ralph_tui.external.transport import policy_client
 from tests.external.site import Site, page, serve_site
+from tests.external.tls_site import serve_tls
 
 HTML = "text/html; charset=utf-8"
 SECRET = "AKIA-STAND-IN-SECRET-7f3a"
@@ -142,3 +144,27 @@ def rebind(monkeypatch: pytest.MonkeyPatch, name: str, *addresses: str) -> list[
 
     monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
     return lookups
+
+
+async def test_https_names_the_host_while_connecting_to_the_checked_address(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    body = page("Docs", "Served over TLS to its name.", [])
+    lookups = rebind(monkeypatch, "docs.tls.test", "127.0.0.1")
+    with serve_tls("docs.tls.test", tmp_path, body) as site:
+        monkeypatch.setenv("SSL_CERT_FILE", str(site.ca_file))
+        url = f"https://docs.tls.test:{site.port}/docs/"
+        for policy in (UrlPolicy(), UrlPolicy(allow_loopback=True)):
+            async with policy_client(policy) as client:
+                fetcher = Fetcher(
+                    client, HostPacer(0.0), timeout_s=5.0, max_bytes=10**6, policy=policy
+                )
+                try:
+                    fetched = await fetcher.get(url)
+                except FetchFailed as exc:
+                    refused = str(exc)
+    assert refused.startswith("refused by the URL policy: docs.tls.test resolves to 127.0.0.1")
+    assert fetched.status == 200 and fetched.body == body
+    assert site.server_names == ["docs.tls.test"], "one handshake, with the name as its SNI"
+    assert site.hosts == [f"docs.tls.test:{site.port}"]
+    assert lookups == ["docs.tls.test"] * 2

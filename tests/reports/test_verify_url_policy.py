@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -45,7 +46,7 @@ def bundle_of(tmp_path: Path, url: str, body: bytes) -> Path:
 
 def verify_json(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], bundle: Path, *flags: str
-) -> tuple[int, dict[str, object]]:
+) -> tuple[int, dict[str, Any]]:
     code = run_cli(["verify", str(bundle), "--json", "--out", str(tmp_path / "out"), *flags])
     return code, json.loads(capsys.readouterr().out)
 
@@ -59,8 +60,8 @@ def test_a_bundle_url_to_this_machine_is_not_fetched_and_not_checked(
         url = site.base + PATH
         code, report = verify_json(tmp_path, capsys, bundle_of(tmp_path, url, body))
         assert site.requests == [], "verify fetched a page on this machine"
-    [source] = report["sources"]  # type: ignore[misc]
-    [quote] = report["quotes"]  # type: ignore[misc]
+    [source] = report["sources"]
+    [quote] = report["quotes"]
     assert code == 1
     assert source["status"] == "not_checked" and source["url"] == url
     assert source["detail"] == (
@@ -82,5 +83,5 @@ def test_the_users_flag_lets_their_local_docs_be_checked(
         code, report = verify_json(tmp_path, capsys, bundle, "--allow-local-docs")
         prefixed, _ = verify_json(tmp_path, capsys, bundle, "--allow-url-prefix", url)
         assert site.paths() == [PATH, PATH]
-    [quote] = report["quotes"]  # type: ignore[misc]
+    [quote] = report["quotes"]
     assert code == 0 and prefixed == 0 and quote["status"] == "holds"
