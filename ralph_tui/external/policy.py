@@ -163,7 +163,17 @@ class Prefix:
         if Origin.of(url) != self.origin:
             return False
         path = urlsplit(url).path or "/"
+        if _climbs(path):
+            return False
         return path.startswith(self.path) or path == ROBOTS_TXT
+
+
+def _climbs(path: str) -> bool:
+    """Whether ``path`` may lead a server out of a prefix: a ``.`` or ``..`` segment, or a
+    slash, backslash or dot written as an escape (a server may decode it before it routes)."""
+    segments = path.split("/")
+    escaped = any(code in path.lower() for code in ("%2e", "%2f", "%5c", "\\"))
+    return escaped or "." in segments or ".." in segments
 
 
 @dataclass(frozen=True)

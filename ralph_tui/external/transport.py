@@ -55,6 +55,8 @@ class CheckedBackend(httpcore2.AsyncNetworkBackend):
             raise httpcore2.ConnectTimeout(f"resolving {host} timed out") from None
         except OSError as exc:
             raise httpcore2.ConnectError(f"cannot resolve {host} ({exc})") from None
+        if not addresses:
+            raise httpcore2.ConnectError(f"{host} resolves to no address")
         allowed = [a for a in addresses if self.policy.rule_for(a) is None]
         if not allowed:
             first = addresses[0]

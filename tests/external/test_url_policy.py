@@ -144,6 +144,10 @@ def test_a_prefix_allows_the_urls_under_it_on_its_exact_origin() -> None:
         "https://127.0.0.1:8000/docs/",
         "http://localhost:8000/docs/",
         "http://127.0.0.1:8000@169.254.169.254/docs/",
+        "http://127.0.0.1:8000/docs/../admin",
+        "http://127.0.0.1:8000/docs/%2e%2e/admin",
+        "http://127.0.0.1:8000/docs/..%2Fadmin",
+        "http://127.0.0.1:8000/docs/..\\admin",
     ):
         assert not policy.vouched(url), url
         with pytest.raises(UrlRefused):
