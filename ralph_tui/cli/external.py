@@ -78,6 +78,8 @@ async def _refresh(settings: Settings, cache: PageCache, given: list[str]) -> in
         )
         for url, reason in report.failed:
             print(f"  failed: {url}: {reason}")
+    for note in docs.notes:
+        print(note)
     return 0
 
 

@@ -8,7 +8,9 @@ from typing import Any
 
 from ralph_tui.config import Settings, SettingSpec, load_settings, setting_specs
 
-RUN_GROUPS = ("models", "budgets", "retrieval", "external docs", "memory", "output")
+URL_POLICY = "URL policy"
+"""The group of the settings that say where fetches may go (every command that fetches)."""
+RUN_GROUPS = ("models", "budgets", "retrieval", "external docs", URL_POLICY, "memory", "output")
 """The groups whose flags ``run`` (and the commands that run sessions) take."""
 
 

@@ -16,7 +16,12 @@ from ralph_tui.config.run_groups import (
     OutputSettings,
     SandboxSettings,
 )
-from ralph_tui.config.source_groups import ExternalSettings, KeySettings, RetrievalSettings
+from ralph_tui.config.source_groups import (
+    ExternalSettings,
+    KeySettings,
+    RetrievalSettings,
+    UrlPolicySettings,
+)
 
 
 class Settings(
@@ -24,6 +29,7 @@ class Settings(
     BudgetSettings,
     RetrievalSettings,
     ExternalSettings,
+    UrlPolicySettings,
     MemorySettings,
     OutputSettings,
     SandboxSettings,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import ClassVar, Literal, Self
+from urllib.parse import urlsplit
 
 from pydantic import (
     NonNegativeFloat,
@@ -12,6 +13,7 @@ from pydantic import (
     PositiveFloat,
     PositiveInt,
     SecretStr,
+    field_validator,
     model_validator,
 )
 
@@ -187,6 +189,51 @@ class ExternalSettings(SettingsGroup):
                 f"({self.external_top_n})"
             )
         return self
+
+
+class UrlPolicySettings(SettingsGroup):
+    """Where the crawler and ``verify`` may connect beyond the public internet. The user's
+    to set (flags, environment, ``.env``): never recorded with a session, so a re-run
+    applies the policy of the person running it, and never taken from an MCP client."""
+
+    group: ClassVar[str] = "URL policy"
+
+    allow_url_prefix: str | None = setting(
+        None,
+        "ALLOW_URL_PREFIX",
+        flag="--allow-url-prefix",
+        repeat=True,
+        metavar="PREFIX",
+        recorded=False,
+        doc="URLs starting with this prefix (scheme, host and port exact, then the path) may "
+        "be fetched even when the host's address is loopback, private, link-local or "
+        "otherwise not public, e.g. `http://10.0.0.5:8080/docs/`; comma-separated (the flag "
+        "repeats).",
+    )
+    allow_local_docs: bool = setting(
+        False,
+        "ALLOW_LOCAL_DOCS",
+        flag="--allow-local-docs",
+        recorded=False,
+        doc="Let external docs and `verify` fetch from a documentation server on this "
+        "machine (loopback addresses: `localhost`, 127.0.0.0/8, ::1).",
+    )
+
+    @field_validator("allow_url_prefix")
+    @classmethod
+    def _prefixes_are_urls(cls, value: str | None) -> str | None:
+        for prefix in (part.strip() for part in (value or "").split(",")):
+            try:
+                parts = urlsplit(prefix)
+                parts.port  # noqa: B018 - a bad port raises here
+            except ValueError:
+                parts = urlsplit("")
+            if prefix and (parts.scheme.lower() not in ("http", "https") or not parts.hostname):
+                raise ValueError(
+                    f"{prefix!r} is not an http(s) URL prefix with a host "
+                    "(e.g. http://127.0.0.1:8000/docs/)"
+                )
+        return value
 
 
 class KeySettings(SettingsGroup):

@@ -1,7 +1,8 @@
 """Breadth-first crawls of external documentation, one per source URL: to a depth, on the
-same site, at most N pages, a few fetches at once, robots.txt honoured, every page served
-from the cache when the refresh policy allows, and every page that cannot be used listed
-with its reason (the crawl goes on)."""
+same site (scheme, host and port), every URL checked by the URL policy, at most N pages, a
+few fetches at once, robots.txt honoured, every page served from the cache when the refresh
+policy allows, and every page that cannot be used listed with its reason (the crawl goes
+on)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from ralph_tui.errors import UsageError
 from ralph_tui.external.cache import CachedPage, PageCache, content_hash
 from ralph_tui.external.convert import NotADocument, convert_page
 from ralph_tui.external.fetch import USER_AGENT, Fetcher, FetchFailed, HostPacer
+from ralph_tui.external.policy import UrlPolicy
 from ralph_tui.external.urls import same_site
 
 Refresh = Literal["ttl", "always", "never"]
@@ -45,6 +47,7 @@ class CrawlOptions:
     delay_s: float = 0.0
     timeout_s: float = 20.0
     max_bytes: int = 20_000_000
+    policy: UrlPolicy = field(default_factory=UrlPolicy)
 
     @classmethod
     def of(cls, settings: Settings) -> CrawlOptions:
@@ -57,6 +60,7 @@ class CrawlOptions:
             delay_s=settings.crawl_delay_s,
             timeout_s=settings.crawl_timeout_s,
             max_bytes=int(settings.external_page_max_mb * 1_000_000),
+            policy=UrlPolicy.of(settings),
         )
 
 
@@ -102,7 +106,11 @@ class Crawler:
         self.cache = cache
         self.pacer = HostPacer(options.delay_s)
         self.fetcher = Fetcher(
-            client, self.pacer, timeout_s=options.timeout_s, max_bytes=options.max_bytes
+            client,
+            self.pacer,
+            timeout_s=options.timeout_s,
+            max_bytes=options.max_bytes,
+            policy=options.policy,
         )
         self.on_progress = on_progress or (lambda _r, _d: None)
         self._robots: dict[str, Protego | None] = {}
@@ -166,6 +174,7 @@ class Crawler:
         return page.links
 
     async def _page(self, url: str, report: CrawlReport) -> CachedPage:
+        self.fetcher.check(url)  # before the cache: what is refused is not used from it
         cached = self.cache.load(url)
         refresh = self.options.refresh
         if cached is not None and cached.holds_markdown and refresh != "never":

@@ -1,6 +1,7 @@
-"""One page over HTTP: redirects followed within the site (a loop or an off-site hop is a
-failure), a size cap, a timeout, a clear User-Agent, conditional GETs, and requests to one
-host spaced by the larger of the configured delay and its robots.txt Crawl-delay."""
+"""One page over HTTP: every URL, redirects included, checked by the URL policy; redirects
+followed within the site (a loop or an off-site hop is a failure), a size cap, a timeout, a
+clear User-Agent, conditional GETs, and requests to one host spaced by the larger of the
+configured delay and its robots.txt Crawl-delay."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from dataclasses import dataclass, field
 
 import httpx2
 
+from ralph_tui.external.policy import AddressRefused, UrlPolicy, UrlRefused
 from ralph_tui.external.urls import normalize, resolve, same_site
 from ralph_tui.version import __version__
 
@@ -62,7 +64,9 @@ class HostPacer:
 
 
 class Fetcher:
-    """GETs through ``client`` (the program's HTTP stack), counted in ``requests``."""
+    """GETs through ``client`` (the program's HTTP stack), counted in ``requests``; each URL
+    checked by ``policy`` first (``client`` checks the connected address: see
+    ``external.transport.policy_client``)."""
 
     def __init__(
         self,
@@ -71,8 +75,10 @@ class Fetcher:
         *,
         timeout_s: float,
         max_bytes: int,
+        policy: UrlPolicy,
     ) -> None:
         self.client = client
+        self.policy = policy
         self.pacer = pacer
         self.timeout_s = timeout_s
         self.max_bytes = max_bytes
@@ -98,7 +104,19 @@ class Fetcher:
             current = target
         raise FetchFailed(f"more than {MAX_REDIRECTS} redirects")
 
+    def check(self, url: str) -> None:
+        """``FetchFailed`` for a URL the policy refuses without a lookup, or one the HTTP
+        stack cannot send (a host no IDNA encoding takes): a page's link may be anything."""
+        try:
+            self.policy.check_url(url)
+            httpx2.URL(url)
+        except UrlRefused as exc:
+            raise FetchFailed(str(exc)) from None
+        except httpx2.InvalidURL as exc:
+            raise FetchFailed(f"not a usable URL ({exc})", permanent=True) from None
+
     async def _once(self, url: str, conditional: dict[str, str] | None) -> Fetched:
+        self.check(url)
         host = httpx2.URL(url).host
         await self.pacer.wait(host)
         headers = {"User-Agent": USER_AGENT, **(conditional or {})}
@@ -117,6 +135,8 @@ class Fetcher:
                         raise FetchFailed(self._too_large(len(body)))
                 status = response.status_code
                 kept = {k.lower(): v for k, v in response.headers.items()}
+        except AddressRefused as exc:
+            raise FetchFailed(self.policy.refused_at_connect(url, exc)) from None
         except httpx2.TimeoutException:
             raise FetchFailed(f"timed out after {self.timeout_s:g} s") from None
         except httpx2.ConnectError as exc:

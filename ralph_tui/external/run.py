@@ -15,7 +15,9 @@ from ralph_tui.events import Emit, ExternalProgress
 from ralph_tui.external.cache import CachedPage, PageCache
 from ralph_tui.external.crawl import Crawler, CrawlOptions, CrawlReport
 from ralph_tui.external.passages import local_passages, page_trees, pageindex_passages
+from ralph_tui.external.policy import REFUSED
 from ralph_tui.external.summaries import ChatClient, summarise_trees
+from ralph_tui.external.transport import policy_client
 from ralph_tui.external.urls import external_urls
 from ralph_tui.retrieval.chunks import Chunking
 from ralph_tui.retrieval.sources import PassageInfo
@@ -50,6 +52,20 @@ class ExternalDocs:
             "trees": self.trees,
             "notes": self.notes,
         }
+
+
+def _refusal_notes(reports: list[CrawlReport]) -> list[str]:
+    """A note for each source the URL policy refused outright, and one more when that
+    leaves the run with no external docs at all."""
+    refused = [
+        f"external docs {report.source} not fetched: {reason}"
+        for report in reports
+        for url, reason in report.failed
+        if url == report.source and reason.startswith(REFUSED)
+    ]
+    if refused and len(refused) == len(reports):
+        refused.append("no external documentation was used: the URL policy refused every URL given")
+    return refused
 
 
 def check_external(settings: Settings) -> list[str]:
@@ -98,14 +114,16 @@ async def gather_external(
 
     cache = PageCache(settings.external_cache)
     own = client is None
-    http = client or httpx2.AsyncClient()
+    options = CrawlOptions.of(settings)
+    http = client or policy_client(options.policy)
     try:
-        crawler = Crawler(CrawlOptions.of(settings), cache, http, progress)
+        crawler = Crawler(options, cache, http, progress)
         docs.reports = list(await asyncio.gather(*(crawler.crawl(url) for url in urls)))
         docs.requests = crawler.requests
     finally:
         if own:
             await http.aclose()
+    docs.notes += _refusal_notes(docs.reports)
     chunking = Chunking(size=settings.chunk_size, overlap=settings.chunk_overlap)
     docs.provider = settings.external_provider
     if settings.external_provider == "pageindex":

@@ -8,6 +8,7 @@ from urllib.parse import urldefrag, urljoin, urlsplit, urlunsplit
 
 from ralph_tui.config import Settings
 from ralph_tui.documents import InputError
+from ralph_tui.external.policy import DEFAULT_PORTS, Origin
 
 SCHEMES = ("http", "https")
 
@@ -51,14 +52,25 @@ def resolve(base: str, href: str) -> str | None:
     return normalize(url)
 
 
-def site_of(url: str) -> str:
-    """The host a crawl stays on (``www.`` aside)."""
-    host = (urlsplit(url).hostname or "").lower()
-    return host.removeprefix("www.")
-
-
 def same_site(url: str, other: str) -> bool:
-    return site_of(url) == site_of(other)
+    """Whether ``other`` is on ``url``'s site: the same scheme, host and port (a host's
+    ``www.`` aside), or the https form of an http site on its default port. Another port
+    of the same host is another site: it may be another service altogether."""
+    base, target = Origin.of(url), Origin.of(other)
+    if base is None or target is None:
+        return False
+    if _bare(target) == _bare(base):
+        return True
+    upgraded = Origin("https", base.host, DEFAULT_PORTS["https"])
+    return (
+        base.scheme == "http"
+        and base.port == DEFAULT_PORTS["http"]
+        and (_bare(target) == _bare(upgraded))
+    )
+
+
+def _bare(origin: Origin) -> Origin:
+    return Origin(origin.scheme, origin.host.removeprefix("www."), origin.port)
 
 
 def read_url_file(path: Path) -> list[str]:

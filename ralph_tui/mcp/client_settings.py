@@ -15,8 +15,9 @@ from typing import Any
 
 from ralph_tui.config import Settings, SettingsError, SettingSpec, setting_specs
 
-SERVER_GROUPS = ("keys and endpoints",)
-"""Groups of settings never taken from a client."""
+SERVER_GROUPS = ("keys and endpoints", "URL policy")
+"""Groups of settings never taken from a client: where the keys go, and where fetches may
+(a client steered by a hostile page must not open the way to this machine's network)."""
 
 
 @functools.cache

@@ -22,6 +22,7 @@ from ralph_tui.documents.inputs import gather
 from ralph_tui.external.cache import content_hash
 from ralph_tui.external.convert import NotADocument, convert_page
 from ralph_tui.external.fetch import Fetcher, FetchFailed, HostPacer
+from ralph_tui.external.policy import UrlPolicy
 from ralph_tui.reports.bundle import BundleSource
 
 SourceStatus = Literal["read", "missing", "not_checked"]
@@ -201,7 +202,9 @@ def not_fetched(source: BundleSource) -> SourceCheck:
     )
 
 
-def page_fetcher(client: httpx2.AsyncClient, timeout_s: float, max_bytes: int) -> Fetcher:
-    """A fetcher as the crawler builds one, without a delay between requests (one request
-    per page)."""
-    return Fetcher(client, HostPacer(0.0), timeout_s=timeout_s, max_bytes=max_bytes)
+def page_fetcher(
+    client: httpx2.AsyncClient, timeout_s: float, max_bytes: int, policy: UrlPolicy
+) -> Fetcher:
+    """A fetcher as the crawler builds one, under the same URL policy, without a delay
+    between requests (one request per page)."""
+    return Fetcher(client, HostPacer(0.0), timeout_s=timeout_s, max_bytes=max_bytes, policy=policy)

@@ -23,6 +23,8 @@ from ralph_tui.documents.cache import ExtractionCache
 from ralph_tui.documents.convert import PAGE_SEPARATOR
 from ralph_tui.errors import ExitCode
 from ralph_tui.evidence import QuoteLocation
+from ralph_tui.external.policy import UrlPolicy
+from ralph_tui.external.transport import policy_client
 from ralph_tui.reports.bundle import BUNDLE_VERSION, BundleSource, EvidenceBundle
 from ralph_tui.reports.closest import closest_passage
 from ralph_tui.reports.sources import (
@@ -207,10 +209,11 @@ async def _fetch_pages(
     report: VerifyReport,
     texts: dict[str, SourceText],
 ) -> None:
-    http = client or httpx2.AsyncClient()
+    policy = UrlPolicy.of(settings)
+    http = client or policy_client(policy)
     try:
         fetcher = page_fetcher(
-            http, settings.crawl_timeout_s, int(settings.external_page_max_mb * 1_000_000)
+            http, settings.crawl_timeout_s, int(settings.external_page_max_mb * 1_000_000), policy
         )
         for check, text in await fetch_page_sources(pages, fetcher):
             report.sources.append(check)

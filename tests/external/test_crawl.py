@@ -9,12 +9,16 @@ from collections.abc import Iterator
 from itertools import pairwise
 from pathlib import Path
 
-import httpx2
 import pytest
 
 from ralph_tui.external.cache import PageCache
 from ralph_tui.external.crawl import Crawler, CrawlOptions, CrawlReport
+from ralph_tui.external.policy import UrlPolicy
+from ralph_tui.external.transport import policy_client
 from tests.external.site import PDF_TEXT, TABLE_ROW, Site, serve_site
+
+LOCAL_DOCS = UrlPolicy(allow_loopback=True)
+"""The site runs on this machine: the policy of a user who allows a local docs server."""
 
 
 @pytest.fixture
@@ -26,8 +30,8 @@ def site() -> Iterator[Site]:
 async def crawl(
     site: Site, path: str, cache: Path, **options: object
 ) -> tuple[CrawlReport, Crawler]:
-    settings = {"timeout_s": 1.0, **options}
-    async with httpx2.AsyncClient() as client:
+    settings = {"timeout_s": 1.0, "policy": LOCAL_DOCS, **options}
+    async with policy_client(LOCAL_DOCS) as client:
         crawler = Crawler(CrawlOptions(**settings), PageCache(cache), client)  # type: ignore[arg-type]
         report = await crawler.crawl(site.base + path)
     return report, crawler
@@ -150,8 +154,9 @@ async def test_a_refused_connection_is_listed_and_the_crawl_ends(tmp_path: Path)
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    async with httpx2.AsyncClient() as client:
-        crawler = Crawler(CrawlOptions(timeout_s=2.0), PageCache(tmp_path), client)
+    async with policy_client(LOCAL_DOCS) as client:
+        options = CrawlOptions(timeout_s=2.0, policy=LOCAL_DOCS)
+        crawler = Crawler(options, PageCache(tmp_path), client)
         report = await crawler.crawl(f"http://127.0.0.1:{port}/docs/")
     [(url, reason)] = report.failed
     assert url.endswith("/docs/") and reason.startswith("cannot connect")

@@ -32,6 +32,7 @@ async def test_the_offline_worker_quotes_a_fetched_page(tmp_path: Path, inner: s
             inner=inner,
             max_iters=1,
             external_docs=site.base + "/docs/",
+            allow_local_docs=True,
             crawl_timeout_s=1.0,
         )
         outcome = await execute_run(

@@ -47,7 +47,11 @@ async def test_a_quote_from_an_external_page_is_verified_against_its_cached_text
     with serve_site() as site:
         site.slow_s = 0.0
         settings = settings_for(
-            tmp_path, max_iters=1, external_docs=site.base + "/docs/", crawl_timeout_s=1.0
+            tmp_path,
+            max_iters=1,
+            external_docs=site.base + "/docs/",
+            crawl_timeout_s=1.0,
+            allow_local_docs=True,
         )
         events: list[BaseEvent] = []
         outcome = await execute_run(

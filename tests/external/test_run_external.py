@@ -18,6 +18,8 @@ from tests.external.site import Site, serve_site
 from tests.loops.baseline_server import LOCAL_MODELS, BaselineServer, use_server
 
 SAMPLE = Path(__file__).parents[2] / "ralph_tui" / "data" / "sample_document.md"
+LOCAL = "--allow-local-docs"
+"""The site runs on this machine: its user allows a local docs server."""
 TASK = "Explain how clients authenticate with a bearer token and the rate limits per key."
 
 
@@ -43,7 +45,7 @@ def test_external_passages_reach_the_doc_reader_with_their_urls(
         [
             "run", "--json", "--mode", "task", "--query", TASK, "--doc", str(SAMPLE),
             "--out", str(out), "--maxIters", "1", *LOCAL_MODELS,
-            "--externalDocs", site.base + "/docs/",
+            "--externalDocs", site.base + "/docs/", "--allow-local-docs",
             "--externalTopK", "2", "--externalWeight", "1",
         ]
     )  # fmt: skip
@@ -127,7 +129,7 @@ def test_the_external_command_lists_refreshes_and_clears_the_cache(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], site: Site
 ) -> None:
     out = ["--out", str(tmp_path / "out")]
-    assert run_cli(["external", "refresh", site.base + "/clean/", *out]) == 0
+    assert run_cli(["external", "refresh", site.base + "/clean/", LOCAL, *out]) == 0
     refreshed = capsys.readouterr().out
     assert "2 page(s), 2 downloaded" in refreshed and "HTTP 404" in refreshed
     assert run_cli(["external", "list", "--json", *out]) == 0
@@ -138,7 +140,7 @@ def test_the_external_command_lists_refreshes_and_clears_the_cache(
         site.base + "/clean/gone.html",
     }
     before = len(site.requests)
-    assert run_cli(["external", "refresh", *out]) == 0
+    assert run_cli(["external", "refresh", LOCAL, *out]) == 0
     assert "unchanged" in capsys.readouterr().out
     assert len(site.requests) - before == 3, "each cached page revalidated once"
     assert run_cli(["external", "clear", site.base + "/clean/one.html", *out]) == 0

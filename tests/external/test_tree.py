@@ -128,6 +128,7 @@ async def test_the_pageindex_provider_gives_trees_and_says_the_hosted_service_is
             "external_provider": "pageindex",
             "pageindex_api_key": "pi-test",
             "crawl_timeout_s": 1.0,
+            "allow_local_docs": True,
         },
         env_file=Path("/nonexistent"),
     )

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from textual.widgets import Select, Static, TabbedContent, TextArea
 
+from ralph_tui.config import Settings
 from ralph_tui.tui.screens.run_screen import RunScreen
 from ralph_tui.tui.widgets.retrieval_pane import RetrievalPane
 from tests.external.site import serve_site
@@ -16,7 +17,10 @@ from tests.tui.scripted import DOC_NAME
 TASK = "Brief a new technician on chlorine dosing and on how API clients authenticate"
 
 
-async def test_a_run_with_external_docs_from_the_form(make_app: MakeApp) -> None:
+async def test_a_run_with_external_docs_from_the_form(
+    make_app: MakeApp, settings: Settings
+) -> None:
+    settings.allow_local_docs = True  # the site runs on this machine: its user allows it
     app = make_app()
     with serve_site() as site:
         site.slow_s = 0.0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ralph_tui.cli.settings_flags import add_settings_flags
+from ralph_tui.cli.settings_flags import URL_POLICY, add_settings_flags
 
 
 def add_external_arguments(external: argparse.ArgumentParser) -> None:
@@ -20,7 +20,7 @@ def add_external_arguments(external: argparse.ArgumentParser) -> None:
     refresh.add_argument("urls", nargs="*", metavar="URL", help="sources to crawl again")
     add_settings_flags(
         refresh,
-        ("external docs",),
+        ("external docs", URL_POLICY),
         also=("out_dir",),
         without=("external_refresh", "external_top_n", "external_top_k"),
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ralph_tui.cli.settings_flags import add_settings_flags
+from ralph_tui.cli.settings_flags import URL_POLICY, add_settings_flags
 
 
 def add_verify_arguments(verify: argparse.ArgumentParser) -> None:
@@ -29,4 +29,4 @@ def add_verify_arguments(verify: argparse.ArgumentParser) -> None:
         "--offline", action="store_true", help="fetch no external page (they are not checked)"
     )
     verify.add_argument("--json", action="store_true", help="print one JSON object")
-    add_settings_flags(verify, (), also=("out_dir",))
+    add_settings_flags(verify, (URL_POLICY,), also=("out_dir",))
