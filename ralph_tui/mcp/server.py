@@ -91,7 +91,7 @@ def build_server(config: ServerConfig) -> MCPServer:
             return api.arun(
                 mode, query, docs, urls=urls or [], decompose=decompose,
                 settings=config.settings, out_dir=out_dir, on_event=on_event, cancel=cancel,
-                **options,
+                within=config.roots.folders, **options,
             )  # fmt: skip
 
         async def report(update: ProgressUpdate) -> None:
@@ -145,8 +145,9 @@ def build_server(config: ServerConfig) -> MCPServer:
         async def search() -> api.SearchResult:
             docs = config.roots.check_all(paths)
             return await api.asearch(
-                query, docs, settings=config.settings, out_dir=out_dir, **client_values(settings)
-            )
+                query, docs, settings=config.settings, out_dir=out_dir,
+                within=config.roots.folders, **client_values(settings),
+            )  # fmt: skip
 
         return await _as_tool_error(search())
 
