@@ -44,7 +44,8 @@ SettingValues = Annotated[
     dict[str, Any] | None,
     Field(
         description="Settings for this call by name, as in the settings reference: e.g. "
-        '{"max_iters": 3, "provider": "offline", "top_k": 5}. Paths, keys and endpoints '
+        '{"max_iters": 3, "provider": "offline", "top_k": 5}. Only the settings the MCP '
+        "guide lists, within their bounds (a budget may be lowered, not raised); the rest "
         "are the server's."
     ),
 ]
@@ -85,7 +86,7 @@ def build_server(config: ServerConfig) -> MCPServer:
         decompose: bool = False,
     ) -> api.RunResult:
         docs = config.roots.check_all(paths)
-        options = client_values(settings)
+        options = client_values(settings, config.settings)
 
         def start(on_event: Emit, cancel: asyncio.Event) -> Awaitable[api.RunResult]:
             return api.arun(
@@ -146,7 +147,7 @@ def build_server(config: ServerConfig) -> MCPServer:
             docs = config.roots.check_all(paths)
             return await api.asearch(
                 query, docs, settings=config.settings, out_dir=out_dir,
-                within=config.roots.folders, **client_values(settings),
+                within=config.roots.folders, **client_values(settings, config.settings),
             )  # fmt: skip
 
         return await _as_tool_error(search())
