@@ -10,6 +10,7 @@ import glob
 import io
 import os
 import shutil
+import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from ralph_tui import api
 from ralph_tui.documents import Confinement, InputError, read_corpus
 from ralph_tui.documents.confine import read_file
 from ralph_tui.documents.globbing import expand
@@ -93,15 +95,22 @@ def fresh_folder() -> Iterator[Path]:
         shutil.rmtree(base)
 
 
+PYTHON = tuple(Path(p).resolve() for p in {sys.prefix, sys.base_prefix, *sys.path} if p)
+"""Where an import made meanwhile (a converter loaded on first use) reads from."""
+
+
 @contextlib.contextmanager
 def recording() -> Iterator[list[tuple[str, Path]]]:
-    """Every file opened and folder listed meanwhile, by whatever means, as its real path."""
+    """Every file opened and folder listed meanwhile, by whatever means, as its real path
+    (but Python's own, for an import)."""
     seen: list[tuple[str, Path]] = []
 
     def spy(what: str, real: Callable[..., Any]) -> Callable[..., Any]:
         def call(path: Any = ".", *args: Any, **kwargs: Any) -> Any:
             if isinstance(path, str | os.PathLike):
-                seen.append((what, Path(os.path.realpath(path))))
+                resolved = Path(os.path.realpath(path))
+                if not any(resolved.is_relative_to(folder) for folder in PYTHON):
+                    seen.append((what, resolved))
             return real(path, *args, **kwargs)
 
         return call
@@ -207,3 +216,18 @@ def test_a_fifo_is_refused_not_waited_on(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "pipe.txt")
     with pytest.raises(OSError, match="not a regular file"):
         read_file(tmp_path / "pipe.txt", within=Confinement.of([tmp_path]))
+
+
+def test_the_api_confines_a_search_to_the_folders_it_is_given(tmp_path: Path) -> None:
+    (tmp_path / "root").mkdir()
+    (tmp_path / "root" / "plant.txt").write_text("Filters are backwashed every 48 hours.")
+    (tmp_path / "secret.txt").write_text("Filters are opened with the code SWORDFISH.")
+    (tmp_path / "root" / "link.txt").symlink_to(tmp_path / "secret.txt")
+    options = {"out_dir": tmp_path / "out", "embedder": "none"}
+    assert "SWORDFISH" in api.search("filters", tmp_path / "root", **options).model_dump_json()
+    confined = api.search("filters", tmp_path / "root", within=[tmp_path / "root"], **options)
+    assert "SWORDFISH" not in confined.model_dump_json() and confined.passages
+    assert confined.notes == [
+        f"not read: root/link.txt leads outside the folders this server may read "
+        f"({tmp_path / 'root'})"
+    ]
