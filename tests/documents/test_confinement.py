@@ -174,7 +174,9 @@ def test_a_pattern_finds_what_glob_finds_where_no_link_leads_to_a_folder(
     with fresh_folder() as base:
         tree = build(base, [n for n in plan if n.kind != "link"], links=False)
         pattern = tree.root.joinpath(*parts)
-        expected = {Path(p) for p in glob.glob(str(pattern), recursive=True)}
+        # glob.glob("missing/**") gives "missing/", which does not exist: left out here.
+        matches = glob.glob(str(pattern), recursive=True)
+        expected = {Path(p) for p in matches if os.path.lexists(p)}
         assert {p for p in expand(pattern)} == expected
 
 
