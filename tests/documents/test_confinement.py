@@ -233,3 +233,13 @@ def test_the_api_confines_a_search_to_the_folders_it_is_given(tmp_path: Path) ->
         f"not read: root/link.txt leads outside the folders this server may read "
         f"({tmp_path / 'root'})"
     ]
+
+
+def test_a_root_given_through_a_link_is_its_real_folder(tmp_path: Path) -> None:
+    (tmp_path / "real" / "sub").mkdir(parents=True)
+    (tmp_path / "real" / "sub" / "doc.txt").write_text("inside text")
+    (tmp_path / "alias").symlink_to(tmp_path / "real")
+    within = Confinement.of([tmp_path / "alias"])
+    assert within.folders == (tmp_path / "real",)
+    corpus = read_corpus([tmp_path / "alias" / "**" / "*.txt"], within=within)
+    assert [d.path for d in corpus.documents] == [tmp_path / "real" / "sub" / "doc.txt"]
