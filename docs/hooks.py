@@ -39,6 +39,7 @@ GENERATED: dict[str, Callable[[], str]] = {
     "session_record": lambda: reference.fields_table(SessionRecord),
     "iteration_trace": lambda: reference.fields_table(IterationTrace),
     "sandbox_limits": lambda: reference.fields_table(SandboxLimits),
+    "mcp_client_settings": reference.mcp_client_settings_reference,
     "evidence_bundle": lambda: "\n".join(
         reference.model_section(model, "###") for model in reference.models_within([EvidenceBundle])
     ),

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, Field, computed_field
 
 from ralph_tui.config import Settings, load_settings, with_values
-from ralph_tui.documents import Corpus, InputError
+from ralph_tui.documents import Confinement, Corpus, InputError
 from ralph_tui.events import Emit, RunStatus
 from ralph_tui.evidence import Claim, Coverage, QuoteLocation, answers_absence
 from ralph_tui.loops.requests import Mode, RunRequest
@@ -130,6 +130,9 @@ class RunResult(BaseModel):
     absence_note: str | None = None
     """For an answer that says the documents do not hold it: what was searched and how much
     was read (``searched the whole text for: saffron, simmer; read 4 % of it``)."""
+    notes: list[str] = Field(default_factory=list)
+    """What was not read of the documents and why (not a supported document, could not be
+    converted, a link leading outside the allowed folders), and pages without text."""
 
     @property
     def passed(self) -> bool:
@@ -182,6 +185,7 @@ async def arun(
     keep: bool = False,
     on_event: Emit | None = None,
     cancel: asyncio.Event | None = None,
+    within: Sequence[PathLike] | None = None,
     **options: Any,
 ) -> RunResult:
     """Run one session and return how it ended.
@@ -189,7 +193,10 @@ async def arun(
     ``urls``: external documentation to crawl and search beside ``docs``. ``settings``: the
     settings to start from (else the environment, and ``env_file`` if given); ``options``
     override them by setting name. ``on_event`` gets every typed event of the run;
-    setting ``cancel`` stops it (the result's status is then ``cancelled``).
+    setting ``cancel`` stops it (the result's status is then ``cancelled``). ``within``:
+    the folders every file read must lie in, symbolic links resolved, for ``docs`` given
+    by someone not trusted; what leads outside is left out and named in the result's
+    ``notes`` (``InputError`` when nothing inside remains).
     """
     specs = _doc_specs(docs)
     temporary = out_dir is None
@@ -207,6 +214,7 @@ async def arun(
             settings=run_settings,
             decompose=decompose,
             constraints=list(constraints),
+            within=_confinement(within),
         )
         outcome = await execute_run(request, on_event=on_event or _ignore, cancel=cancel)
         return _result(outcome, out, kept=keep or not temporary)
@@ -226,6 +234,14 @@ def _settings(
 
 def _ignore(_event: object) -> None:
     return None
+
+
+def _confinement(within: Sequence[PathLike] | None) -> Confinement | None:
+    if within is None:
+        return None
+    if isinstance(within, str | os.PathLike):
+        raise TypeError("within is a list of folders")
+    return Confinement.of(within)
 
 
 def _doc_specs(docs: PathLike | Sequence[PathLike]) -> list[Path]:
@@ -269,6 +285,7 @@ def _result(outcome: RunOutcome, out: Path, *, kept: bool) -> RunResult:
         salvaged=outcome.salvaged,
         coverage=outcome.coverage,
         absence_note=_absence_note(outcome),
+        notes=outcome.notes,
     )
 
 
@@ -307,6 +324,8 @@ class SearchResult(BaseModel):
 
     query: str
     passages: list[Passage]
+    notes: list[str] = Field(default_factory=list)
+    """What was not read of the documents and why, as a run's result says it."""
 
 
 async def asearch(
@@ -316,19 +335,23 @@ async def asearch(
     settings: Settings | None = None,
     env_file: PathLike | None = None,
     out_dir: PathLike | None = None,
+    within: Sequence[PathLike] | None = None,
     **options: Any,
 ) -> SearchResult:
     """The passages of ``docs`` that best match ``query``, without any LLM (unless the
     embedder is the OpenAI API). The index is cached under ``out_dir`` (else a temporary
-    folder, removed afterwards); ``options`` are settings by name (``top_k=3``)."""
+    folder, removed afterwards); ``options`` are settings by name (``top_k=3``);
+    ``within`` confines the files read as ``arun``'s does."""
     check_query(query)
     specs = _doc_specs(docs)
+    confinement = _confinement(within)
     with _out_folder(out_dir) as out:
         run_settings = _settings(settings, {**options, "out_dir": out}, env_file)
-        corpus = read_searchable(specs, run_settings)
+        corpus = read_searchable(specs, run_settings, confinement)
         index = await open_corpus_index(corpus, run_settings)
         result = await search_index(index, corpus, run_settings, query)
-    return SearchResult(query=query, passages=[_passage(p, corpus) for p in result.passages])
+    passages = [_passage(p, corpus) for p in result.passages]
+    return SearchResult(query=query, passages=passages, notes=corpus.notices())
 
 
 def _passage(found: Retrieved, corpus: Corpus) -> Passage:

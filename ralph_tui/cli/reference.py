@@ -25,6 +25,7 @@ from ralph_tui.config import setting_specs
 from ralph_tui.config.docs import settings_anchor
 from ralph_tui.errors import ExitCode
 from ralph_tui.events import EXIT_CODE_OF_STATUS, BaseEvent, Event
+from ralph_tui.mcp.client_settings import CLIENT_SETTINGS
 
 _CODE_SPAN = re.compile(r"(`[^`]*`)")
 
@@ -57,6 +58,15 @@ def settings_reference() -> str:
     """Every setting, a table per group under its own heading (``settings_docs``), as the
     site's Markdown."""
     return markdown_text_lines(settings_docs.settings_reference())
+
+
+def mcp_client_settings_reference() -> str:
+    """The settings an MCP client may give, each with its bound, as a Markdown table."""
+    specs = setting_specs()
+    rows = ["| Setting | A client may set it to | What it is |", "|---|---|---|"]
+    for name, rule in CLIENT_SETTINGS.items():
+        rows.append(f"| `{name}` | {cell(rule.describe(None))} | {cell(specs[name].doc)} |")
+    return "\n".join(rows)
 
 
 def markdown_text_lines(text: str) -> str:

@@ -4,6 +4,7 @@ document and each page sits in it, and where any span of that text came from."""
 from __future__ import annotations
 
 import bisect
+import errno
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -12,6 +13,7 @@ from typing import Any
 
 from ralph_tui.config import Settings
 from ralph_tui.documents.cache import ExtractionCache
+from ralph_tui.documents.confine import Confinement, OutsideError, read_file
 from ralph_tui.documents.convert import (
     PAGE_SEPARATOR,
     Extracted,
@@ -95,6 +97,18 @@ class Corpus:
     skipped: list[str] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)
 
+    def notices(self) -> list[str]:
+        """What a person should know about the documents read (and not read)."""
+        notes = [f"skipped (not a supported document): {name}" for name in self.skipped]
+        notes += [f"not read: {failure}" for failure in self.failed]
+        notes += [
+            f"{d.name}: pages {', '.join(map(str, d.empty_pages))} have no text layer (scans?) "
+            "and cannot be quoted"
+            for d in self.documents
+            if d.empty_pages
+        ]
+        return notes
+
     def source_of(self, start: int) -> Source | None:
         """The document (and page) holding offset ``start`` of ``text``."""
         entry = self._entry_at(start)
@@ -137,13 +151,16 @@ def read_corpus(
     limits: Limits = Limits(),
     on_progress: OnProgress | None = None,
     cache: ExtractionCache | None = None,
+    within: Confinement | None = None,
 ) -> Corpus:
     """Read every document ``specs`` name; ``InputError`` when nothing usable remains.
 
     A single named file that cannot be read is an error; in a corpus of several, a file
-    that fails is listed in ``failed`` and the run goes on with the rest.
+    that fails is listed in ``failed`` and the run goes on with the rest. ``within``: the
+    folders every file read must lie in (resolved), when ``specs`` come from someone not
+    trusted; what leads outside is listed in ``failed`` too.
     """
-    found = gather(specs)
+    found = gather(specs, within)
     total = sum(_size(path) for path, _ in found.files)
     if total > limits.corpus_bytes:
         raise InputError(
@@ -153,14 +170,14 @@ def read_corpus(
     documents, failed = [], []
     for path, name in found.files:
         try:
-            documents.append(read_one(path, name, limits, on_progress, cache))
+            documents.append(read_one(path, name, limits, on_progress, cache, within))
         except InputError as exc:
             if len(found.files) == 1:
                 raise
             failed.append(exc.one_line())
     if not documents:
         raise InputError("no document could be read: " + "; ".join(failed))
-    return assemble(documents, found.skipped, failed)
+    return assemble(documents, found.skipped, [*found.outside, *failed])
 
 
 def read_one(
@@ -169,26 +186,31 @@ def read_one(
     limits: Limits,
     on_progress: OnProgress | None = None,
     cache: ExtractionCache | None = None,
+    within: Confinement | None = None,
 ) -> Document:
-    """One document, converted; ``InputError`` (one line, naming the file) if it cannot be."""
+    """One document, converted; ``InputError`` (one line, naming the file) if it cannot be.
+    ``within``: ``path`` is a real path inside it, opened as such (see ``read_file``)."""
     if not path.exists():
         raise InputError(f"document not found: {path} (check the path)")
     size = _size(path)
     if size > limits.file_bytes:
-        raise InputError(
-            f"{path} is {size / MIB:,.0f} MB, past the cap of {limits.file_bytes / MIB:,.0f} MB "
-            "per document (RALPH_DOC_MAX_MB)"
-        )
+        raise _past_cap(path, size, limits)
     try:
-        data = path.read_bytes()
+        data = read_file(path, limits.file_bytes, within)
+    except OutsideError:
+        raise InputError(within.outside_note(str(path)) if within else str(path)) from None
     except OSError as exc:
+        if exc.errno == errno.EFBIG:
+            raise _past_cap(path, limits.file_bytes + 1, limits) from None
         raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
     if not data.strip():
         raise InputError(f"document {path} is empty: nothing to analyse")
     sha256 = hashlib.sha256(data).hexdigest()
     try:
         fmt = detect_format(data, path)
-        extracted = _converted(path, data, fmt, name, sha256, on_progress, cache)
+        # Confined, a PDF is converted from the bytes read, never opened again by path.
+        source = path if within is None else None
+        extracted = _converted(source, data, fmt, name, sha256, on_progress, cache)
     except UnreadableFile as exc:
         raise InputError(f"{path} {exc}", hint=exc.hint) from None
     return Document(
@@ -204,8 +226,15 @@ def read_one(
     )
 
 
+def _past_cap(path: Path, size: int, limits: Limits) -> InputError:
+    return InputError(
+        f"{path} is {size / MIB:,.0f} MB, past the cap of {limits.file_bytes / MIB:,.0f} MB "
+        "per document (RALPH_DOC_MAX_MB)"
+    )
+
+
 def _converted(
-    path: Path,
+    path: Path | None,
     data: bytes,
     fmt: Format,
     name: str,

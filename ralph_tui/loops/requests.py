@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ralph_tui.config import Settings, recorded_settings, restored_settings
-from ralph_tui.documents import InputError
+from ralph_tui.documents import Confinement, InputError
 from ralph_tui.loops.iteration import merge_constraints
 from ralph_tui.traces.models import IterationTrace, SessionRecord
 from ralph_tui.traces.store import TraceStore
@@ -34,6 +34,9 @@ class RunRequest:
     previous_output: dict[str, Any] | None = None
     more_docs: list[Path] = field(default_factory=list)
     """Further ``--doc`` values (files, folders, globs) read along with ``doc_path``."""
+    within: Confinement | None = None
+    """The folders every file read must lie in, when the paths come from someone not
+    trusted (an MCP server's client); ``None``: the user's own paths, read as given."""
 
     def doc_specs(self) -> list[Path]:
         return [self.doc_path, *self.more_docs]

@@ -70,6 +70,8 @@ class RunOutcome:
     passages they cite (task); those of the reported iteration."""
     coverage: Coverage | None = None
     """What the reported iteration read of the documents."""
+    notes: list[str] = field(default_factory=list)
+    """What a person should know about the documents read (and not read)."""
 
     def to_json(self) -> dict[str, Any]:
         """The outcome as ``--json`` prints it."""
@@ -108,6 +110,7 @@ def check_request(request: RunRequest, forward: _Forwarder | None = None) -> Cor
         Limits.of(settings),
         _conversion_progress(forward) if forward else None,
         extraction_cache(settings, forward.notice if forward else None),
+        request.within,
     )
 
 
@@ -132,19 +135,6 @@ def _conversion_progress(forward: _Forwarder) -> OnProgress:
     return report
 
 
-def _corpus_notices(corpus: Corpus) -> list[str]:
-    """What the user should know about the documents read (and not read)."""
-    notes = [f"skipped (not a supported document): {name}" for name in corpus.skipped]
-    notes += [f"not read: {failure}" for failure in corpus.failed]
-    notes += [
-        f"{d.name}: pages {', '.join(map(str, d.empty_pages))} have no text layer (scans?) "
-        "and cannot be quoted"
-        for d in corpus.documents
-        if d.empty_pages
-    ]
-    return notes
-
-
 async def execute_run(
     request: RunRequest,
     *,
@@ -167,7 +157,7 @@ async def execute_run(
     clients = build_clients(
         request.settings, http_client=http_client, on_notice=forward.notice, on_usage=on_usage
     )
-    for warning in [*misspelled_settings(), *_corpus_notices(corpus)]:
+    for warning in [*misspelled_settings(), *corpus.notices()]:
         forward.notice(warning)
     store = TraceStore(request.settings.out_dir)
     handle = _open_session(store, request, corpus, resume_of)
@@ -175,9 +165,13 @@ async def execute_run(
     usage_writer.attach(handle)
     forward.attach(stamped(fan_out(handle.append_event, on_event), handle.session_id))
     try:
-        return await _run_session(request, corpus, clients, handle, forward, cancel, external_urls)
+        outcome = await _run_session(
+            request, corpus, clients, handle, forward, cancel, external_urls
+        )
     finally:
         await clients.aclose()
+    outcome.notes = corpus.notices()
+    return outcome
 
 
 def with_variant(request: RunRequest) -> RunRequest:

@@ -1,5 +1,6 @@
 """The folders a server's clients may read documents from, and the check every path given
-to a tool goes through."""
+to a tool goes through. The path or glob given is checked here; every file it leads to is
+checked again where it is opened (``within=``: see ``ralph_tui.documents.confine``)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ralph_tui.documents import InputError
+from ralph_tui.documents import Confinement, InputError
 
 
 @dataclass(frozen=True)
@@ -30,12 +31,17 @@ class Roots:
             raise InputError("no --root: give at least one folder")
         return cls(tuple(dict.fromkeys(resolved)))
 
+    @property
+    def confinement(self) -> Confinement:
+        """The roots as the confinement of every file a call's documents lead to."""
+        return Confinement(self.folders)
+
     def check(self, given: str) -> Path:
         """``given`` (a file, folder or glob) resolved, symbolic links followed;
         ``InputError`` when it lies outside every root."""
         path = Path(given).expanduser()
         resolved = (path if path.is_absolute() else self.folders[0] / path).resolve()
-        if not any(resolved.is_relative_to(folder) for folder in self.folders):
+        if not self.confinement.admits(resolved):
             raise InputError(
                 f"{given} is outside the folders this server may read "
                 f"({', '.join(str(folder) for folder in self.folders)}; see ralph-tui mcp --root)"

@@ -1,7 +1,8 @@
 """The MCP server: the tools, their schemas (the API's own models) and how it is served.
 
-Every path a client gives is checked against the server's roots; every setting it gives
-against what a client may set. A bad path, setting or session id is the tool's error, with
+Every path a client gives is checked against the server's roots, and so is every file it
+leads to, where it is opened (the roots go down as the API's ``within``); every setting it
+gives against what a client may set, within its bounds. A bad path, setting or session id is the tool's error, with
 the same one-line message the command line prints; the server goes on.
 """
 
@@ -44,7 +45,8 @@ SettingValues = Annotated[
     dict[str, Any] | None,
     Field(
         description="Settings for this call by name, as in the settings reference: e.g. "
-        '{"max_iters": 3, "provider": "offline", "top_k": 5}. Paths, keys and endpoints '
+        '{"max_iters": 3, "provider": "offline", "top_k": 5}. Only the settings the MCP '
+        "guide lists, within their bounds (a budget may be lowered, not raised); the rest "
         "are the server's."
     ),
 ]
@@ -85,13 +87,13 @@ def build_server(config: ServerConfig) -> MCPServer:
         decompose: bool = False,
     ) -> api.RunResult:
         docs = config.roots.check_all(paths)
-        options = client_values(settings)
+        options = client_values(settings, config.settings)
 
         def start(on_event: Emit, cancel: asyncio.Event) -> Awaitable[api.RunResult]:
             return api.arun(
                 mode, query, docs, urls=urls or [], decompose=decompose,
                 settings=config.settings, out_dir=out_dir, on_event=on_event, cancel=cancel,
-                **options,
+                within=config.roots.folders, **options,
             )  # fmt: skip
 
         async def report(update: ProgressUpdate) -> None:
@@ -145,8 +147,9 @@ def build_server(config: ServerConfig) -> MCPServer:
         async def search() -> api.SearchResult:
             docs = config.roots.check_all(paths)
             return await api.asearch(
-                query, docs, settings=config.settings, out_dir=out_dir, **client_values(settings)
-            )
+                query, docs, settings=config.settings, out_dir=out_dir,
+                within=config.roots.folders, **client_values(settings, config.settings),
+            )  # fmt: skip
 
         return await _as_tool_error(search())
 

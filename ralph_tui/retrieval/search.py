@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ralph_tui.config import Settings
-from ralph_tui.documents import Corpus, InputError, Limits, read_corpus
+from ralph_tui.documents import Confinement, Corpus, InputError, Limits, read_corpus
 from ralph_tui.documents.cache import ExtractionCache
 from ralph_tui.events import Emit
 from ralph_tui.llm.factory import embeddings_client
@@ -35,13 +35,16 @@ def check_query(query: str) -> None:
         raise InputError("the query is empty: say what to look for")
 
 
-def read_searchable(docs: Sequence[Path], settings: Settings) -> Corpus:
-    """The documents' text (through the out dir's extraction cache); ``InputError`` when
-    there is none to index."""
+def read_searchable(
+    docs: Sequence[Path], settings: Settings, within: Confinement | None = None
+) -> Corpus:
+    """The documents' text (through the out dir's extraction cache), confined to ``within``
+    if given; ``InputError`` when there is none to index."""
     corpus = read_corpus(
         list(docs),
         Limits.of(settings),
         cache=ExtractionCache(settings.out_dir / "cache" / "documents"),
+        within=within,
     )
     if not corpus.text.strip():
         named = ", ".join(str(doc) for doc in docs)

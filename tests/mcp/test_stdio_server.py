@@ -29,15 +29,17 @@ TOP_2 = {"top_k": 2}
 
 
 @asynccontextmanager
-async def connected(tmp_path: Path, env: dict[str, str] | None = None) -> AsyncIterator[Client]:
+async def connected(
+    tmp_path: Path, env: dict[str, str] | None = None, args: tuple[str, ...] = ()
+) -> AsyncIterator[Client]:
     """A client of a server whose one root holds a copy of the sample document; ``env``: the
-    server's keys and endpoints, if it has any."""
+    server's keys, endpoints and settings, if it has any; ``args``: more of its flags."""
     docs = tmp_path / "docs"
     docs.mkdir(exist_ok=True)
     shutil.copy(SAMPLE, docs / SAMPLE.name)
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "ralph_tui", "mcp", "--root", str(docs), "--out", str(tmp_path / "out")],
+        args=["-m", "ralph_tui", "mcp", "--root", str(docs), "--out", str(tmp_path / "out"), *args],
         env={"PYTHONPATH": str(ROOT), **(env or {})},
         cwd=tmp_path,
     )
@@ -115,9 +117,10 @@ async def test_a_run_reports_what_the_sub_call_cache_saved(tmp_path: Path) -> No
         "The reservoir holds two days of supply. Filters are backwashed every 48 hours. "
         "Alarms escalate after 10 minutes."
     )
-    settings = {"max_iters": 2, "sub_model": "openai:gpt-4o-mini"}
+    settings = {"max_iters": 2}
     with serving(network.handle) as loopback:
-        async with connected(tmp_path, loopback.environment) as client:
+        server_env = {**loopback.environment, "RALPH_SUB_MODEL": "openai:gpt-4o-mini"}
+        async with connected(tmp_path, server_env) as client:
             given = await call(
                 client, "ask_documents", question="What is kept?", paths=["plant.txt"],
                 settings=settings,
@@ -179,7 +182,7 @@ async def test_bad_input_is_the_tools_error_and_the_server_goes_on(tmp_path: Pat
 
 async def test_cancelling_a_running_ask_records_the_session_cancelled(tmp_path: Path) -> None:
     seen: list[str | None] = []
-    async with connected(tmp_path) as client:
+    async with connected(tmp_path, args=("--maxIters", "50")) as client:
         with anyio.CancelScope() as scope:
 
             async def on_progress(value: float, total: float | None, message: str | None) -> None:
