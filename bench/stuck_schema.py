@@ -9,15 +9,20 @@ answer's wording changes from call to call, as a sampling model's does). The ser
 input tokens by the size of each request (one per four characters of its body) and says so
 in the usage it reports, so the run's ledger counts what a provider would.
 
+A second model, *two ways*, alternates between two wrong answers (``lineQuotes`` missing,
+then ``lineQuotes`` as text): never the same problem twice in a row, so it is never stopped
+as stuck and spends every step; what it shows is what each step costs.
+
 Measured, for the code of this tree and for the code of ``--base`` (today's figure: that
 commit is exported with ``git archive`` and this same script runs on it, in a subprocess):
 the requests, the input tokens the server billed, the input tokens the ledger counted, the
-run's final status and its wall time.
+largest request's input tokens, the run's final status and its wall time.
 
-Goal: the input tokens of this tree's run <= 5 % of the base's, with the same final status
-(``failed``).
+Goal: the input tokens of this tree's run of the stuck model <= 5 % of the base's, with the
+same final status (``failed``).
 
     PYTHONPATH=. .venv/bin/python bench/stuck_schema.py [--base COMMIT] [--no-base]
+        [--no-two-ways]
 """
 
 from __future__ import annotations
@@ -57,17 +62,21 @@ def billed(request: httpx2.Request) -> int:
 
 class StuckModel:
     """Both providers' APIs. The generate model runs one cell, then answers the same wrong
-    way forever; the validate and sub models are never needed (nothing valid to judge)."""
+    way forever (or, with ``ways`` 2, one of two wrong ways in turn); the validate and sub
+    models are never needed (nothing valid to judge)."""
 
-    def __init__(self) -> None:
+    def __init__(self, ways: int = 1) -> None:
+        self.ways = ways
         self.requests = 0
         self.input_tokens = 0
+        self.largest = 0
         self.attempts = 0
 
     def handle(self, request: httpx2.Request) -> httpx2.Response:
         self.requests += 1
         tokens = billed(request)
         self.input_tokens += tokens
+        self.largest = max(self.largest, tokens)
         body = json.loads(request.content)
         if request.url.host != "anthropic.test":
             reply = openai_completion({"content": "No."}, prompt_tokens=tokens)
@@ -88,20 +97,22 @@ class StuckModel:
         if nested and len(body["messages"]) == 1:
             return {"action": {"code": "print(context[:300])"}}
         self.attempts += 1
-        wrong = {
+        wrong: dict[str, Any] = {
             "answer": f"- The reservoir holds two days of supply (draft {self.attempts}).\n"
             "- Filters are backwashed every 48 hours.\n- Alarms escalate after 10 minutes.",
             "evidence": "The reservoir of district 1 holds two days of supply",
             "resultReady": True,
         }
+        if self.ways == 2 and self.attempts % 2:
+            wrong |= {"evidence": [wrong["evidence"]] * 3, "lineQuotes": "1, 1, 1"}
         return {"action": wrong} if nested else wrong
 
 
-async def one_session(folder: Path) -> dict[str, Any]:
-    """A QA run with default settings against the stuck model."""
+async def one_session(folder: Path, ways: int) -> dict[str, Any]:
+    """A QA run with default settings against the stuck model wrong in ``ways`` ways."""
     doc = folder / "plant.md"
     doc.write_text(DOCUMENT, encoding="utf-8")
-    model = StuckModel()
+    model = StuckModel(ways)
     settings = Settings(
         _env_file=None,
         anthropic_api_key="sk-ant-bench",
@@ -122,12 +133,13 @@ async def one_session(folder: Path) -> dict[str, Any]:
         "requests": model.requests,
         "billed_input_tokens": model.input_tokens,
         "ledger_input_tokens": outcome.usage.input_tokens,
+        "largest_request_tokens": model.largest,
         "wall_s": round(time.perf_counter() - started, 2),
     }
 
 
-def base_session(base: str) -> dict[str, Any]:
-    """The same session on the code of commit ``base``, in a subprocess."""
+def base_sessions(base: str, scenarios: list[int]) -> dict[str, Any]:
+    """The same sessions on the code of commit ``base``, in a subprocess."""
     root = Path(__file__).resolve().parent.parent
     with tempfile.TemporaryDirectory() as folder:
         tree = Path(folder) / "base"
@@ -139,7 +151,7 @@ def base_session(base: str) -> dict[str, Any]:
         script = tree / "bench" / "stuck_schema.py"
         script.write_text(Path(__file__).read_text(encoding="utf-8"), encoding="utf-8")
         done = subprocess.run(
-            [sys.executable, str(script), "--one-session"],
+            [sys.executable, str(script), "--sessions", ",".join(map(str, scenarios))],
             cwd=tree,
             env={**os.environ, "PYTHONPATH": str(tree)},
             check=True,
@@ -150,21 +162,33 @@ def base_session(base: str) -> dict[str, Any]:
     return result
 
 
+SCENARIOS = {1: "stuck", 2: "two_ways"}
+
+
+async def sessions(scenarios: list[int]) -> dict[str, Any]:
+    """A session against each scenario's model, by name."""
+    results = {}
+    for ways in scenarios:
+        with tempfile.TemporaryDirectory() as folder:
+            results[SCENARIOS[ways]] = await one_session(Path(folder), ways)
+    return results
+
+
 async def main(args: argparse.Namespace) -> dict[str, Any]:
-    with tempfile.TemporaryDirectory() as folder:
-        now = await one_session(Path(folder))
-    if args.one_session:
-        return now
-    report: dict[str, Any] = {"now": now}
+    if args.sessions:
+        return await sessions([int(ways) for ways in args.sessions.split(",")])
+    scenarios = [1] if args.no_two_ways else [1, 2]
+    report: dict[str, Any] = {"now": await sessions(scenarios)}
     if args.no_base:
         return report
-    base = base_session(args.base)
-    ratio = now["billed_input_tokens"] / base["billed_input_tokens"]
+    base = base_sessions(args.base, scenarios)
+    now_stuck, base_stuck = report["now"]["stuck"], base["stuck"]
+    ratio = now_stuck["billed_input_tokens"] / base_stuck["billed_input_tokens"]
     report |= {
         "base": {"commit": args.base, **base},
-        "input_tokens_ratio": round(ratio, 4),
-        "goal": "input_tokens_ratio <= 0.05 and the same final status",
-        "met": ratio <= 0.05 and now["status"] == base["status"],
+        "stuck_input_tokens_ratio": round(ratio, 4),
+        "goal": "stuck_input_tokens_ratio <= 0.05 and the same final status",
+        "met": ratio <= 0.05 and now_stuck["status"] == base_stuck["status"],
     }
     return report
 
@@ -173,5 +197,6 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--base", default=BASE, help="the commit whose figure is today's")
     parser.add_argument("--no-base", action="store_true", help="measure this tree only")
-    parser.add_argument("--one-session", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--no-two-ways", action="store_true", help="the stuck model only")
+    parser.add_argument("--sessions", help=argparse.SUPPRESS)
     print(json.dumps(asyncio.run(main(parser.parse_args())), indent=2))
