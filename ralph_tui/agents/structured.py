@@ -124,11 +124,19 @@ class AgentStuckError(MaxStepsError):
         return f"{self.repeat.problem} {times}"
 
     def advice(self) -> str:
-        if self.repeat.kind in ("invalid", "no_call"):
+        """What the next attempt should do differently: what this one kept doing, and the
+        way out of it."""
+        if self.repeat.kind == "invalid":
             return (
                 f"The previous attempt was stopped: it gave {self.kept()}. Call "
                 f"`{OUTPUT_TOOL_NAME}` with one JSON object that has every field its schema "
                 "requires, each of the type the schema gives."
+            )
+        if self.repeat.kind == "no_call":
+            return (
+                f"The previous attempt was stopped: it answered {STUCK_REPEATS} times in a row "
+                f"without calling a tool. Every turn must call a tool; submit with "
+                f"`{OUTPUT_TOOL_NAME}`."
             )
         return (
             f"The previous attempt was stopped: it ran {self.kept()}. Do not run again what "
