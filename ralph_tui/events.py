@@ -21,7 +21,7 @@ from ralph_tui.evidence import Claim, Coverage, QuoteLocation, Span
 Phase = Literal[
     "worker", "doc_reader", "reasoner", "judge", "memory", "decompose", "aggregate", "compact"
 ]
-StepAction = Literal["output", "code", "tools", "nudge", "invalid", "fallback"]
+StepAction = Literal["output", "code", "tools", "nudge", "invalid", "stuck", "fallback"]
 RunStatus = Literal[
     "running", "passed", "failed", "timed_out", "capped", "cancelled", "crashed", "error"
 ]
@@ -121,7 +121,9 @@ class AgentStep(BaseEvent):
     step: int
     max_steps: int
     action: StepAction
-    """What the step did: ``code``, ``tools``, ``output``, ``nudge``, ``invalid``, ``fallback``."""
+    """What the step did: ``code``, ``tools``, ``output``, ``nudge``, ``invalid``, ``fallback``;
+    ``stuck`` when the agent stopped early, its turns the same ``STUCK_REPEATS`` times in a
+    row (``detail`` says what it kept doing)."""
     detail: str = ""
     """A line on what happened."""
 

@@ -1,7 +1,7 @@
 """What both document-exploring agents share (the RLM agent in its sandbox, the LCM agent
 with its tools): the conversation kept in the LCM store and sent as a bounded active
-context, the model's turns, the refusals of unusable ones, and the salvage of an output when
-the steps run out."""
+context, the model's turns, the refusals of unusable ones, the stop of an agent whose turns
+keep coming out the same, and the salvage of an output when the steps run out."""
 
 from __future__ import annotations
 
@@ -13,15 +13,18 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from ralph_tui.agents.llm_map import LLMMap
-from ralph_tui.agents.output_tool import describe_validation_error
+from ralph_tui.agents.output_tool import describe_validation_error, validation_key
 from ralph_tui.agents.rlm_prompt import VariableInfo, shrink
 from ralph_tui.agents.structured import (
+    NUDGE,
     AgentSpec,
+    AgentStuckError,
     MaxStepsError,
     agent_forward,
     partial_turns,
     tool_feedback,
 )
+from ralph_tui.agents.stuck import NO_CALL, Repeat, RepeatWatch, repeat_warning
 from ralph_tui.agents.sub_cache import SubCallCache
 from ralph_tui.agents.sub_queries import SubQueryBudget, SubQueryRunner
 from ralph_tui.events import (
@@ -112,10 +115,12 @@ class AgentRun(Generic[T]):
         self.last_compaction_reason = ""
         self.invalid = self.no_call = 0
         self.last_problem = ""
+        self.repeats = RepeatWatch()
 
-    def add(self, message: ChatMessage) -> None:
-        """A message of the conversation, kept whole in the store."""
-        self.context.append(message)
+    def add(self, message: ChatMessage, *, closes_unusable_turn: bool = False) -> None:
+        """A message of the conversation, kept whole in the store; one that
+        ``closes_unusable_turn`` leaves the turn out of the context once a later one does."""
+        self.context.append(message, closes_unusable_turn=closes_unusable_turn)
 
     async def messages(self) -> list[ChatMessage]:
         """The active context: the conversation so far, older spans summarised once it
@@ -181,23 +186,63 @@ class AgentRun(Generic[T]):
             )
         )
 
-    def submit(self, fields: dict[str, Any], call: ToolCall, step: int) -> T | None:
-        """The output, when ``fields`` hold a valid one; otherwise the model is told why."""
+    def submit(
+        self, fields: dict[str, Any], call: ToolCall, step: int, *, whole_turn: bool = True
+    ) -> T | None:
+        """The output, when ``fields`` hold a valid one; otherwise the model is told why
+        (``whole_turn`` as for ``refuse``)."""
         known = {k: v for k, v in fields.items() if k in self.spec.output_model.model_fields}
         try:
             output = self.spec.output_model.model_validate(known)
         except ValidationError as exc:
-            self.refuse(call, step, describe_validation_error(exc))
+            problem, key = describe_validation_error(exc), validation_key(exc)
+            self.refuse(call, step, problem, key, whole_turn=whole_turn)
             return None
         self.step_event(step, "output")
         return output
 
-    def refuse(self, call: ToolCall, step: int, problem: str) -> None:
-        """Tell the model what to fix about a turn that could not be used."""
-        self.add(tool_feedback(call, problem))
+    def refuse(
+        self, call: ToolCall, step: int, problem: str, key: str, *, whole_turn: bool = True
+    ) -> None:
+        """Tell the model what to fix about a turn that could not be used (``key``: the
+        problem normalised). Unless other calls of the turn did something (not
+        ``whole_turn``), the turn is left out of the context once a later one is refused."""
+        count = self.repeats.see(Repeat("invalid", key, problem))
+        self.add(
+            tool_feedback(call, problem + repeat_warning(count)), closes_unusable_turn=whole_turn
+        )
         self.invalid += 1
         self.last_problem = problem
         self.step_event(step, "invalid", problem)
+
+    def nudge(self, step: int) -> None:
+        """Remind the model, after a turn without a tool call, that only a call counts."""
+        count = self.repeats.see(NO_CALL)
+        self.add(
+            ChatMessage(role="user", content=NUDGE + repeat_warning(count)),
+            closes_unusable_turn=True,
+        )
+        self.no_call += 1
+        self.last_problem = NO_CALL.problem
+        self.step_event(step, "nudge")
+
+    def note_run(self, repeat: Repeat) -> str:
+        """Note a turn that ran code or tools (``repeat``: what it ran and got back); what
+        to tell the model beside its result when it did the same as before."""
+        return repeat_warning(self.repeats.see(repeat))
+
+    def stop_if_stuck(self, step: int, explored: int) -> None:
+        """End the steps with ``AgentStuckError`` when the last ``STUCK_REPEATS`` turns
+        came out the same: nothing new can come of the next one."""
+        last = self.repeats.last
+        if not self.repeats.stuck or last is None:
+            return
+        stuck = AgentStuckError(
+            self.spec.name, self.spec.max_steps, step, last, [],
+            invalid=self.invalid, no_call=self.no_call, explored=explored,
+        )  # fmt: skip
+        self.step_event(step, "stuck", str(stuck))
+        raise stuck
 
     def out_of_steps(self, explored: int) -> MaxStepsError:
         """The error for a run whose steps ran out, with how they were spent."""

@@ -35,13 +35,14 @@ from ralph_tui.agents.output_tool import (
     parse_json_object,
 )
 from ralph_tui.agents.rlm_prompt import shrink
-from ralph_tui.agents.structured import NUDGE, assistant_turn, tool_feedback
+from ralph_tui.agents.structured import assistant_turn, tool_feedback
+from ralph_tui.agents.stuck import Repeat
 from ralph_tui.agents.sub_cache import SubCallCache
 from ralph_tui.events import Emit, ToolExecuted
 from ralph_tui.lcm.operators import EXPAND_DOC, GREP_DOC, READ_DOC, Operators
 from ralph_tui.lcm.store import MessageStore
 from ralph_tui.llm.prompt_io import render_input
-from ralph_tui.llm.types import ChatMessage, LLMClient, ToolCall
+from ralph_tui.llm.types import LLMClient, ToolCall
 from ralph_tui.sandbox.calls import HostFunction
 
 T = TypeVar("T", bound=BaseModel)
@@ -74,32 +75,16 @@ class _LCMRun(AgentRun[T]):
         completion = await self.complete(definitions, step)
         self.add(assistant_turn(completion))
         if not completion.tool_calls:
-            self.add(ChatMessage(role="user", content=NUDGE))
-            self.no_call += 1
-            self.last_problem = "no tool call"
-            self.step_event(step, "nudge")
+            self.nudge(step)
             return None
-        submitted: ToolCall | None = None
-        for call in completion.tool_calls:
-            if call.name == OUTPUT_TOOL_NAME and submitted is None:
-                submitted = call
-                continue
-            started = time.perf_counter()
-            text, ok = await call_tool(self.tools, call, self.spec.max_output_chars)
+        submitted = next((c for c in completion.tool_calls if c.name == OUTPUT_TOOL_NAME), None)
+        others = [call for call in completion.tool_calls if call is not submitted]
+        returned = [await self.run_tool(call, step) for call in others]
+        if submitted is None:
+            calls = [f"{call.name}({call.arguments})" for call in others]
+            returned[-1] += self.note_run(Repeat.of_run("tools", *calls, *returned))
+        for call, text in zip(others, returned, strict=True):
             self.add(tool_feedback(call, text))
-            self.emit(
-                ToolExecuted(
-                    agent=self.spec.name,
-                    step=step,
-                    tool=call.name,
-                    arguments=call.arguments,
-                    result=text,
-                    ok=ok,
-                    duration_ms=(time.perf_counter() - started) * 1000,
-                )
-            )
-            if ok:
-                self.results.append((call, text))
         if submitted is None:
             names = ", ".join(call.name for call in completion.tool_calls)
             self.step_event(step, "tools", names)
@@ -107,9 +92,28 @@ class _LCMRun(AgentRun[T]):
         try:
             fields = parse_json_object(submitted.arguments)
         except ArgumentsError as exc:
-            self.refuse(submitted, step, str(exc))
+            self.refuse(submitted, step, str(exc), exc.key, whole_turn=not others)
             return None
-        return self.submit(fields, submitted, step)
+        return self.submit(fields, submitted, step, whole_turn=not others)
+
+    async def run_tool(self, call: ToolCall, step: int) -> str:
+        """Run one tool call; what it returned, for the model."""
+        started = time.perf_counter()
+        text, ok = await call_tool(self.tools, call, self.spec.max_output_chars)
+        self.emit(
+            ToolExecuted(
+                agent=self.spec.name,
+                step=step,
+                tool=call.name,
+                arguments=call.arguments,
+                result=text,
+                ok=ok,
+                duration_ms=(time.perf_counter() - started) * 1000,
+            )
+        )
+        if ok:
+            self.results.append((call, text))
+        return text
 
     def trajectory_text(self) -> str:
         """What the tools returned (nothing the app told the model), for a salvage."""
@@ -208,6 +212,7 @@ async def lcm_agent_forward(
         output = await run.step(step)
         if output is not None:
             return RLMResult(output, False, step, budget.used, NO_ISOLATION)
+        run.stop_if_stuck(step, len(run.results))
         if budget.cost_cap_hit is not None:
             raise budget.cost_cap_hit
     what = "tool calls and their results"

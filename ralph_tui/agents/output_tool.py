@@ -59,8 +59,22 @@ def describe_validation_error(exc: ValidationError) -> str:
     return "The arguments do not match the output schema:\n" + "\n".join(lines)
 
 
+def validation_key(exc: ValidationError) -> str:
+    """What is wrong with the arguments, normalised: each error's field location and type,
+    never the input values (which change from one call to the next)."""
+    return "schema: " + "; ".join(
+        f"{'.'.join(str(part) for part in err['loc'])}:{err['type']}" for err in exc.errors()
+    )
+
+
 class ArgumentsError(ValueError):
-    """The model's tool arguments were not valid JSON or did not match the schema."""
+    """The model's tool arguments were not valid JSON or did not match the schema.
+
+    ``key`` is the problem normalised, equal for two calls that are wrong the same way."""
+
+    def __init__(self, message: str, key: str) -> None:
+        super().__init__(message)
+        self.key = key
 
 
 def parse_json_object(raw: str) -> dict[str, Any]:
@@ -73,11 +87,13 @@ def parse_json_object(raw: str) -> dict[str, Any]:
     try:
         data = json.loads(raw, strict=False) if raw.strip() else {}
     except json.JSONDecodeError as exc:
-        raise ArgumentsError(_json_error_advice(exc)) from None
+        raise ArgumentsError(_json_error_advice(exc), f"json: {exc.msg}") from None
     if not isinstance(data, dict):
+        kind = type(data).__name__
         raise ArgumentsError(
-            f"The arguments must be a JSON object, not a JSON {type(data).__name__}. "
-            f"Call `{OUTPUT_TOOL_NAME}` again with an object of the schema's fields."
+            f"The arguments must be a JSON object, not a JSON {kind}. "
+            f"Call `{OUTPUT_TOOL_NAME}` again with an object of the schema's fields.",
+            f"json: not an object but a {kind}",
         )
     return data
 
@@ -99,7 +115,7 @@ def parse_arguments(raw: str, model: type[T]) -> T:
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        raise ArgumentsError(describe_validation_error(exc)) from None
+        raise ArgumentsError(describe_validation_error(exc), validation_key(exc)) from None
 
 
 RLM_ACTION = "action"

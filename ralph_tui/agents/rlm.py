@@ -28,18 +28,18 @@ from ralph_tui.agents.output_tool import (
 from ralph_tui.agents.printed import printed_spans
 from ralph_tui.agents.rlm_prompt import build_rlm_system
 from ralph_tui.agents.structured import (
-    NUDGE,
     answer_other_calls,
     assistant_turn,
     find_output_call,
     tool_feedback,
 )
+from ralph_tui.agents.stuck import Repeat
 from ralph_tui.agents.sub_cache import SubCallCache
 from ralph_tui.agents.sub_queries import SubQueryRunner
 from ralph_tui.events import Emit, SandboxExecuted, TextRead
 from ralph_tui.lcm.operators import EXPAND_DOC, GREP_DOC, Operators
 from ralph_tui.lcm.store import MessageStore
-from ralph_tui.llm.types import ChatMessage, LLMClient
+from ralph_tui.llm.types import LLMClient
 from ralph_tui.sandbox import ExecResult, Sandbox, SandboxLimits
 from ralph_tui.sandbox.calls import HostFunction
 
@@ -91,17 +91,14 @@ class _RLMRun(AgentRun[T]):
         self.add(assistant_turn(completion))
         call = find_output_call(completion)
         if call is None:
-            self.add(ChatMessage(role="user", content=NUDGE))
-            self.no_call += 1
-            self.last_problem = "no tool call"
-            self.step_event(step, "nudge")
+            self.nudge(step)
             return None
         for reply in answer_other_calls(completion, call):
             self.add(reply)
         try:
             args = rlm_action(parse_json_object(call.arguments))
         except ArgumentsError as exc:
-            self.refuse(call, step, str(exc))
+            self.refuse(call, step, str(exc), exc.key)
             return None
         if args.get("resultReady") is True:
             return self.submit(args, call, step)
@@ -111,12 +108,13 @@ class _RLMRun(AgentRun[T]):
                 'Give `action` as {"code": "..."} to run code, or as the output fields with '
                 '"resultReady": true to submit.'
             )
-            self.refuse(call, step, text)
+            self.refuse(call, step, text, "rlm: no action")
             return None
         result = await sandbox.execute(code)
         self.cells.append((code, result))
         self.report_cell(step, code, result, sandbox.isolation)
-        self.add(tool_feedback(call, self.observation(result)))
+        again = self.note_run(Repeat.of_run("code", code, result.output, result.error or ""))
+        self.add(tool_feedback(call, self.observation(result) + again))
         self.step_event(step, "code")
         return None
 
@@ -182,7 +180,9 @@ async def rlm_agent_forward(
     sub_cache: SubCallCache | None = None,
 ) -> RLMResult[T]:
     """Run the RLM loop; on step exhaustion salvage an output flagged ``fallback`` from what
-    the sandbox printed, or raise ``MaxStepsError`` when it printed nothing to salvage from.
+    the sandbox printed, or raise ``MaxStepsError`` when it printed nothing to salvage from;
+    ``AgentStuckError`` (no salvage) when its turns come out the same ``STUCK_REPEATS``
+    times in a row.
 
     ``functions`` are host functions the sandbox gets beside ``llm_query``; the prompt lists
     ``function_docs`` (one line each) under the sandbox's functions. With ``store_path``
@@ -217,6 +217,7 @@ async def rlm_agent_forward(
             output = await run.step(sandbox, step)
             if output is not None:
                 return RLMResult(output, False, step, budget.used, sandbox.isolation)
+            run.stop_if_stuck(step, len(run.cells))
         isolation = sandbox.isolation
     output = await salvage(run, run.trajectory_text(), len(run.cells))
     return RLMResult(output, True, spec.max_steps, budget.used, isolation)

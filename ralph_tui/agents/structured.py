@@ -13,7 +13,8 @@ from ralph_tui.agents.output_tool import (
     output_tool,
     parse_arguments,
 )
-from ralph_tui.events import AgentStep, Emit, ModelTurnPartial
+from ralph_tui.agents.stuck import NO_CALL, STUCK_REPEATS, Repeat, RepeatWatch, repeat_warning
+from ralph_tui.events import AgentStep, Emit, ModelTurnPartial, StepAction
 from ralph_tui.llm.prompt_io import render_input
 from ralph_tui.llm.types import (
     ChatMessage,
@@ -84,6 +85,65 @@ class MaxStepsError(Exception):
         )
 
 
+class AgentStuckError(MaxStepsError):
+    """The agent's turn came out the same ``STUCK_REPEATS`` times in a row (the same
+    problem, or the same code with the same output), so its steps ended early at ``step``:
+    ``repeat`` says what it kept doing."""
+
+    def __init__(
+        self,
+        agent: str,
+        max_steps: int,
+        step: int,
+        repeat: Repeat,
+        gathered: list[str],
+        *,
+        invalid: int = 0,
+        no_call: int = 0,
+        explored: int = 0,
+    ) -> None:
+        super().__init__(
+            agent,
+            max_steps,
+            gathered,
+            repeat.problem,
+            invalid=invalid,
+            no_call=no_call,
+            explored=explored,
+        )
+        self.step, self.repeat = step, repeat
+        self.args = (f"{agent} stopped at step {step} of {max_steps}, stuck: {self.kept()}",)
+
+    def kept(self) -> str:
+        """What the agent kept doing, in one line."""
+        times = f"{STUCK_REPEATS} times in a row"
+        if self.repeat.kind == "invalid":
+            return f"the same invalid output {times} ({_one_line(self.repeat.problem)})"
+        if self.repeat.kind == "no_call":
+            return f"no tool call {times}"
+        return f"{self.repeat.problem} {times}"
+
+    def advice(self) -> str:
+        """What the next attempt should do differently: what this one kept doing, and the
+        way out of it."""
+        if self.repeat.kind == "invalid":
+            return (
+                f"The previous attempt was stopped: it gave {self.kept()}. Call "
+                f"`{OUTPUT_TOOL_NAME}` with one JSON object that has every field its schema "
+                "requires, each of the type the schema gives."
+            )
+        if self.repeat.kind == "no_call":
+            return (
+                f"The previous attempt was stopped: it answered {STUCK_REPEATS} times in a row "
+                f"without calling a tool. Every turn must call a tool; submit with "
+                f"`{OUTPUT_TOOL_NAME}`."
+            )
+        return (
+            f"The previous attempt was stopped: it ran {self.kept()}. Do not run again what "
+            "you already have the result of: use it, look elsewhere, or submit the output."
+        )
+
+
 def _one_line(text: str) -> str:
     return " ".join(text.split())
 
@@ -145,57 +205,78 @@ def partial_turns(emit: Emit, agent: str, step: int) -> OnPartial:
     return send
 
 
+def unusable_turn(
+    completion: Completion, call: ToolCall | None, problem: ArgumentsError | None, count: int
+) -> list[ChatMessage]:
+    """A turn that gave no output, with what the model is told of it: the nudge when it
+    called no tool, else the ``problem`` of its ``call`` (``count``: equal turns in a row)."""
+    warning = repeat_warning(count)
+    if call is None:
+        return [assistant_turn(completion), ChatMessage(role="user", content=NUDGE + warning)]
+    return [
+        assistant_turn(completion),
+        *answer_other_calls(completion, call),
+        tool_feedback(call, f"{problem}{warning}"),
+    ]
+
+
 async def agent_forward(
     client: LLMClient, spec: AgentSpec[T], inputs: dict[str, Any], emit: Emit
 ) -> T:
-    """Run ``spec`` on ``inputs`` until a valid output or ``MaxStepsError``."""
+    """Run ``spec`` on ``inputs`` until a valid output, ``MaxStepsError``, or
+    ``AgentStuckError`` when its turns come out the same ``STUCK_REPEATS`` times in a row.
+
+    The model is shown its latest unusable turn and what was wrong with it, never the
+    earlier ones: each step's request is the same size, however many went before."""
     tool = output_tool(spec.output_model, spec.description)
-    messages = [
+    task = [
         ChatMessage(role="system", content=spec.system),
         ChatMessage(role="user", content=render_input(inputs)),
     ]
+    latest: list[ChatMessage] = []
     gathered: list[str] = []
-    last_error = ""
-    invalid = no_call = 0
+    watch = RepeatWatch()
+    counts = {"invalid": 0, "no_call": 0}
+
+    def step_event(step: int, action: StepAction, detail: str = "") -> None:
+        emit(AgentStep(agent=spec.name, step=step, max_steps=spec.max_steps, action=action,
+                       detail=detail))  # fmt: skip
+
     for step in range(1, spec.max_steps + 1):
         completion = await client.chat(
-            messages,
+            [*task, *latest],
             tools=[tool],
             tool_choice="required",
             temperature=spec.temperature,
             max_tokens=spec.max_tokens,
             on_partial=partial_turns(emit, spec.name, step),
         )
-        messages.append(assistant_turn(completion))
         if completion.text:
             gathered.append(completion.text)
         call = find_output_call(completion)
-        if call is None:
-            last_error = "no tool call"
-            no_call += 1
-            messages.append(ChatMessage(role="user", content=NUDGE))
-            emit(AgentStep(agent=spec.name, step=step, max_steps=spec.max_steps, action="nudge"))
-            continue
-        gathered.append(call.arguments)
-        messages.extend(answer_other_calls(completion, call))
-        try:
-            output = parse_arguments(call.arguments, spec.output_model)
-        except ArgumentsError as exc:
-            last_error = str(exc)
-            invalid += 1
-            messages.append(tool_feedback(call, last_error))
-            emit(
-                AgentStep(
-                    agent=spec.name,
-                    step=step,
-                    max_steps=spec.max_steps,
-                    action="invalid",
-                    detail=last_error,
-                )
-            )
-            continue
-        emit(AgentStep(agent=spec.name, step=step, max_steps=spec.max_steps, action="output"))
-        return output
+        problem: ArgumentsError | None = None
+        if call is not None:
+            gathered.append(call.arguments)
+            try:
+                output = parse_arguments(call.arguments, spec.output_model)
+            except ArgumentsError as exc:
+                problem = exc
+            else:
+                step_event(step, "output")
+                return output
+        repeat = Repeat("invalid", problem.key, str(problem)) if problem else NO_CALL
+        counts[repeat.kind] += 1
+        latest = unusable_turn(completion, call, problem, watch.see(repeat))
+        step_event(step, "invalid" if problem else "nudge", str(problem or ""))
+        if watch.stuck:
+            stuck = AgentStuckError(
+                spec.name, spec.max_steps, step, repeat, gathered,
+                invalid=counts["invalid"], no_call=counts["no_call"],
+            )  # fmt: skip
+            step_event(step, "stuck", str(stuck))
+            raise stuck
+    last_error = watch.last.problem if watch.last is not None else ""
     raise MaxStepsError(
-        spec.name, spec.max_steps, gathered, last_error, invalid=invalid, no_call=no_call
-    )
+        spec.name, spec.max_steps, gathered, last_error,
+        invalid=counts["invalid"], no_call=counts["no_call"],
+    )  # fmt: skip

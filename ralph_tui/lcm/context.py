@@ -4,6 +4,11 @@ Between compactions it only grows at its end (new messages are appended, nothing
 them is rewritten), so each request's prefix is the previous one's, byte for byte. The fresh
 tail — the last messages, never splitting an assistant's tool call from its results — stays
 raw. Every raw message stays reachable: through the summaries that cover it (``expand``).
+
+One exception keeps a model that fails the same way from paying for it again at every step:
+of the turns that gave nothing usable (a refused output, no tool call), only the latest is
+in the context; an earlier one is left out, whole, once a later one comes (the prefix before
+it stays as it was). The store keeps them all.
 """
 
 from __future__ import annotations
@@ -75,8 +80,8 @@ class ActiveContext:
     raw_from: int = 0
     truncated_tail: bool = False
 
-    def append(self, message: ChatMessage) -> StoredMessage:
-        return self.store.append(message)
+    def append(self, message: ChatMessage, *, closes_unusable_turn: bool = False) -> StoredMessage:
+        return self.store.append(message, closes_unusable_turn=closes_unusable_turn)
 
     def shrink_budget(self, share: float = 0.7) -> bool:
         """Lower the limits to ``share`` of what was just sent (the model's window was
@@ -88,8 +93,11 @@ class ActiveContext:
         self.budget = replace(self.budget, soft=hard * 3 // 4, hard=hard)
         return True
 
-    def raw(self) -> list[StoredMessage]:
-        return self.store.messages[self.raw_from :]
+    def raw(self, end: int | None = None) -> list[StoredMessage]:
+        """The messages from ``raw_from`` to ``end`` that the context shows (the superseded
+        unusable turns left out)."""
+        left_out = superseded_turns(self.store.messages)
+        return [m for m in self.store.messages[self.raw_from : end] if m.id not in left_out]
 
     def tokens(self) -> int:
         """The active context's size, as rendered (the estimate)."""
@@ -187,7 +195,7 @@ class ActiveContext:
     async def _leaf(self, summarise: Summariser, keep: int | None) -> Summary | None:
         """Summarise every raw message before the fresh tail, if that shrinks it."""
         end = self.tail_start(keep)
-        span = self.store.messages[self.raw_from : end]
+        span = self.raw(end)
         if not span:
             return None
         text = "\n\n".join(f"[M{m.id} {m.role}] {m.content}" for m in span)
@@ -260,3 +268,17 @@ class ActiveContext:
 
     def _raw_tokens(self) -> int:
         return sum(m.tokens for m in self.raw())
+
+
+def superseded_turns(messages: list[StoredMessage]) -> set[int]:
+    """The ids of the messages of every unusable turn but the latest: from the assistant's
+    turn to the message that closed it (what it was told), its tool results between."""
+    closers = [m.id for m in messages if m.closes_unusable_turn]
+    left_out: set[int] = set()
+    for closer in closers[:-1]:
+        start = closer
+        while start > 0 and messages[start].role != "assistant":
+            start -= 1
+        if messages[start].role == "assistant":
+            left_out.update(range(start, closer + 1))
+    return left_out

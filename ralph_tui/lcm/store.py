@@ -30,6 +30,10 @@ class StoredMessage(BaseModel):
     tool_calls: list[ToolCall] = Field(default_factory=list)
     tool_call_id: str | None = None
     tokens: int = 0
+    closes_unusable_turn: bool = False
+    """This message ends a turn that gave nothing usable (what was wrong with a refused
+    output, or the reminder after a turn without a tool call): once a later such turn
+    exists, the active context leaves this turn out (the store keeps it)."""
 
     def to_chat(self) -> ChatMessage:
         return ChatMessage(
@@ -52,8 +56,9 @@ class MessageStore:
         self.path = path
         self.messages: list[StoredMessage] = []
 
-    def append(self, message: ChatMessage) -> StoredMessage:
+    def append(self, message: ChatMessage, *, closes_unusable_turn: bool = False) -> StoredMessage:
         stored = StoredMessage(
+            closes_unusable_turn=closes_unusable_turn,
             id=len(self.messages),
             role=message.role,
             content=message.content,

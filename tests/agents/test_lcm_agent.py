@@ -12,7 +12,8 @@ from pydantic import BaseModel
 
 from ralph_tui.agents.agent_run import AgentVariable, RLMSpec
 from ralph_tui.agents.lcm_agent import RESUMED_NOTE, lcm_agent_forward
-from ralph_tui.agents.structured import MaxStepsError
+from ralph_tui.agents.structured import AgentStuckError, MaxStepsError
+from ralph_tui.agents.stuck import STUCK_REPEATS
 from ralph_tui.events import AgentStep, OperatorCalled, ToolExecuted
 from ralph_tui.lcm.store import MessageStore
 from ralph_tui.llm.anthropic_client import AnthropicClient
@@ -296,3 +297,23 @@ async def test_the_offline_baseline_plays_the_lcm_worker_from_what_its_tools_ret
     else:
         assert result.output.evidence == []
         assert "does not address" in result.output.answer
+
+
+async def test_the_same_tool_calls_with_the_same_results_three_times_stop_the_agent(
+    events: Recorder,
+) -> None:
+    api = FakeAPI()
+    grep = {"name": "grep", "arguments": '{"pattern": "vault"}'}
+    for n in range(STUCK_REPEATS):
+        call = {"id": f"call_{n}", "type": "function", "function": grep}
+        message = {"content": None, "tool_calls": [call]}
+        api.reply(200, openai_completion(message, finish_reason="tool_calls"))
+    client = OpenAIClient(
+        "gpt-4o-mini", api_key="sk-test", base_url="https://api.openai.com/v1",
+        http_client=api.http_client(),
+    )  # fmt: skip
+    with pytest.raises(AgentStuckError, match="the same tool calls with the same results"):
+        await run(client, events)
+    assert len(api.requests) == STUCK_REPEATS
+    assert "once more and this attempt stops" in api.bodies[-1]["messages"][-1]["content"]
+    assert [e.action for e in events.of(AgentStep)][-1] == "stuck"

@@ -17,7 +17,8 @@ from ralph_tui.agents.rlm import (
     SandboxFailedError,
     rlm_agent_forward,
 )
-from ralph_tui.agents.structured import MaxStepsError
+from ralph_tui.agents.structured import AgentStuckError, MaxStepsError
+from ralph_tui.agents.stuck import STUCK_REPEATS
 from ralph_tui.config import Settings
 from ralph_tui.documents import read_corpus
 from ralph_tui.events import (
@@ -153,8 +154,8 @@ async def test_oversized_sub_prompt_is_refused_with_both_sizes(
 async def test_the_prompt_only_grows_at_its_end_between_compactions(
     api: FakeAPI, claude: AnthropicClient, events: Recorder
 ) -> None:
-    for _ in range(4):
-        reply_tool(api, code("print('y' * 3000)"))
+    for n in range(4):  # each cell its own code (the same code thrice is a stuck agent)
+        reply_tool(api, code(f"print('y' * 3000)  # cell {n}"))
     reply_tool(api, {"answer": "ok", "resultReady": True})
     await run(claude, events)
     prompts = [body["messages"] for body in api.bodies]
@@ -184,8 +185,8 @@ async def test_a_context_past_its_budget_is_compacted_and_stays_bounded(
         "claude-sonnet-4-6", api_key="sk-ant-test", base_url="https://anthropic.test",
         http_client=api.http_client(), context_window=12_000,
     )  # fmt: skip
-    for _ in range(10):
-        reply_tool(api, code("print('y' * 3000)"))
+    for n in range(10):  # each cell its own code (the same code thrice is a stuck agent)
+        reply_tool(api, code(f"print('y' * 3000)  # cell {n}"))
     reply_tool(api, {"answer": "ok", "resultReady": True})
     await run(client, events, {"max_steps": 12})
     compactions = events.of(ContextCompacted)
@@ -314,8 +315,8 @@ async def test_a_prompt_refused_as_too_long_is_compacted_to_a_smaller_budget_and
         "claude-sonnet-4-6", api_key="sk-ant-test", base_url="https://anthropic.test",
         http_client=api.http_client(),
     )  # fmt: skip
-    for _ in range(3):
-        reply_tool(api, code("print('y' * 3000)"))
+    for n in range(3):  # each cell its own code (the same code thrice is a stuck agent)
+        reply_tool(api, code(f"print('y' * 3000)  # cell {n}"))
     api.reply(400, anthropic_error("invalid_request_error", "prompt is too long: 9000 > 8192"))
     reply_tool(api, {"answer": "ok", "resultReady": True})
     result = await run(client, events)
@@ -324,3 +325,33 @@ async def test_a_prompt_refused_as_too_long_is_compacted_to_a_smaller_budget_and
     refused, retried = steps[3], steps[4]
     assert len(retried) < len(refused) and "expand('S0001')" in retried
     assert events.of(ContextCompacted)
+
+
+async def test_the_same_code_with_the_same_output_three_times_stops_the_agent(
+    api: FakeAPI, claude: AnthropicClient, events: Recorder
+) -> None:
+    reply_tool(api, code("print(len(context))"))
+    reply_tool(api, code("x = 1"))  # new code, the same (empty) output: not the same turn
+    for _ in range(STUCK_REPEATS):
+        reply_tool(api, code("print(len(context))"))
+    with pytest.raises(AgentStuckError) as stuck:
+        await run(claude, events)
+    assert len(api.requests) == 2 + STUCK_REPEATS, "no request after the stop, no salvage"
+    said = f"the same code with the same output {STUCK_REPEATS} times in a row"
+    assert said in str(stuck.value) and "step 5 of 80" in str(stuck.value)
+    assert "ran the same code" in stuck.value.advice()
+    [stop] = [e for e in events.of(AgentStep) if e.action == "stuck"]
+    assert stop.step == 2 + STUCK_REPEATS and said in stop.detail
+    assert "once more and this attempt stops" in observation(api, 1 + STUCK_REPEATS)
+
+
+async def test_code_that_prints_something_new_each_time_is_not_stuck(
+    api: FakeAPI, claude: AnthropicClient, events: Recorder
+) -> None:
+    reply_tool(api, code("n = 0"))
+    for _ in range(STUCK_REPEATS + 1):  # the same code, a new output each time
+        reply_tool(api, code("n += 1\nprint(n)"))
+    reply_tool(api, {"answer": "ok", "resultReady": True})
+    result = await run(claude, events)
+    assert result.output.answer == "ok"
+    assert not [e for e in events.of(AgentStep) if e.action == "stuck"]

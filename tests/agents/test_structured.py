@@ -7,7 +7,8 @@ import json
 import pytest
 from pydantic import BaseModel, Field
 
-from ralph_tui.agents.structured import AgentSpec, MaxStepsError, agent_forward
+from ralph_tui.agents.structured import AgentSpec, AgentStuckError, MaxStepsError, agent_forward
+from ralph_tui.agents.stuck import STUCK_REPEATS
 from ralph_tui.events import AgentStep, ModelTurnPartial
 from ralph_tui.llm.anthropic_client import AnthropicClient
 from tests.agents.conftest import Recorder, reply_text, reply_tool, tool_use
@@ -94,3 +95,35 @@ async def test_a_streamed_turn_reaches_the_app_as_partial_turns_of_its_step(
     assert {(p.agent, p.step, p.tool) for p in partials} == {("judge", 1, "submit_output")}
     assert all(json.dumps(verdict).startswith(p.arguments) for p in partials)
     assert events.index(partials[-1]) < events.index(events.of(AgentStep)[-1])
+
+
+async def test_the_same_problem_with_other_values_stops_the_agent_when_it_repeats(
+    api: FakeAPI, claude: AnthropicClient, events: Recorder
+) -> None:
+    for n in range(STUCK_REPEATS):  # a new wrong value each time, the same problem
+        reply_tool(api, {"ok": f"perhaps {n}", "issues": []})
+    spec = AgentSpec(name="judge", system="You judge.", output_model=Verdict, max_steps=9)
+    with pytest.raises(AgentStuckError) as stuck:
+        await agent_forward(claude, spec, {}, events)
+    assert len(api.requests) == STUCK_REPEATS
+    message = str(stuck.value)
+    assert message.startswith(f"judge stopped at step {STUCK_REPEATS} of 9, stuck: the same")
+    assert "`ok`: Input should be a valid boolean" in message
+    assert "`ok`: Input should be a valid boolean" in stuck.value.advice()
+    assert [e.action for e in events.of(AgentStep)] == ["invalid"] * STUCK_REPEATS + ["stuck"]
+
+
+async def test_only_the_latest_invalid_turn_is_resent(
+    api: FakeAPI, claude: AnthropicClient, events: Recorder
+) -> None:
+    steps = 6
+    for n in range(steps):  # two problems in turn: never the same one twice in a row
+        reply_tool(api, {"ok": True} if n % 2 else {"ok": f"perhaps {n}", "issues": []})
+    spec = AgentSpec(name="judge", system="You judge.", output_model=Verdict, max_steps=steps)
+    with pytest.raises(MaxStepsError) as ran_out:
+        await agent_forward(claude, spec, {}, events)
+    assert not isinstance(ran_out.value, AgentStuckError)
+    counts = [len(body["messages"]) for body in api.bodies]
+    assert counts == [1] + [3] * (steps - 1), "the task, the latest turn and its problem"
+    last = json.dumps(api.bodies[-1]["messages"])
+    assert f"perhaps {steps - 2}" in last and "perhaps 0" not in last

@@ -151,3 +151,27 @@ async def test_expand_gives_back_what_a_summary_covers() -> None:
     expanded = context.expand(first, max_tokens=100_000)
     assert "[M0 user] fact 0:" in expanded
     assert "no summary 'S9999'" in context.expand("S9999")
+
+
+def test_only_the_latest_unusable_turn_is_in_the_context_and_the_store_keeps_all() -> None:
+    store = MessageStore()
+    context = ActiveContext("system", store, Budget(soft=4000, hard=8000))
+    context.append(ChatMessage(role="user", content="task"))
+
+    def turn(number: int, result: str, *, unusable: bool) -> None:
+        call = ToolCall(id=f"c{number}", name="submit_output", arguments=f'{{"n": {number}}}')
+        context.append(ChatMessage(role="assistant", tool_calls=[call]))
+        reply = ChatMessage(role="tool", tool_call_id=f"c{number}", content=result)
+        context.append(reply, closes_unusable_turn=unusable)
+
+    turn(1, "wrong 1", unusable=True)
+    turn(2, "code ran", unusable=False)
+    turn(3, "wrong 3", unusable=True)
+    turn(4, "wrong 4", unusable=True)
+    shown = [m.content for m in context.render() if m.role == "tool"]
+    assert shown == ["code ran", "wrong 4"]
+    assert [m.role for m in context.render()] == [
+        "system", "user", "assistant", "tool", "assistant", "tool"
+    ]  # fmt: skip
+    assert len(store) == 9 and store[2].closes_unusable_turn
+    assert context.tokens() < sum(m.tokens for m in store.messages)

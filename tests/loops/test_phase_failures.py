@@ -17,6 +17,7 @@ from typing import Any
 import httpx2
 import pytest
 
+from ralph_tui.agents.stuck import STUCK_REPEATS
 from ralph_tui.cli import run as cli_run
 from ralph_tui.cli import run_cli
 from ralph_tui.loops import runner
@@ -64,9 +65,8 @@ def test_a_qa_judge_that_never_answers_keeps_the_candidate(run_against: RunCLI) 
     assert (code, result["status"]) == (1, "failed")
     [trace] = TraceStore(out).iterations(result["sessionId"])
     assert trace.failure_tag == "judge_error" and not trace.passed
-    assert "MaxStepsError" in str(trace.model_extra) and "without a tool call" in str(
-        trace.model_extra
-    )
+    stopped = f"AgentStuckError: judge stopped at step {STUCK_REPEATS} of 4, stuck: no tool call"
+    assert stopped in str(trace.model_extra), "a judge that keeps not answering stops early"
     assert trace.output["evidence"], "the valid candidate is kept in iter-01.json"
     assert result["output"] == trace.output
     record = TraceStore(out).index.get(result["sessionId"])
