@@ -2,8 +2,9 @@
 
 Every path a client gives is checked against the server's roots, and so is every file it
 leads to, where it is opened (the roots go down as the API's ``within``); every setting it
-gives against what a client may set, within its bounds. A bad path, setting or session id is the tool's error, with
-the same one-line message the command line prints; the server goes on.
+gives against what a client may set, within its bounds. A bad path, setting or session id
+is the tool's error, with the same one-line message the command line prints; the server
+goes on.
 """
 
 from __future__ import annotations
