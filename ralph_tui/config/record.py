@@ -10,15 +10,20 @@ from pathlib import Path
 from typing import Any
 
 from ralph_tui.config.settings import Settings, setting_specs
+from ralph_tui.redact import redact_urls
 
 
 def recorded_settings(settings: Settings) -> dict[str, Any]:
-    """What ``session.json`` keeps of ``settings``: every recorded setting, as JSON."""
+    """What ``session.json`` keeps of ``settings``: every recorded setting, as JSON, with
+    credentials inside URLs (``--externalDocs https://user:PASS@...``) hidden, as a session
+    folder may be shared."""
     recorded: dict[str, Any] = {}
     for spec in setting_specs().values():
         if spec.recorded:
             value = getattr(settings, spec.name)
-            recorded[spec.record_key] = str(value.resolve()) if isinstance(value, Path) else value
+            if isinstance(value, Path):
+                value = str(value.resolve())
+            recorded[spec.record_key] = redact_urls(value) if isinstance(value, str) else value
     return recorded
 
 

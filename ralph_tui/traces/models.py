@@ -24,7 +24,7 @@ from pydantic import (
 )
 from pydantic.alias_generators import to_camel
 
-from ralph_tui.events import RUN_STATUSES, JudgeIssue, RuleResult, RunStatus
+from ralph_tui.events import RUN_STATUSES, JudgeIssue, RuleResult, RunStatus, Said
 from ralph_tui.evidence import Claim, Coverage, QuoteLocation
 from ralph_tui.llm.usage import ModelUsage, UsageSnapshot, describe_saved
 
@@ -115,7 +115,7 @@ class SessionRecord(BaseModel):
     subcall_cache_saved: CacheSaving = Field(default_factory=CacheSaving)
     """What the sub-call cache saved over every leg of the session: calls not sent, so not
     counted in ``llm_calls``, the tokens or the cost."""
-    error: str | None = None
+    error: Said | None = None
     """What stopped the run, when something did."""
     pid: int = Field(default_factory=os.getpid)
     """The process writing the session."""
