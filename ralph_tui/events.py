@@ -17,6 +17,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter
 
 from ralph_tui.errors import ExitCode, InternalError, ProviderError, RalphError
 from ralph_tui.evidence import Claim, Coverage, QuoteLocation, Span
+from ralph_tui.json_input import parse_json
 from ralph_tui.redact import redact_urls
 
 Said = Annotated[str, AfterValidator(redact_urls)]
@@ -507,9 +508,16 @@ def event_to_json(event: BaseEvent) -> str:
     return event.model_dump_json()
 
 
-def event_from_json(line: str) -> BaseEvent:
-    """Parse a line written by ``event_to_json`` back into its typed event."""
-    return _event_adapter().validate_json(line)
+MAX_EVENT_LINE_BYTES = 16 * 2**20
+"""The longest event line read back; a session's ``events.jsonl`` may come from someone else."""
+
+
+def event_from_json(line: str | bytes) -> BaseEvent:
+    """Parse a line written by ``event_to_json`` back into its typed event; a ``ValueError``
+    (``JsonRefused`` for a line past the bounds of ``parse_json``) when it is none."""
+    return _event_adapter().validate_python(
+        parse_json(line, "an event line", max_bytes=MAX_EVENT_LINE_BYTES)
+    )
 
 
 def discard(_event: BaseEvent) -> None:

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from ralph_tui.cli.evidence_text import claim_lines, evidence_lines
 from ralph_tui.cli.settings_flags import settings_from_args
+from ralph_tui.errors import ExitCode
 from ralph_tui.events import SALVAGE_NOTE
 from ralph_tui.traces.liveness import effective_status
 from ralph_tui.traces.models import SessionRecord
@@ -18,7 +22,8 @@ from ralph_tui.traces.store import TraceStore
 
 
 def run_sessions(args: argparse.Namespace) -> int:
-    store = TraceStore(settings_from_args(args).out_dir)
+    skipped: dict[str, str] = {}
+    store = TraceStore(settings_from_args(args).out_dir, on_skip=skip_notice(skipped))
     try:
         if args.verb != "reindex" and (store.out_dir / SESSIONS_DIR).is_dir():
             # A session whose writer was killed is shown (and kept) as crashed, with its time.
@@ -27,7 +32,7 @@ def run_sessions(args: argparse.Namespace) -> int:
             return list_sessions(store, args)
         if args.verb == "show":
             return show_session(store, args)
-        return reindex_sessions(store, args)
+        return reindex_sessions(store, args, skipped)
     finally:
         store.close()
 
@@ -148,12 +153,28 @@ def usage_line(record: SessionRecord) -> str:
     return line
 
 
-def reindex_sessions(store: TraceStore, args: argparse.Namespace) -> int:
+def skip_notice(skipped: dict[str, str]) -> Callable[[Path, str], None]:
+    """What a rebuild of the index calls for a session folder it leaves out: one line on
+    stderr naming the folder and why (once per folder), kept in ``skipped``."""
+
+    def notice(folder: Path, reason: str) -> None:
+        if str(folder) not in skipped:
+            print(f"skipped {folder}: {reason}", file=sys.stderr)
+        skipped[str(folder)] = reason
+
+    return notice
+
+
+def reindex_sessions(store: TraceStore, args: argparse.Namespace, skipped: dict[str, str]) -> int:
+    """Rebuild the index; a session folder that cannot be read is left out with a line on
+    stderr saying which and why, and the exit code is then 1 (the others are indexed)."""
     started = time.perf_counter()
     count = store.reindex()
     elapsed = time.perf_counter() - started
     if args.json:
-        print(json.dumps({"sessions": count, "seconds": round(elapsed, 3)}))
+        left_out = [{"folder": folder, "reason": why} for folder, why in skipped.items()]
+        print(json.dumps({"sessions": count, "seconds": round(elapsed, 3), "skipped": left_out}))
     else:
-        print(f"indexed {count} sessions from {store.out_dir} in {elapsed:.2f} s")
-    return 0
+        more = f"; skipped {len(skipped)} that could not be read" if skipped else ""
+        print(f"indexed {count} sessions from {store.out_dir} in {elapsed:.2f} s{more}")
+    return int(ExitCode.FAILED if skipped else ExitCode.OK)

@@ -35,7 +35,7 @@ from ralph_tui.traces.files import (
     read_record,
     session_folders,
 )
-from ralph_tui.traces.index import INDEX_FILE, SessionIndex, scan_session_trees
+from ralph_tui.traces.index import INDEX_FILE, OnSkip, SessionIndex, scan_session_trees
 from ralph_tui.traces.liveness import effective_status
 from ralph_tui.traces.models import FINISHED_STATUSES, IterationTrace, SessionRecord
 from ralph_tui.traces.session_ids import (
@@ -69,8 +69,10 @@ class AmbiguousSessionError(UsageError):
 class TraceStore:
     """All sessions under one output directory, and the index over them."""
 
-    def __init__(self, out_dir: Path | str) -> None:
+    def __init__(self, out_dir: Path | str, on_skip: OnSkip | None = None) -> None:
         self.out_dir = Path(out_dir)
+        self.on_skip = on_skip
+        """Told of each session folder a rebuild of the index leaves out (else logged)."""
         self._index: SessionIndex | None = None
         self._index_lock = threading.Lock()
 
@@ -80,7 +82,7 @@ class TraceStore:
         with self._index_lock:
             if self._index is None:
                 self.out_dir.mkdir(parents=True, exist_ok=True)
-                self._index = SessionIndex(self.out_dir / INDEX_FILE)
+                self._index = SessionIndex(self.out_dir / INDEX_FILE, self.on_skip)
             return self._index
 
     def close(self) -> None:
@@ -190,8 +192,14 @@ class TraceStore:
         self.update_index(lambda index: index.upsert_session(crashed))
 
     def reindex(self) -> int:
-        """Rebuild the index from the session folders; returns how many sessions it holds."""
-        return self.index.rebuild(lambda: scan_session_trees(self.out_dir))
+        """Rebuild the index from the session folders (once: opening a missing or outdated
+        index has rebuilt it already); returns how many sessions it holds. A folder that
+        cannot be read is left out and passed to ``on_skip``."""
+        opening = self._index is None
+        index = self.index
+        if opening and index.rebuilt_on_open:
+            return index.count_sessions(subtasks=True)
+        return index.rebuild(lambda: scan_session_trees(self.out_dir, self.on_skip))
 
     def update_index(self, change: Callable[[SessionIndex], None]) -> None:
         """Apply ``change`` to the index; a failure is logged, not raised: files are the truth."""
@@ -371,7 +379,7 @@ def parse_event_lines(chunk: bytes) -> list[BaseEvent]:
         if not line.strip():
             continue
         try:
-            events.append(event_from_json(line.decode("utf-8")))
+            events.append(event_from_json(line))
         except ValueError:
             log.debug("skipping an unreadable event line: %.80r", line)
     return events
