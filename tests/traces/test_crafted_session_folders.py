@@ -12,6 +12,8 @@ import pytest
 from ralph_tui.cli import run_cli
 from ralph_tui.events import Notice, event_to_json
 from ralph_tui.json_input import JsonRefused
+from ralph_tui.lcm.store import MessageStore
+from ralph_tui.llm.types import ChatMessage
 from ralph_tui.memory import episodes
 from ralph_tui.memory.episodes import EpisodeStore
 from ralph_tui.traces import files
@@ -144,3 +146,12 @@ def test_the_episode_log_is_read_within_bounds(
     monkeypatch.setattr(episodes, "MAX_LOG_BYTES", 100)
     with pytest.raises(JsonRefused, match="past the 100 bytes an episode log may hold"):
         log.load()
+
+
+def test_a_stored_conversation_is_read_within_bounds(tmp_path: Path) -> None:
+    path = tmp_path / "context-01-worker.jsonl"
+    store = MessageStore(path)
+    store.append(ChatMessage(role="user", content="first"))
+    with path.open("a", encoding="utf-8") as file:
+        file.write(f'{{"id": {HUGE}, "role": "user"}}\n{{"id": 2, "role": {DEEP}}}\n')
+    assert [message.content for message in MessageStore.load(path).messages] == ["first"]
