@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from ralph_tui.cli.echo import echoed
 from ralph_tui.cli.evidence_text import claim_lines, evidence_lines
 from ralph_tui.cli.settings_flags import settings_from_args
 from ralph_tui.errors import ExitCode
@@ -49,7 +50,8 @@ def summary_row(record: SessionRecord) -> dict[str, Any]:
         "costUsd": record.cost_usd,
         "parent": record.parent_session_id,
         "variant": record.settings.get("variant"),
-        "query": record.query,
+        "query": echoed(record.query),
+        "queryChars": len(record.query),
     }
 
 
@@ -87,7 +89,7 @@ def show_session(store: TraceStore, args: argparse.Namespace) -> int:
         payload = {
             **summary_row(record),
             "subtasks": [{**summary_row(s), "subtaskId": s.subtask_id} for s in subtasks],
-            "iterationTraces": [t.model_dump() for t in traces],
+            "iterationTraces": [{**t.model_dump(), "query": echoed(t.query)} for t in traces],
         }
         print(json.dumps(payload, ensure_ascii=False, default=str))
         return 0
@@ -96,7 +98,7 @@ def show_session(store: TraceStore, args: argparse.Namespace) -> int:
         f"{row['sessionId']}  {row['mode']}  {row['status']}  {row['created']}  "
         f"{row['iterations']} it  {row['durationS']:.1f} s"
     )
-    print(f"query: {record.query}\ndocument: {record.doc_path}")
+    print(f"query: {echoed(record.query)}\ndocument: {record.doc_path}")
     print(f"settings: {settings_line(record.settings)}")
     print(f"usage: {usage_line(record)}")
     if subtasks:
@@ -105,7 +107,7 @@ def show_session(store: TraceStore, args: argparse.Namespace) -> int:
         part = summary_row(subtask)
         print(
             f"  {subtask.subtask_id}  {part['status']:<9} {part['iterations']:>2} it "
-            f"{part['durationS']:>6.1f} s {part['tokens']:>8,} tok  {subtask.query}"
+            f"{part['durationS']:>6.1f} s {part['tokens']:>8,} tok  {echoed(subtask.query)}"
         )
     for trace in traces:
         verdict = "passed" if trace.passed else f"failed {trace.failure_tag or ''}".strip()

@@ -155,3 +155,29 @@ def test_a_stored_conversation_is_read_within_bounds(tmp_path: Path) -> None:
     with path.open("a", encoding="utf-8") as file:
         file.write(f'{{"id": {HUGE}, "role": "user"}}\n{{"id": 2, "role": {DEEP}}}\n')
     assert [message.content for message in MessageStore.load(path).messages] == ["first"]
+
+
+def test_a_huge_query_is_echoed_clipped_with_its_length(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out"
+    store = TraceStore(out)
+    query = "How often are the filters washed? " + "q" * 300_000
+    handle = store.create_session(SessionRecord(mode="qa", query=query))
+    trace = make_trace(1, "every two days", passed=True).model_copy(update={"query": query})
+    handle.write_iteration(trace)
+    handle.finish("passed")
+    store.close()
+    note = f"({len(query):,} characters in all; the session's files keep it whole)"
+
+    assert run_cli(["sessions", "show", handle.session_id, "--out", str(out)]) == 0
+    shown = capsys.readouterr().out
+    assert len(shown) < 10_000 and note in shown
+    assert run_cli(["sessions", "show", handle.session_id, "--out", str(out), "--json"]) == 0
+    shown_json = json.loads(capsys.readouterr().out)
+    assert shown_json["queryChars"] == len(query) and shown_json["query"].endswith(note)
+    assert shown_json["iterationTraces"][0]["query"].endswith(note)
+    assert run_cli(["sessions", "list", "--out", str(out), "--json"]) == 0
+    [row] = json.loads(capsys.readouterr().out)
+    assert len(row["query"]) < 3000 and row["query"].startswith(query[:2000])
+    assert TraceStore(out).load_session(handle.session_id).query == query
