@@ -128,3 +128,21 @@ def test_the_apps_rerun_refuses_a_recorded_path_outside_the_out_dir(tmp_path: Pa
     record = TraceStore(out).load_session(session_id)
     with pytest.raises(RecordedPathOutside, match="--memFile"):
         rerun_request(record, [], load_settings({"out_dir": out}))
+
+
+@pytest.mark.parametrize(
+    ("choices", "named"),
+    [({"constraints": 7}, "constraints"), ({"docs": {"a": 1}}, "docs"),
+     ({"constraints": [{"x": 1}]}, "constraints.0")],
+)  # fmt: skip
+def test_a_malformed_recorded_choice_is_refused_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], choices: dict[str, Any], named: str
+) -> None:
+    out = tmp_path / "out"
+    session_id = recorded_session(out)
+    tamper(out, session_id, **choices)
+    capsys.readouterr()
+    assert run_cli(["run", "--rerun", session_id, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"session {session_id} recorded an invalid {named}:" in err
+    assert len(err.strip().splitlines()) == 1
