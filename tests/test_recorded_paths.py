@@ -146,3 +146,34 @@ def test_a_malformed_recorded_choice_is_refused_in_one_line(
     err = capsys.readouterr().err
     assert f"session {session_id} recorded an invalid {named}:" in err
     assert len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("linked", ["context.md", "episodes.jsonl", "events.jsonl"])
+def test_resume_refuses_a_session_folder_whose_files_lead_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], linked: str
+) -> None:
+    out = tmp_path / "out"
+    session_id = recorded_session(out)
+    tamper(out, session_id)  # failed, so it may be resumed
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n", encoding="utf-8")
+    target = out / "sessions" / session_id / linked
+    target.unlink(missing_ok=True)
+    target.symlink_to(victim)
+    capsys.readouterr()
+    assert run_cli(["run", "--resume", session_id, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "leads outside the out dir" in err and len(err.strip().splitlines()) == 1
+    assert victim.read_text(encoding="utf-8") == "precious\n"
+
+
+def test_a_recorded_variant_that_is_a_path_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out"
+    session_id = recorded_session(out)
+    tamper(out, session_id, variant="../../../elsewhere/v1")
+    capsys.readouterr()
+    assert run_cli(["run", "--rerun", session_id, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "not a path" in err and f"recorded with session {session_id}" in err

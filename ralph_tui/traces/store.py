@@ -66,6 +66,17 @@ class AmbiguousSessionError(UsageError):
     title = "Which session?"
 
 
+class SessionFolderLeadsOut(UsageError):
+    """A session folder to be written again (a resume) is, or holds, a link that leads
+    outside the out dir: appending to it would write there."""
+
+    title = "A session folder leads out"
+    default_hint = (
+        "a session folder may come from someone else: remove the link, or re-run the session "
+        "(--rerun) into a new folder"
+    )
+
+
 class TraceStore:
     """All sessions under one output directory, and the index over them."""
 
@@ -103,8 +114,11 @@ class TraceStore:
         return SessionHandle(self, fresh, folder, _LatestRunMirror(self.out_dir), "")
 
     def reopen_session(self, session_id: str) -> SessionHandle:
-        """Take over an interrupted session to resume it: this process becomes its writer."""
+        """Take over an interrupted session to resume it: this process becomes its writer.
+        ``SessionFolderLeadsOut`` when the folder, or anything in it, resolves outside the
+        out dir (the run appends to its files: events, the memory file, the episode log)."""
         folder = session_dir(self.out_dir, session_id)
+        check_inside(folder, self.out_dir)
         record = read_record(folder)
         earlier = ran_for_ms(folder, record)
         resumed = record.model_copy(
@@ -370,6 +384,17 @@ def _remove_if_empty(folder: Path) -> None:
         folder.rmdir()
     except OSError:
         return
+
+
+def check_inside(folder: Path, out_dir: Path) -> None:
+    """``SessionFolderLeadsOut`` unless ``folder`` and every path under it resolve inside
+    ``out_dir`` (links resolved: a ``context.md`` linked to a file elsewhere is refused)."""
+    root = out_dir.resolve()
+    for path in (folder, *folder.rglob("*")):
+        if not path.resolve().is_relative_to(root):
+            raise SessionFolderLeadsOut(
+                f"{path} leads outside the out dir {root} (to {path.resolve()})"
+            )
 
 
 def parse_event_lines(chunk: bytes) -> list[BaseEvent]:
