@@ -98,7 +98,7 @@ def show_session(store: TraceStore, args: argparse.Namespace) -> int:
         f"{row['sessionId']}  {row['mode']}  {row['status']}  {row['created']}  "
         f"{row['iterations']} it  {row['durationS']:.1f} s"
     )
-    print(f"query: {echoed(record.query)}\ndocument: {record.doc_path}")
+    print(f"query: {echoed(record.query)}\ndocument: {echoed(record.doc_path)}")
     print(f"settings: {settings_line(record.settings)}")
     print(f"usage: {usage_line(record)}")
     if subtasks:

@@ -181,3 +181,19 @@ def test_a_huge_query_is_echoed_clipped_with_its_length(
     [row] = json.loads(capsys.readouterr().out)
     assert len(row["query"]) < 3000 and row["query"].startswith(query[:2000])
     assert TraceStore(out).load_session(handle.session_id).query == query
+
+
+def test_terminal_control_sequences_are_echoed_as_escapes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out"
+    store = TraceStore(out)
+    query = "What?\x1b]0;pwned\x07\x1b[2J\r\x9b31m done"
+    handle = store.create_session(SessionRecord(mode="qa", query=query, doc_path="a\x1b[8mb"))
+    handle.finish("passed")
+    store.close()
+    for verb in (["show", handle.session_id], ["list"]):
+        assert run_cli(["sessions", *verb, "--out", str(out)]) == 0
+        shown = capsys.readouterr().out
+        assert not any(char in shown for char in "\x1b\x07\r\x9b"), repr(shown)
+        assert "What?\\x1b]0;pwned\\x07" in shown
