@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
+from ralph_tui.json_input import JsonRefused, parse_json
 from ralph_tui.traces import index_sql as sql
 from ralph_tui.traces.files import SESSION_FILE, read_iterations, read_record, session_folders
 from ralph_tui.traces.index_query import (
@@ -94,7 +95,7 @@ class SessionIndex:
 
     def get(self, session_id: str) -> SessionRecord | None:
         rows = self._read(sql.SELECT_RECORD, (session_id,))
-        return SessionRecord.model_validate_json(rows[0][0]) if rows else None
+        return _indexed_record(rows[0][0]) if rows else None
 
     def list_sessions(
         self,
@@ -118,7 +119,7 @@ class SessionIndex:
         """
         where = SessionFilter(mode, status, date_from, date_to, parent, text, subtasks)
         statement, params = list_statement(where, sort, descending, limit, offset)
-        return [SessionRecord.model_validate_json(row[0]) for row in self._read(statement, params)]
+        return [_indexed_record(row[0]) for row in self._read(statement, params)]
 
     def count_sessions(
         self,
@@ -142,17 +143,17 @@ class SessionIndex:
         if match is None:
             return []
         statement, params = search_statement(match, limit, subtasks)
-        return [SessionRecord.model_validate_json(row[0]) for row in self._read(statement, params)]
+        return [_indexed_record(row[0]) for row in self._read(statement, params)]
 
     def children(self, session_id: str) -> list[SessionRecord]:
         """Sessions re-run from ``session_id`` (their ``parent_session_id``), oldest first."""
         rows = self._read(sql.SELECT_CHILDREN, (session_id,))
-        return [SessionRecord.model_validate_json(row[0]) for row in rows]
+        return [_indexed_record(row[0]) for row in rows]
 
     def subtasks(self, session_id: str) -> list[SessionRecord]:
         """The sub-task sessions of a decomposed session, oldest first."""
         rows = self._read(sql.SELECT_SUBTASKS, (session_id,))
-        return [SessionRecord.model_validate_json(row[0]) for row in rows]
+        return [_indexed_record(row[0]) for row in rows]
 
     def iterations(self, session_id: str) -> list[IterationRow]:
         """A summary row per stored iteration of ``session_id``, in iteration order."""
@@ -239,6 +240,19 @@ def scan_session_trees(out_dir: Path, on_skip: OnSkip | None = None) -> Iterator
             # The folder's place is the truth (a copied or moved folder keeps its old id inside).
             record = record.model_copy(update={"session_id": session_id})
         yield record, read_iterations(folder)
+
+
+def _indexed_record(text: str | bytes) -> SessionRecord:
+    """A record as the index holds it, read like the files it was built from (an out dir may
+    come from someone else, its index too)."""
+    where = f"the session index {INDEX_FILE}"
+    rebuild = "`ralph-tui sessions reindex` rebuilds it from the session folders"
+    try:
+        return SessionRecord.model_validate(parse_json(text, where))
+    except JsonRefused as exc:
+        raise JsonRefused(exc.message, hint=rebuild) from None
+    except ValidationError:
+        raise JsonRefused(f"{where} holds a row that is no session record", hint=rebuild) from None
 
 
 def unreadable_reason(folder: Path, exc: Exception) -> str:

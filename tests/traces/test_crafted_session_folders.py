@@ -5,6 +5,7 @@ cannot read, with one line naming the folder and why, and indexes the rest (exit
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -197,3 +198,20 @@ def test_terminal_control_sequences_are_echoed_as_escapes(
         shown = capsys.readouterr().out
         assert not any(char in shown for char in "\x1b\x07\r\x9b"), repr(shown)
         assert "What?\\x1b]0;pwned\\x07" in shown
+
+
+@pytest.mark.parametrize("record", [f'{{"iterations": {HUGE}}}', '{"mode": 7}', DEEP])
+def test_a_crafted_index_row_is_refused_with_the_way_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], record: str
+) -> None:
+    out = tmp_path / "out"
+    sessions(out, 1)
+    with sqlite3.connect(out / "index.sqlite") as conn:
+        conn.execute("UPDATE sessions SET record = ?", (record,))
+    conn.close()
+    assert run_cli(["sessions", "list", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "the session index index.sqlite" in err and "sessions reindex" in err
+    assert len(err.strip().splitlines()) == 1
+    assert run_cli(["sessions", "reindex", "--out", str(out)]) == 0
+    assert run_cli(["sessions", "list", "--out", str(out)]) == 0
