@@ -200,7 +200,9 @@ def test_terminal_control_sequences_are_echoed_as_escapes(
         assert "What?\\x1b]0;pwned\\x07" in shown
 
 
-@pytest.mark.parametrize("record", [f'{{"iterations": {HUGE}}}', '{"mode": 7}', DEEP])
+@pytest.mark.parametrize(
+    "record", [f'{{"iterations": {HUGE}}}', '{"mode": 7}', DEEP], ids=["huge", "shape", "deep"]
+)
 def test_a_crafted_index_row_is_refused_with_the_way_out(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], record: str
 ) -> None:
