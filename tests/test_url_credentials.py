@@ -103,3 +103,13 @@ def test_an_error_line_hides_a_password_it_quotes(capsys: pytest.CaptureFixture[
     error = UsageError(f"cannot reach {ENDPOINT}", hint=f"check {ENDPOINT}")
     assert_hidden(error.one_line() + json.dumps(error.to_json()))
     assert SHOWN in error.message
+
+
+def test_a_bad_setting_that_quotes_a_url_hides_its_password(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("RALPH_TOP_K", ENDPOINT)
+    assert run_cli(["config", "--json"]) == 2
+    captured = capsys.readouterr()
+    assert_hidden(captured.out + captured.err)
+    assert "RALPH_TOP_K" in captured.out + captured.err

@@ -18,6 +18,7 @@ from ralph_tui.config.paths import path_problems
 from ralph_tui.config.record import refuse_recorded_paths_outside
 from ralph_tui.config.settings import Settings, setting_specs
 from ralph_tui.errors import UsageError
+from ralph_tui.redact import redact_urls
 
 OWN_PREFIXES = ("RALPH_", "AX_")
 """Names with these prefixes are meant for ralph-tui: an unknown one is a misspelling."""
@@ -30,7 +31,7 @@ class SettingsError(UsageError):
     title = "Invalid settings"
 
     def __init__(self, problems: list[str]) -> None:
-        self.problems = problems
+        self.problems = [redact_urls(problem) for problem in problems]
         count = f"{len(problems)} invalid settings: " if len(problems) > 1 else "invalid settings: "
         super().__init__(count + "; ".join(problems))
 
