@@ -217,3 +217,18 @@ def test_a_crafted_index_row_is_refused_with_the_way_out(
     assert len(err.strip().splitlines()) == 1
     assert run_cli(["sessions", "reindex", "--out", str(out)]) == 0
     assert run_cli(["sessions", "list", "--out", str(out)]) == 0
+
+
+def test_a_time_no_date_can_show_leaves_the_session_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out"
+    _, bad = sessions(out, 2)
+    record = json.loads((bad / "session.json").read_text(encoding="utf-8"))
+    record["created_at"] = 1e300
+    (bad / "session.json").write_text(json.dumps(record), encoding="utf-8")
+    assert run_cli(["sessions", "reindex", "--out", str(out)]) == 1
+    assert f"skipped {bad}: session.json is no session record (created_at:" in (
+        capsys.readouterr().err
+    )
+    assert run_cli(["sessions", "list", "--out", str(out)]) == 0
