@@ -33,7 +33,7 @@ class SettingsError(UsageError):
     def __init__(self, problems: list[str]) -> None:
         self.problems = [redact_urls(problem) for problem in problems]
         count = f"{len(problems)} invalid settings: " if len(problems) > 1 else "invalid settings: "
-        super().__init__(count + "; ".join(problems))
+        super().__init__(count + "; ".join(self.problems))
 
 
 @dataclass(frozen=True)
