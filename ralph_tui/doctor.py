@@ -18,6 +18,7 @@ from typing import Literal
 from ralph_tui.config import Settings
 from ralph_tui.config.paths import folder_problem
 from ralph_tui.documents.detect import Format
+from ralph_tui.redact import redact_urls
 
 Status = Literal["ok", "warn", "fail"]
 
@@ -30,6 +31,11 @@ class Check:
     status: Status
     detail: str
     fix: str = ""
+
+    def __post_init__(self) -> None:
+        # A detail may name an endpoint, and an endpoint may carry a password.
+        object.__setattr__(self, "detail", redact_urls(self.detail))
+        object.__setattr__(self, "fix", redact_urls(self.fix))
 
     def to_json(self) -> dict[str, str]:
         return asdict(self)

@@ -11,6 +11,8 @@ from __future__ import annotations
 from enum import IntEnum
 from typing import ClassVar
 
+from ralph_tui.redact import redact_urls
+
 
 class ExitCode(IntEnum):
     """What ``ralph-tui`` exits with."""
@@ -44,9 +46,14 @@ class RalphError(Exception):
     default_hint: ClassVar[str | None] = None
 
     def __init__(self, message: str, *, hint: str | None = None) -> None:
+        # A message may quote a URL with a password in it (an SDK naming the endpoint it
+        # could not reach): every way an error is shown reads these fields, so they are
+        # redacted once, here.
+        message = redact_urls(message)
         super().__init__(message)
         self.message = message
-        self.hint = hint if hint is not None else self.default_hint
+        hint = hint if hint is not None else self.default_hint
+        self.hint = redact_urls(hint) if hint is not None else None
 
     def __str__(self) -> str:
         return self.message

@@ -13,10 +13,16 @@ import time
 from collections.abc import Callable
 from typing import Annotated, ClassVar, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter
 
 from ralph_tui.errors import ExitCode, InternalError, ProviderError, RalphError
 from ralph_tui.evidence import Claim, Coverage, QuoteLocation, Span
+from ralph_tui.json_input import parse_json
+from ralph_tui.redact import redact_urls
+
+Said = Annotated[str, AfterValidator(redact_urls)]
+"""What the product says about a run (a notice, why something failed): it may quote a URL
+the user gave, with a password in it, and is shown and recorded with that hidden."""
 
 Phase = Literal[
     "worker", "doc_reader", "reasoner", "judge", "memory", "decompose", "aggregate", "compact"
@@ -108,7 +114,7 @@ class PhaseFinished(BaseEvent):
     phase: Phase
     duration_ms: float
     """How long the phase took."""
-    error: str | None = None
+    error: Said | None = None
     """Why the phase failed, if it did (the iteration then fails)."""
 
 
@@ -191,7 +197,7 @@ class SubQuery(BaseEvent):
     latency_ms: float
     input_tokens: int = 0
     output_tokens: int = 0
-    error: str | None = None
+    error: Said | None = None
     calls_used: int = 0
     """Sub-calls used so far this iteration, against ``calls_budget``."""
     calls_budget: int = 0
@@ -299,7 +305,7 @@ class Notice(BaseEvent):
 
     type: Literal["notice"] = "notice"
     level: Literal["info", "warning", "error"] = "info"
-    message: str
+    message: Said
 
 
 class IndexProgress(BaseEvent):
@@ -378,7 +384,7 @@ class ExternalProgress(BaseEvent):
     """An external documentation source being crawled: its pages so far."""
 
     type: Literal["external_progress"] = "external_progress"
-    source: str
+    source: Said
     kept: int
     """Pages with text to search (fetched or from the cache)."""
     fetched: int
@@ -447,7 +453,7 @@ class RunFinished(BaseEvent):
     iterations: int
     output: dict[str, object] | None = None
     """The best candidate, if there is one."""
-    error: str | None = None
+    error: Said | None = None
     """What stopped the run, when something did."""
     salvaged: bool = False
     """``output`` is a salvage (see ``SALVAGE_NOTE``), not a verified candidate."""
@@ -504,9 +510,16 @@ def event_to_json(event: BaseEvent) -> str:
     return event.model_dump_json()
 
 
-def event_from_json(line: str) -> BaseEvent:
-    """Parse a line written by ``event_to_json`` back into its typed event."""
-    return _event_adapter().validate_json(line)
+MAX_EVENT_LINE_BYTES = 16 * 2**20
+"""The longest event line read back; a session's ``events.jsonl`` may come from someone else."""
+
+
+def event_from_json(line: str | bytes) -> BaseEvent:
+    """Parse a line written by ``event_to_json`` back into its typed event; a ``ValueError``
+    (``JsonRefused`` for a line past the bounds of ``parse_json``) when it is none."""
+    return _event_adapter().validate_python(
+        parse_json(line, "an event line", max_bytes=MAX_EVENT_LINE_BYTES)
+    )
 
 
 def discard(_event: BaseEvent) -> None:

@@ -47,8 +47,8 @@ def other_value(spec: SettingSpec, tmp_path: Path) -> Any:
         return default + 1.5
     if isinstance(default, dict):
         return {"worker": "Explore the document."}
-    if isinstance(default, Path) or spec.name.endswith(("_file", "_dir")):
-        return tmp_path / spec.name
+    if spec.path:
+        return tmp_path / "out" / spec.name  # inside the out dir, where a restore follows it
     if isinstance(default, str):
         return f"{spec.name}-value"
     # An unset setting: a number where it takes one, else a word.

@@ -18,6 +18,7 @@ from ralph_tui.config import (
     misspelled_settings,
     setting_specs,
 )
+from ralph_tui.redact import redact_urls
 from ralph_tui.variants.store import chosen_variant, variant_values
 
 
@@ -56,6 +57,8 @@ def _describe(spec: SettingSpec, value: Any) -> dict[str, Any]:
     shown: Any = ("set" if value is not None else "unset") if spec.secret else value
     if not isinstance(shown, str | int | float | bool | dict | type(None)):
         shown = str(shown)
+    if isinstance(shown, str):
+        shown = redact_urls(shown)  # an endpoint may carry a password: http://user:PASS@host
     return {
         "name": spec.name,
         "group": spec.group,

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
+from ralph_tui.cli.echo import echoed
 from ralph_tui.cli.evidence_text import claim_lines, evidence_lines
 from ralph_tui.cli.settings_flags import settings_from_args
+from ralph_tui.errors import ExitCode
 from ralph_tui.events import SALVAGE_NOTE
 from ralph_tui.traces.liveness import effective_status
 from ralph_tui.traces.models import SessionRecord
@@ -18,7 +23,8 @@ from ralph_tui.traces.store import TraceStore
 
 
 def run_sessions(args: argparse.Namespace) -> int:
-    store = TraceStore(settings_from_args(args).out_dir)
+    skipped: dict[str, str] = {}
+    store = TraceStore(settings_from_args(args).out_dir, on_skip=skip_notice(skipped))
     try:
         if args.verb != "reindex" and (store.out_dir / SESSIONS_DIR).is_dir():
             # A session whose writer was killed is shown (and kept) as crashed, with its time.
@@ -27,7 +33,7 @@ def run_sessions(args: argparse.Namespace) -> int:
             return list_sessions(store, args)
         if args.verb == "show":
             return show_session(store, args)
-        return reindex_sessions(store, args)
+        return reindex_sessions(store, args, skipped)
     finally:
         store.close()
 
@@ -44,7 +50,8 @@ def summary_row(record: SessionRecord) -> dict[str, Any]:
         "costUsd": record.cost_usd,
         "parent": record.parent_session_id,
         "variant": record.settings.get("variant"),
-        "query": record.query,
+        "query": echoed(record.query),
+        "queryChars": len(record.query),
     }
 
 
@@ -82,7 +89,7 @@ def show_session(store: TraceStore, args: argparse.Namespace) -> int:
         payload = {
             **summary_row(record),
             "subtasks": [{**summary_row(s), "subtaskId": s.subtask_id} for s in subtasks],
-            "iterationTraces": [t.model_dump() for t in traces],
+            "iterationTraces": [{**t.model_dump(), "query": echoed(t.query)} for t in traces],
         }
         print(json.dumps(payload, ensure_ascii=False, default=str))
         return 0
@@ -91,7 +98,7 @@ def show_session(store: TraceStore, args: argparse.Namespace) -> int:
         f"{row['sessionId']}  {row['mode']}  {row['status']}  {row['created']}  "
         f"{row['iterations']} it  {row['durationS']:.1f} s"
     )
-    print(f"query: {record.query}\ndocument: {record.doc_path}")
+    print(f"query: {echoed(record.query)}\ndocument: {echoed(record.doc_path)}")
     print(f"settings: {settings_line(record.settings)}")
     print(f"usage: {usage_line(record)}")
     if subtasks:
@@ -100,7 +107,7 @@ def show_session(store: TraceStore, args: argparse.Namespace) -> int:
         part = summary_row(subtask)
         print(
             f"  {subtask.subtask_id}  {part['status']:<9} {part['iterations']:>2} it "
-            f"{part['durationS']:>6.1f} s {part['tokens']:>8,} tok  {subtask.query}"
+            f"{part['durationS']:>6.1f} s {part['tokens']:>8,} tok  {echoed(subtask.query)}"
         )
     for trace in traces:
         verdict = "passed" if trace.passed else f"failed {trace.failure_tag or ''}".strip()
@@ -148,12 +155,28 @@ def usage_line(record: SessionRecord) -> str:
     return line
 
 
-def reindex_sessions(store: TraceStore, args: argparse.Namespace) -> int:
+def skip_notice(skipped: dict[str, str]) -> Callable[[Path, str], None]:
+    """What a rebuild of the index calls for a session folder it leaves out: one line on
+    stderr naming the folder and why (once per folder), kept in ``skipped``."""
+
+    def notice(folder: Path, reason: str) -> None:
+        if str(folder) not in skipped:
+            print(f"skipped {folder}: {reason}", file=sys.stderr)
+        skipped[str(folder)] = reason
+
+    return notice
+
+
+def reindex_sessions(store: TraceStore, args: argparse.Namespace, skipped: dict[str, str]) -> int:
+    """Rebuild the index; a session folder that cannot be read is left out with a line on
+    stderr saying which and why, and the exit code is then 1 (the others are indexed)."""
     started = time.perf_counter()
     count = store.reindex()
     elapsed = time.perf_counter() - started
     if args.json:
-        print(json.dumps({"sessions": count, "seconds": round(elapsed, 3)}))
+        left_out = [{"folder": folder, "reason": why} for folder, why in skipped.items()]
+        print(json.dumps({"sessions": count, "seconds": round(elapsed, 3), "skipped": left_out}))
     else:
-        print(f"indexed {count} sessions from {store.out_dir} in {elapsed:.2f} s")
-    return 0
+        more = f"; skipped {len(skipped)} that could not be read" if skipped else ""
+        print(f"indexed {count} sessions from {store.out_dir} in {elapsed:.2f} s{more}")
+    return int(ExitCode.FAILED if skipped else ExitCode.OK)

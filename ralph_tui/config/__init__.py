@@ -15,10 +15,16 @@ from ralph_tui.config.load import (
     check_paths,
     load_settings,
     misspelled_settings,
+    with_recorded,
     with_values,
 )
 from ralph_tui.config.prices import parse_prices
-from ralph_tui.config.record import recorded_settings, restored_settings
+from ralph_tui.config.record import (
+    RecordedPathOutside,
+    recorded_settings,
+    refuse_recorded_paths_outside,
+    restored_settings,
+)
 from ralph_tui.config.run_groups import InnerChoice, ProviderChoice
 from ralph_tui.config.settings import GROUPS, Settings, setting_specs, specs_in
 from ralph_tui.config.source_groups import (
@@ -35,6 +41,7 @@ __all__ = [
     "InnerChoice",
     "Layers",
     "ProviderChoice",
+    "RecordedPathOutside",
     "RefreshChoice",
     "RerankChoice",
     "SettingSpec",
@@ -45,8 +52,10 @@ __all__ = [
     "misspelled_settings",
     "parse_prices",
     "recorded_settings",
+    "refuse_recorded_paths_outside",
     "restored_settings",
     "setting_specs",
     "specs_in",
+    "with_recorded",
     "with_values",
 ]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, ClassVar, Literal, get_args, get_origin
 
 from pydantic import AliasChoices, BaseModel, Field
@@ -91,6 +92,8 @@ class SettingSpec:
     metavar: str | None
     switch: bool = False
     """An on/off setting: its flag turns it on, ``--no-`` before the flag turns it off."""
+    path: bool = False
+    """Its value is a place on disk (a file or a folder)."""
 
     @property
     def env_names(self) -> tuple[str, ...]:
@@ -125,6 +128,7 @@ def spec_of(name: str, field: FieldInfo, group: str) -> SettingSpec:
         repeat=bool(extra["repeat"]),
         metavar=extra["metavar"] if isinstance(extra["metavar"], str) else None,
         switch=field.annotation is bool,
+        path=field.annotation is Path or Path in get_args(field.annotation),
     )
 
 

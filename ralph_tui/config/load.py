@@ -15,8 +15,10 @@ from pydantic import ValidationError
 
 from ralph_tui.config.declare import SettingSpec
 from ralph_tui.config.paths import path_problems
+from ralph_tui.config.record import refuse_recorded_paths_outside
 from ralph_tui.config.settings import Settings, setting_specs
 from ralph_tui.errors import UsageError
+from ralph_tui.redact import redact_urls
 
 OWN_PREFIXES = ("RALPH_", "AX_")
 """Names with these prefixes are meant for ralph-tui: an unknown one is a misspelling."""
@@ -29,9 +31,9 @@ class SettingsError(UsageError):
     title = "Invalid settings"
 
     def __init__(self, problems: list[str]) -> None:
-        self.problems = problems
+        self.problems = [redact_urls(problem) for problem in problems]
         count = f"{len(problems)} invalid settings: " if len(problems) > 1 else "invalid settings: "
-        super().__init__(count + "; ".join(problems))
+        super().__init__(count + "; ".join(self.problems))
 
 
 @dataclass(frozen=True)
@@ -85,8 +87,10 @@ def load_settings(
     writes: bool = False,
 ) -> Settings:
     """Build settings with ``recorded`` and then ``cli`` on top of the environment;
-    ``SettingsError`` lists every bad value with where it came from. ``writes``: the
-    caller will write to the places they name, so those are checked too."""
+    ``SettingsError`` lists every bad value with where it came from, and
+    ``RecordedPathOutside`` refuses a recorded path outside the out dir that ``cli`` does
+    not give again. ``writes``: the caller will write to the places they name, so those are
+    checked too."""
     layers = Layers(
         cli={k: v for k, v in (cli or {}).items() if v is not None},
         recorded={k: v for k, v in (recorded or {}).items() if v is not None},
@@ -97,6 +101,8 @@ def load_settings(
         settings = Settings(_env_file=layers.env_file, **{**layers.recorded, **layers.cli})
     except ValidationError as exc:
         raise SettingsError(problems(exc, layers.source_of)) from None
+    restored = [name for name in layers.recorded if name not in layers.cli]
+    refuse_recorded_paths_outside(settings, restored, recorded_from)
     return check_paths(settings, layers) if writes else settings
 
 
@@ -131,6 +137,15 @@ def with_values(settings: Settings, values: dict[str, Any], source: str) -> Sett
         ) from None
     object.__setattr__(updated, "__pydantic_fields_set__", settings.model_fields_set | set(values))
     return updated
+
+
+def with_recorded(settings: Settings, recorded: dict[str, Any], recorded_from: str) -> Settings:
+    """``settings`` with a session's ``recorded`` values on top (the app's re-run), checked
+    as ``load_settings`` checks them: validated, no recorded path outside the out dir, and
+    every place they write to writable."""
+    updated = with_values(settings, recorded, recorded_from)
+    refuse_recorded_paths_outside(updated, recorded, recorded_from)
+    return check_paths(updated)
 
 
 def problems(exc: ValidationError, source_of: Any) -> list[str]:

@@ -3,6 +3,7 @@ and evidence. Each class is one group."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import ClassVar, Literal
 
@@ -14,6 +15,9 @@ from ralph_tui.config.prices import parse_prices
 ProviderChoice = Literal["auto", "offline"]
 InnerChoice = Literal["rlm", "lcm"]
 SubcallCacheScope = Literal["session", "shared", "off"]
+VARIANT_NAME = re.compile(r"[A-Za-z0-9][\w.-]*")
+"""What a variant is called by (``v1a2b3c4d``, ``baseline``): a name, never a path, as it
+names a file of the variant store."""
 
 
 class ModelSettings(SettingsGroup):
@@ -99,6 +103,16 @@ class ModelSettings(SettingsGroup):
         doc="Timeout of one LLM call in seconds (default 120; 600 for a server on this "
         "machine, which is slow and is not retried after a timeout).",
     )
+
+    @field_validator("variant")
+    @classmethod
+    def _variant_is_a_name(cls, value: str | None) -> str | None:
+        if value is not None and not VARIANT_NAME.fullmatch(value):
+            raise ValueError(
+                "a variant is given by its id (v1a2b3c4d; `ralph-tui optimize` lists them) or "
+                "`baseline`, not a path"
+            )
+        return value
 
 
 class BudgetSettings(SettingsGroup):

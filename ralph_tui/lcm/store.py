@@ -7,12 +7,16 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from ralph_tui.json_input import parse_json
 from ralph_tui.llm.types import ChatMessage, ToolCall
 from ralph_tui.traces.atomic import append_line
 
 CHARS_PER_TOKEN = 4
 MESSAGE_OVERHEAD_TOKENS = 4
 """Role and framing tokens a message costs beyond its text (an estimate)."""
+MAX_LINE_BYTES = 16 * 2**20
+"""The longest stored message read back (the file lives in a session folder, which may come
+from someone else); a longer line ends the conversation there, like a torn one."""
 
 
 def estimate_tokens(text: str) -> int:
@@ -80,12 +84,14 @@ class MessageStore:
 
     @classmethod
     def load(cls, path: Path) -> MessageStore:
-        """The store written at ``path`` (a torn last line, from a crash, is dropped)."""
+        """The store written at ``path`` (a torn last line, from a crash, is dropped; so is
+        everything from a line past the bounds of ``parse_json``)."""
         store = cls(path)
         if path.is_file():
-            for line in path.read_text(encoding="utf-8").splitlines():
+            for line in path.read_bytes().splitlines():
                 try:
-                    store.messages.append(StoredMessage.model_validate_json(line))
+                    data = parse_json(line, str(path), max_bytes=MAX_LINE_BYTES)
+                    store.messages.append(StoredMessage.model_validate(data))
                 except ValueError:
                     break
         return store

@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from pydantic import BaseModel, ValidationError
+
 from ralph_tui.config import Settings, recorded_settings, restored_settings
 from ralph_tui.documents import Confinement, InputError
 from ralph_tui.loops.iteration import merge_constraints
@@ -53,9 +55,28 @@ def session_settings(request: RunRequest) -> dict[str, Any]:
     }
 
 
-def stored_more_docs(stored: dict[str, Any]) -> list[Path]:
-    """The ``--doc`` values a session recorded after its first (``doc_path``)."""
-    return [Path(spec) for spec in (stored.get("docs") or [])[1:]]
+class RecordedChoices(BaseModel):
+    """The request's own choices a session records beside its settings, checked on the way
+    back in: a session folder may come from someone else."""
+
+    decompose: bool = False
+    constraints: list[str] = []
+    docs: list[str] = []
+
+
+def recorded_choices(record: SessionRecord) -> RecordedChoices:
+    """What ``record`` recorded of its request; ``InputError`` naming it when that is not
+    what a run records."""
+    try:
+        return RecordedChoices.model_validate(
+            {k: v for k, v in record.settings.items() if k in RecordedChoices.model_fields}
+        )
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise InputError(
+            f"session {record.session_id} recorded an invalid {where}: {first['msg']}"
+        ) from None
 
 
 def recorded_request(
@@ -64,13 +85,14 @@ def recorded_request(
     """A request for ``record``'s question and documents with the settings it recorded;
     ``choices`` set the rest (constraints, parent, where to start)."""
     source = f"session {record.session_id}"
+    recorded = recorded_choices(record)
     return RunRequest(
         mode="qa" if record.mode == "qa" else "task",
         query=record.query,
         doc_path=Path(record.doc_path),
-        more_docs=stored_more_docs(record.settings),
+        more_docs=[Path(spec) for spec in recorded.docs[1:]],
         settings=settings_for(restored_settings(record.settings), source),
-        decompose=bool(record.settings.get("decompose")),
+        decompose=recorded.decompose,
         **choices,
     )
 
@@ -88,11 +110,11 @@ def resume_request(store: TraceStore, session_id: str, settings_for: SettingsFor
         raise InputError(f"{session_id} is a sub-task; resume its parent session instead")
     if record.status == "passed":
         raise InputError(f"session {session_id} already passed; nothing to resume")
-    if record.settings.get("decompose"):
+    if recorded_choices(record).decompose:
         raise InputError("a decomposed session cannot be resumed; re-run it instead")
     traces = store.iterations(session_id)
     last: IterationTrace | None = traces[-1] if traces else None
-    base = list(record.settings.get("constraints") or [])
+    base = recorded_choices(record).constraints
     return recorded_request(
         record,
         settings_for,
@@ -110,7 +132,7 @@ def rerun_request(
     child, from iteration 1 with ``constraints`` (``None``: the ones it started with)."""
     if record.subtask_of:
         raise InputError(f"{record.session_id} is a sub-task; re-run its parent session instead")
-    started_with = list(record.settings.get("constraints") or [])
+    started_with = recorded_choices(record).constraints
     return recorded_request(
         record,
         settings_for,

@@ -6,7 +6,9 @@ episodes into the memory file and then rotates the log: the current file is rena
 next free ``episodes-<n>.jsonl`` archive and a fresh log starts.
 
 Appends are whole lines (one ``O_APPEND`` write each); a line torn by a crash is skipped
-when reading.
+when reading. The log lives in a session folder, which may come from someone else: it is
+read through the bounded JSON reader, a log past ``MAX_LOG_BYTES`` is refused and a line
+past its bounds skipped like a torn one.
 """
 
 from __future__ import annotations
@@ -20,10 +22,13 @@ from os import PathLike
 from pathlib import Path
 from typing import Any
 
+from ralph_tui.json_input import JsonRefused, parse_json
 from ralph_tui.memory.atomic import append_line
 from ralph_tui.memory.context_file import timestamp
 
 EPISODES_FILE = "episodes.jsonl"
+MAX_LOG_BYTES = 64 * 2**20
+"""The largest episode log read (compaction rotates it every few episodes: ours stay small)."""
 _ARCHIVE = re.compile(r"^episodes-(\d+)\.jsonl$")
 
 
@@ -42,17 +47,24 @@ class EpisodeStore:
         return record
 
     def load(self) -> list[dict[str, Any]]:
-        """Every readable episode of the current log, oldest first."""
+        """Every readable episode of the current log, oldest first; ``JsonRefused`` for a
+        log past ``MAX_LOG_BYTES``."""
         try:
-            lines = self.path.read_text(encoding="utf-8").splitlines()
+            size = self.path.stat().st_size
+            if size > MAX_LOG_BYTES:
+                raise JsonRefused(
+                    f"{self.path}: {size:,} bytes, past the {MAX_LOG_BYTES:,} bytes an episode "
+                    "log may hold"
+                )
+            lines = self.path.read_bytes().splitlines()
         except FileNotFoundError:
             return []
         episodes = []
         for line in lines:
             try:
-                record = json.loads(line)
-            except json.JSONDecodeError:
-                continue  # a line torn by a crash
+                record = parse_json(line, str(self.path))
+            except JsonRefused:
+                continue  # a line torn by a crash, or past the bounds
             if isinstance(record, dict):
                 episodes.append(record)
         return episodes

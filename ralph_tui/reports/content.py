@@ -169,10 +169,14 @@ def percent(share: float) -> str:
 
 
 def when(timestamp: float | None) -> str:
-    """A time as ``2026-11-25 14:03 UTC``."""
+    """A time as ``2026-11-25 14:03 UTC`` (``unknown`` for none, or for one no date can
+    show: a bundle may come from someone else)."""
     if timestamp is None:
         return "unknown"
-    return datetime.fromtimestamp(timestamp, UTC).strftime("%Y-%m-%d %H:%M UTC")
+    try:
+        return datetime.fromtimestamp(timestamp, UTC).strftime("%Y-%m-%d %H:%M UTC")
+    except (OverflowError, ValueError, OSError):
+        return "unknown"
 
 
 def usage_words(bundle: EvidenceBundle) -> str:

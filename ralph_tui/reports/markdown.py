@@ -1,5 +1,10 @@
 """The Markdown report: the HTML report's content as text to paste into an issue or a
-document (GitHub-flavoured Markdown; a quote stands in bold inside its passage)."""
+document (GitHub-flavoured Markdown; a quote stands in bold inside its passage).
+
+Everything the report quotes of a session (file names, the question, the answer, quotes,
+checks, model names, search terms) may be hostile: it is written as literal text, never as
+Markdown or HTML a renderer would act on — escaped (``md``), in a code span whose fence no
+backtick inside can close (``code``), or in a fenced block likewise (``fenced``)."""
 
 from __future__ import annotations
 
@@ -23,8 +28,12 @@ from ralph_tui.reports.content import (
 MARKDOWN_SPECIALS = re.compile(r"([\\`*_\[\]<>|~]|&(?=#?\w+;))")
 """Characters that mean something anywhere in a line of Markdown (``&`` only where it would
 start an entity)."""
-LINE_START_SPECIALS = re.compile(r"^(\s*(?:\d+)?)([#>+.)-])(?=\s|$)")
-"""What means something only at the start of a line: a heading, a quote, a list item."""
+LINE_START_SPECIALS = re.compile(r"^(\s*(?:\d+)?)([#>+=.)-])")
+"""What means something only at the start of a line: a heading, a quote, a list item, a
+rule or a heading's underline (escaping one that would mean nothing is harmless)."""
+LINE_BREAKS = re.compile(r"\r\n|[\r\n\v\f\x1c-\x1e\x85\u2028\u2029]")
+"""What ends a line for some reader: inside a code span, a table row or a list item it
+would end the span, the row or the item."""
 STRIP_BLOCKS = " ▁▂▃▄▅▆▇█"
 """Coverage strip cells, from nothing read to all read."""
 
@@ -37,13 +46,29 @@ def md(text: str) -> str:
     return LINE_START_SPECIALS.sub(r"\1\\\2", escaped)
 
 
+def code(text: str, *, in_table: bool = False) -> str:
+    """``text`` as an inline code span, shown as written: its fence longer than any run of
+    backticks inside it, a space inside the fence where the text starts or ends with a
+    backtick or a space (CommonMark strips one), its line breaks made spaces, and in a table
+    its ``|`` escaped (GFM splits cells on a ``|`` even inside a code span)."""
+    flat = LINE_BREAKS.sub(" ", text)
+    if not flat:
+        return ""
+    if in_table:
+        flat = flat.replace("|", "\\|")
+    longest = max((len(run) for run in re.findall(r"`+", flat)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if flat[0] in "` " or flat[-1] in "` " else ""
+    return f"{fence}{pad}{flat}{pad}{fence}"
+
+
 def render_markdown(bundle: EvidenceBundle) -> str:
     """The report of ``bundle`` as Markdown."""
     parts = [
         f"# ralph-tui report\n\n**Question:** {md(bundle.query)}\n",
-        f"{bundle.mode.upper()} session `{bundle.session_id}` · {bundle.status} · "
+        f"{md(bundle.mode.upper())} session {code(bundle.session_id)} · {md(bundle.status)} · "
         f"{len(bundle.iterations)} iteration(s) · report made {when(bundle.created_at)} by "
-        f"{bundle.generator}\n",
+        f"{md(bundle.generator)}\n",
         "## Answer\n" if bundle.mode == "qa" else "## Task output\n",
         *answer_part(bundle),
         "## Evidence\n",
@@ -55,7 +80,7 @@ def render_markdown(bundle: EvidenceBundle) -> str:
         *iterations_part(bundle),
         *coverage_part(bundle),
         "## Models, usage and cost\n",
-        *[f"- {role} model: `{model}`" for role, model in bundle.models.items()],
+        *[f"- {md(role)} model: {code(model)}" for role, model in bundle.models.items()],
         f"- usage: {usage_words(bundle)}\n",
     ]
     return "\n".join(parts)
@@ -72,7 +97,7 @@ def answer_part(bundle: EvidenceBundle) -> list[str]:
         refs = " ".join(f"[{n}]" for n in line.quotes)
         missing = f" — missing: {md(line.missing)}" if line.missing else ""
         text = md(line.shown)
-        items.append(f"- **{line.verdict_label}:** {text} {refs}{missing}".rstrip())
+        items.append(f"- **{md(line.verdict_label)}:** {text} {refs}{missing}".rstrip())
     return ["\n".join(items) + "\n"]
 
 
@@ -101,7 +126,7 @@ def sources_part(bundle: EvidenceBundle) -> list[str]:
     rows = ["| source | " + " | ".join(["what", "value"]) + " |", "|---|---|---|"]
     for source in bundle.sources:
         for label, value in source_facts(source):
-            shown = f"`{value}`" if label in ("SHA-256", "path") else md(value)
+            shown = code(value, in_table=True) if label in ("SHA-256", "path") else md(value)
             rows.append(f"| {md(source.name)} | {label} | {shown} |")
     return ["### Sources\n", "\n".join(rows) + "\n"]
 
@@ -133,7 +158,7 @@ def iterations_part(bundle: EvidenceBundle) -> list[str]:
     for step in timeline(bundle):
         reported = " (reported)" if step.reported else ""
         read = f", {step.read}" if step.read else ""
-        lines.append(f"{step.iteration}. **{step.outcome}**{reported}{read}, "
+        lines.append(f"{step.iteration}. **{md(step.outcome)}**{reported}{read}, "
                      f"{step.constraints} constraint(s)")  # fmt: skip
         lines += [f"   - \\+ {md(c)}" for c in step.added]
         lines += [f"   - − {md(c)}" for c in step.dropped]
@@ -145,7 +170,7 @@ def coverage_part(bundle: EvidenceBundle) -> list[str]:
     coverage = bundle.coverage
     if coverage is None:
         return ["## What was read\n", "The run did not record what it read.\n"]
-    searches = ", ".join(f"`{s}`" for s in coverage.searches) or "none"
+    searches = ", ".join(code(s) for s in coverage.searches if s.strip()) or "none"
     lines = [
         f"Read **{percent(coverage.share)}** of the text ({coverage.read_chars:,} of "
         f"{coverage.total_chars:,} characters). Searched the whole text for: {searches}.\n"

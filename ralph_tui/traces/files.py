@@ -3,25 +3,33 @@
 A session folder holds ``session.json`` (a ``SessionRecord``), one
 ``iter-XX.json`` per iteration (an ``IterationTrace``), ``events.jsonl``, and
 one ``subtask-<id>/`` folder (laid out the same way) per sub-task.
+
+A session folder may come from someone else, so its files are read as input: through the
+bounded JSON reader (``json_input``), each file or line no larger than the sizes below,
+before pydantic sees them.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from pydantic import ValidationError
-
+from ralph_tui.events import MAX_EVENT_LINE_BYTES
+from ralph_tui.json_input import parse_json, read_json
 from ralph_tui.traces.models import IterationTrace, SessionRecord
 from ralph_tui.traces.session_ids import SESSIONS_DIR, SUBTASK_PREFIX
 
 SESSION_FILE = "session.json"
 EVENTS_FILE = "events.jsonl"
 ITER_GLOB = "iter-*.json"
+
+MAX_SESSION_BYTES = 64 * 2**20
+"""The largest ``session.json`` read (ours hold the query and the settings: kilobytes)."""
+MAX_ITERATION_BYTES = 64 * 2**20
+"""The largest ``iter-XX.json`` read (an iteration's output, quotes and checks)."""
 
 _ITER_NAME_RE = re.compile(r"iter-(\d+)\.json")
 
@@ -40,8 +48,15 @@ def iteration_number(filename: str) -> int | None:
 
 
 def read_record(folder: Path) -> SessionRecord:
-    """The ``session.json`` of a session folder."""
-    return SessionRecord.model_validate_json((folder / SESSION_FILE).read_bytes())
+    """The ``session.json`` of a session folder; ``JsonRefused`` (naming the file) when it
+    is past the bounds of ``parse_json``, a ``ValidationError`` when it is no record."""
+    path = folder / SESSION_FILE
+    return SessionRecord.model_validate(read_json(path, max_bytes=MAX_SESSION_BYTES))
+
+
+def read_trace(path: Path) -> IterationTrace:
+    """An ``iter-XX.json`` file, read as ``read_record`` reads a record."""
+    return IterationTrace.model_validate(read_json(path, max_bytes=MAX_ITERATION_BYTES))
 
 
 def read_iterations(folder: Path) -> list[IterationTrace]:
@@ -58,8 +73,8 @@ def read_iterations(folder: Path) -> list[IterationTrace]:
     traces = []
     for _, path in numbered:
         try:
-            traces.append(IterationTrace.model_validate_json(path.read_bytes()))
-        except (OSError, ValidationError) as exc:
+            traces.append(read_trace(path))
+        except (OSError, ValueError) as exc:  # JsonRefused and ValidationError included
             log.warning("skipping unreadable trace %s: %s", path, exc)
     return traces
 
@@ -87,7 +102,7 @@ def last_event_at(folder: Path, chunk: int = 64 * 1024) -> float | None:
 
 def _event_time(line: bytes) -> float | None:
     try:
-        ts = json.loads(line).get("ts")
+        ts = parse_json(line, EVENTS_FILE, max_bytes=MAX_EVENT_LINE_BYTES).get("ts")
     except (ValueError, AttributeError):
         return None
     return float(ts) if isinstance(ts, (int, float)) else None

@@ -20,8 +20,11 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
+from pydantic import ValidationError
+
+from ralph_tui.json_input import JsonRefused, parse_json
 from ralph_tui.traces import index_sql as sql
-from ralph_tui.traces.files import read_iterations, read_record, session_folders
+from ralph_tui.traces.files import SESSION_FILE, read_iterations, read_record, session_folders
 from ralph_tui.traces.index_query import (
     DateBound,
     IterationRow,
@@ -42,15 +45,19 @@ _CORRUPT_CODES = frozenset({sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB})
 
 T = TypeVar("T")
 SessionTree = tuple[SessionRecord, Sequence[IterationTrace]]
+OnSkip = Callable[[Path, str], None]
+"""Told of each session folder a scan skips: the folder, and why (one line)."""
 log = logging.getLogger(__name__)
 
 
 class SessionIndex:
     """Read and write access to one ``index.sqlite``; safe to share between threads."""
 
-    def __init__(self, path: Path | str) -> None:
+    def __init__(self, path: Path | str, on_skip: OnSkip | None = None) -> None:
         self.path = Path(path)
         self.out_dir = self.path.parent
+        self.on_skip = on_skip
+        """Told of each session folder a rebuild from the files leaves out."""
         self._lock = threading.RLock()
         self.rebuilt_on_open = False
         """Whether opening found the file missing, damaged or outdated and rebuilt it."""
@@ -88,7 +95,7 @@ class SessionIndex:
 
     def get(self, session_id: str) -> SessionRecord | None:
         rows = self._read(sql.SELECT_RECORD, (session_id,))
-        return SessionRecord.model_validate_json(rows[0][0]) if rows else None
+        return _indexed_record(rows[0][0]) if rows else None
 
     def list_sessions(
         self,
@@ -112,7 +119,7 @@ class SessionIndex:
         """
         where = SessionFilter(mode, status, date_from, date_to, parent, text, subtasks)
         statement, params = list_statement(where, sort, descending, limit, offset)
-        return [SessionRecord.model_validate_json(row[0]) for row in self._read(statement, params)]
+        return [_indexed_record(row[0]) for row in self._read(statement, params)]
 
     def count_sessions(
         self,
@@ -136,17 +143,17 @@ class SessionIndex:
         if match is None:
             return []
         statement, params = search_statement(match, limit, subtasks)
-        return [SessionRecord.model_validate_json(row[0]) for row in self._read(statement, params)]
+        return [_indexed_record(row[0]) for row in self._read(statement, params)]
 
     def children(self, session_id: str) -> list[SessionRecord]:
         """Sessions re-run from ``session_id`` (their ``parent_session_id``), oldest first."""
         rows = self._read(sql.SELECT_CHILDREN, (session_id,))
-        return [SessionRecord.model_validate_json(row[0]) for row in rows]
+        return [_indexed_record(row[0]) for row in rows]
 
     def subtasks(self, session_id: str) -> list[SessionRecord]:
         """The sub-task sessions of a decomposed session, oldest first."""
         rows = self._read(sql.SELECT_SUBTASKS, (session_id,))
-        return [SessionRecord.model_validate_json(row[0]) for row in rows]
+        return [_indexed_record(row[0]) for row in rows]
 
     def iterations(self, session_id: str) -> list[IterationRow]:
         """A summary row per stored iteration of ``session_id``, in iteration order."""
@@ -201,7 +208,7 @@ class SessionIndex:
     def _rebuild_from_files(self, conn: sqlite3.Connection) -> None:
         retry_busy(
             lambda: in_transaction(
-                conn, lambda c: _replace_all(c, scan_session_trees(self.out_dir))
+                conn, lambda c: _replace_all(c, scan_session_trees(self.out_dir, self.on_skip))
             )
         )
 
@@ -210,26 +217,58 @@ class SessionIndex:
         return sessions.is_dir() and any(sessions.iterdir())
 
 
-def reindex(out_dir: Path | str) -> int:
-    """Rebuild ``<out_dir>/index.sqlite`` from the session folders; returns the session count."""
-    with SessionIndex(Path(out_dir) / INDEX_FILE) as index:
+def reindex(out_dir: Path | str, on_skip: OnSkip | None = None) -> int:
+    """Rebuild ``<out_dir>/index.sqlite`` from the session folders; returns the session count
+    (``on_skip`` is told of each folder left out)."""
+    with SessionIndex(Path(out_dir) / INDEX_FILE, on_skip) as index:
         if index.rebuilt_on_open:
             return index.count_sessions(subtasks=True)
-        return index.rebuild(lambda: scan_session_trees(Path(out_dir)))
+        return index.rebuild(lambda: scan_session_trees(Path(out_dir), on_skip))
 
 
-def scan_session_trees(out_dir: Path) -> Iterator[SessionTree]:
-    """Every session folder's record and traces; unreadable folders are skipped with a warning."""
+def scan_session_trees(out_dir: Path, on_skip: OnSkip | None = None) -> Iterator[SessionTree]:
+    """Every session folder's record and traces; a folder whose ``session.json`` cannot be
+    read (missing, malformed, past the bounds of the JSON reader: a 400-digit number, nesting
+    1,000 deep) is skipped and passed to ``on_skip`` (else logged as a warning)."""
     for session_id, folder in session_folders(out_dir):
         try:
             record = read_record(folder)
         except (OSError, ValueError) as exc:
-            log.warning("skipping session %s: %s", session_id, exc)
+            (on_skip or _log_skip)(folder, unreadable_reason(folder, exc))
             continue
         if record.session_id != session_id:
             # The folder's place is the truth (a copied or moved folder keeps its old id inside).
             record = record.model_copy(update={"session_id": session_id})
         yield record, read_iterations(folder)
+
+
+def _indexed_record(text: str | bytes) -> SessionRecord:
+    """A record as the index holds it, read like the files it was built from (an out dir may
+    come from someone else, its index too)."""
+    where = f"the session index {INDEX_FILE}"
+    rebuild = "`ralph-tui sessions reindex` rebuilds it from the session folders"
+    try:
+        return SessionRecord.model_validate(parse_json(text, where))
+    except JsonRefused as exc:
+        raise JsonRefused(exc.message, hint=rebuild) from None
+    except ValidationError:
+        raise JsonRefused(f"{where} holds a row that is no session record", hint=rebuild) from None
+
+
+def unreadable_reason(folder: Path, exc: Exception) -> str:
+    """Why a session folder's ``session.json`` could not be read, in one line."""
+    if isinstance(exc, ValidationError):
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "the record"
+        return f"{SESSION_FILE} is no session record ({where}: {first['msg']})"
+    if isinstance(exc, OSError):
+        return f"{SESSION_FILE} cannot be read ({exc.strerror or exc})"
+    text = " ".join(str(exc).split())
+    return f"{SESSION_FILE}: {text.removeprefix(f'{folder / SESSION_FILE}: ')}"
+
+
+def _log_skip(folder: Path, reason: str) -> None:
+    log.warning("skipping session folder %s: %s", folder, reason)
 
 
 def _replace_all(conn: sqlite3.Connection, trees: Iterable[SessionTree]) -> int:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import socket
 import time
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import (
     AliasChoices,
@@ -24,9 +24,15 @@ from pydantic import (
 )
 from pydantic.alias_generators import to_camel
 
-from ralph_tui.events import RUN_STATUSES, JudgeIssue, RuleResult, RunStatus
+from ralph_tui.events import RUN_STATUSES, JudgeIssue, RuleResult, RunStatus, Said
 from ralph_tui.evidence import Claim, Coverage, QuoteLocation
 from ralph_tui.llm.usage import ModelUsage, UsageSnapshot, describe_saved
+
+LAST_SECOND = 253_402_300_799.0
+"""9999-12-31 23:59:59 UTC, the last moment a date can show."""
+Timestamp = Annotated[float, Field(ge=0, le=LAST_SECOND)]
+"""A moment in seconds since the epoch that a date can show (a session folder may come from
+someone else: ``1e300`` would end a listing in an OverflowError)."""
 
 FINISHED_STATUSES: frozenset[str] = frozenset(RUN_STATUSES) - {"running"}
 
@@ -95,14 +101,14 @@ class SessionRecord(BaseModel):
     parent_session_id: str | None = None
     """The session this one re-runs, if it does."""
     status: RunStatus = "running"
-    created_at: float = Field(default_factory=time.time)
-    updated_at: float = Field(default_factory=time.time)
-    finished_at: float | None = None
+    created_at: Timestamp = Field(default_factory=time.time)
+    updated_at: Timestamp = Field(default_factory=time.time)
+    finished_at: Timestamp | None = None
     iterations: int = 0
     """Iterations completed."""
     duration_ms: float | None = None
     """How long the session ran, over all its legs (a ``--resume`` starts a new leg)."""
-    leg_started_at: float | None = None
+    leg_started_at: Timestamp | None = None
     """When the current leg started (``None``: at ``created_at``, the first leg)."""
     earlier_legs_ms: float = 0.0
     """How long the legs before the current one ran."""
@@ -115,7 +121,7 @@ class SessionRecord(BaseModel):
     subcall_cache_saved: CacheSaving = Field(default_factory=CacheSaving)
     """What the sub-call cache saved over every leg of the session: calls not sent, so not
     counted in ``llm_calls``, the tokens or the cost."""
-    error: str | None = None
+    error: Said | None = None
     """What stopped the run, when something did."""
     pid: int = Field(default_factory=os.getpid)
     """The process writing the session."""
@@ -225,8 +231,8 @@ class IterationTrace(BaseModel):
     output_len: int | None = None
     feedback: list[str] = Field(default_factory=list)
     """The constraints this iteration hands to the next."""
-    started_at: float | None = None
-    finished_at: float | None = None
+    started_at: Timestamp | None = None
+    finished_at: Timestamp | None = None
     quotes: list[QuoteLocation] = Field(default_factory=list)
     """QA: where each evidence quote of ``output`` stands in its source. Task: where each
     passage of the DocReader's brief stands (numbered as its ``[Pn]`` marker)."""

@@ -35,7 +35,7 @@ from ralph_tui.traces.files import (
     read_record,
     session_folders,
 )
-from ralph_tui.traces.index import INDEX_FILE, SessionIndex, scan_session_trees
+from ralph_tui.traces.index import INDEX_FILE, OnSkip, SessionIndex, scan_session_trees
 from ralph_tui.traces.liveness import effective_status
 from ralph_tui.traces.models import FINISHED_STATUSES, IterationTrace, SessionRecord
 from ralph_tui.traces.session_ids import (
@@ -66,11 +66,24 @@ class AmbiguousSessionError(UsageError):
     title = "Which session?"
 
 
+class SessionFolderLeadsOut(UsageError):
+    """A session folder to be written again (a resume) is, or holds, a link that leads
+    outside the out dir: appending to it would write there."""
+
+    title = "A session folder leads out"
+    default_hint = (
+        "a session folder may come from someone else: remove the link, or re-run the session "
+        "(--rerun) into a new folder"
+    )
+
+
 class TraceStore:
     """All sessions under one output directory, and the index over them."""
 
-    def __init__(self, out_dir: Path | str) -> None:
+    def __init__(self, out_dir: Path | str, on_skip: OnSkip | None = None) -> None:
         self.out_dir = Path(out_dir)
+        self.on_skip = on_skip
+        """Told of each session folder a rebuild of the index leaves out (else logged)."""
         self._index: SessionIndex | None = None
         self._index_lock = threading.Lock()
 
@@ -80,7 +93,7 @@ class TraceStore:
         with self._index_lock:
             if self._index is None:
                 self.out_dir.mkdir(parents=True, exist_ok=True)
-                self._index = SessionIndex(self.out_dir / INDEX_FILE)
+                self._index = SessionIndex(self.out_dir / INDEX_FILE, self.on_skip)
             return self._index
 
     def close(self) -> None:
@@ -101,8 +114,11 @@ class TraceStore:
         return SessionHandle(self, fresh, folder, _LatestRunMirror(self.out_dir), "")
 
     def reopen_session(self, session_id: str) -> SessionHandle:
-        """Take over an interrupted session to resume it: this process becomes its writer."""
+        """Take over an interrupted session to resume it: this process becomes its writer.
+        ``SessionFolderLeadsOut`` when the folder, or anything in it, resolves outside the
+        out dir (the run appends to its files: events, the memory file, the episode log)."""
         folder = session_dir(self.out_dir, session_id)
+        check_inside(folder, self.out_dir)
         record = read_record(folder)
         earlier = ran_for_ms(folder, record)
         resumed = record.model_copy(
@@ -190,8 +206,14 @@ class TraceStore:
         self.update_index(lambda index: index.upsert_session(crashed))
 
     def reindex(self) -> int:
-        """Rebuild the index from the session folders; returns how many sessions it holds."""
-        return self.index.rebuild(lambda: scan_session_trees(self.out_dir))
+        """Rebuild the index from the session folders (once: opening a missing or outdated
+        index has rebuilt it already); returns how many sessions it holds. A folder that
+        cannot be read is left out and passed to ``on_skip``."""
+        opening = self._index is None
+        index = self.index
+        if opening and index.rebuilt_on_open:
+            return index.count_sessions(subtasks=True)
+        return index.rebuild(lambda: scan_session_trees(self.out_dir, self.on_skip))
 
     def update_index(self, change: Callable[[SessionIndex], None]) -> None:
         """Apply ``change`` to the index; a failure is logged, not raised: files are the truth."""
@@ -364,6 +386,17 @@ def _remove_if_empty(folder: Path) -> None:
         return
 
 
+def check_inside(folder: Path, out_dir: Path) -> None:
+    """``SessionFolderLeadsOut`` unless ``folder`` and every path under it resolve inside
+    ``out_dir`` (links resolved: a ``context.md`` linked to a file elsewhere is refused)."""
+    root = out_dir.resolve()
+    for path in (folder, *folder.rglob("*")):
+        if not path.resolve().is_relative_to(root):
+            raise SessionFolderLeadsOut(
+                f"{path} leads outside the out dir {root} (to {path.resolve()})"
+            )
+
+
 def parse_event_lines(chunk: bytes) -> list[BaseEvent]:
     """The events in ``chunk``, whole JSON lines; a line that is no known event is skipped."""
     events = []
@@ -371,7 +404,7 @@ def parse_event_lines(chunk: bytes) -> list[BaseEvent]:
         if not line.strip():
             continue
         try:
-            events.append(event_from_json(line.decode("utf-8")))
+            events.append(event_from_json(line))
         except ValueError:
             log.debug("skipping an unreadable event line: %.80r", line)
     return events

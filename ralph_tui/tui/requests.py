@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ralph_tui.config import Settings, with_values
+from ralph_tui.config import Settings, with_recorded, with_values
 from ralph_tui.tui.widgets.run_form import RunFormValues
 
 if TYPE_CHECKING:
@@ -46,11 +46,12 @@ def rerun_request(record: SessionRecord, constraints: list[str], settings: Setti
     """A new session of ``record``'s question and document with ``constraints`` from iteration 1.
 
     It records ``record`` as its parent, and runs with the settings ``record`` ran with,
-    validated on top of the app's (keys and endpoints come from the app's settings, never
-    from a trace).
+    checked on top of the app's as the command line checks them (keys and endpoints come
+    from the app's settings, never from a trace; a recorded path outside the out dir is
+    refused).
     """
     from ralph_tui.loops.requests import rerun_request as recorded_rerun
 
     return recorded_rerun(
-        record, constraints, lambda recorded, source: with_values(settings, recorded, source)
+        record, constraints, lambda recorded, source: with_recorded(settings, recorded, source)
     )

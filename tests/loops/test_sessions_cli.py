@@ -43,7 +43,7 @@ def test_list_show_search_and_reindex(tmp_path: Path, capsys: pytest.CaptureFixt
 
     (tmp_path / "out" / "index.sqlite").unlink()
     reindexed = cli_json(capsys, "sessions", "reindex", "--out", out, "--json")
-    assert reindexed == {"sessions": 2, "seconds": reindexed["seconds"]}  # type: ignore[index]
+    assert reindexed == {"sessions": 2, "seconds": reindexed["seconds"], "skipped": []}  # type: ignore[index]
     assert cli_json(capsys, "sessions", "list", "--out", out, "--json") == listed
 
 
