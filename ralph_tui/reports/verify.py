@@ -9,7 +9,7 @@ or to have lost its source. An external page not fetched is "not checked", never
 from __future__ import annotations
 
 import bisect
-import json
+import stat
 from collections import Counter
 from pathlib import Path
 from typing import Literal, get_args
@@ -23,7 +23,13 @@ from ralph_tui.documents.cache import ExtractionCache
 from ralph_tui.documents.convert import PAGE_SEPARATOR
 from ralph_tui.errors import ExitCode
 from ralph_tui.evidence import QuoteLocation
-from ralph_tui.reports.bundle import BUNDLE_VERSION, BundleSource, EvidenceBundle
+from ralph_tui.json_input import JsonRefused, read_json
+from ralph_tui.reports.bundle import (
+    BUNDLE_VERSION,
+    MAX_BUNDLE_BYTES,
+    BundleSource,
+    EvidenceBundle,
+)
 from ralph_tui.reports.closest import closest_passage
 from ralph_tui.reports.sources import (
     Given,
@@ -128,15 +134,19 @@ class VerifyReport(BaseModel):
 
 
 def load_bundle(path: Path) -> EvidenceBundle:
-    """The bundle in ``path``; ``InputError`` (one line) when it cannot be one."""
+    """The bundle in ``path``; ``InputError`` (one line) when it cannot be one: not a
+    regular file, past ``MAX_BUNDLE_BYTES``, not JSON, past ``parse_json``'s bounds (nesting,
+    64-bit numbers) or past the bundle schema's (negative or reversed spans, sizes)."""
     try:
-        raw = json.loads(path.read_bytes())
+        if not stat.S_ISREG(path.stat().st_mode):
+            raise InputError(f"{path} is not a regular file: not an evidence bundle")
+        raw = read_json(path, max_bytes=MAX_BUNDLE_BYTES)
     except FileNotFoundError:
         raise InputError(f"bundle not found: {path} (check the path)") from None
     except OSError as exc:
         raise InputError(f"cannot read the bundle {path}: {exc.strerror or exc}") from None
-    except ValueError as exc:
-        raise InputError(f"{path} is not JSON ({exc}): not an evidence bundle") from None
+    except JsonRefused as exc:
+        raise InputError(f"{exc.message}: not an evidence bundle") from None
     version = raw.get("bundle_version") if isinstance(raw, dict) else None
     if version != BUNDLE_VERSION:
         what = "has no bundle_version" if version is None else f"is bundle version {version}"
