@@ -1,0 +1,121 @@
+"""``ralph-tui verify`` of a bundle from someone else costs a bounded amount of work and
+stops when asked: a 40 KB quote that is not in its 40 KB source ends at once with the
+closest passage "not checked: too long" (it ran past ``timeout`` before, SIGTERM ignored);
+a quote of a few KB gets its closest passage; SIGTERM or Ctrl-C in the middle of a heavy
+bundle ends the command within about a second (143, 130)."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from ralph_tui.evidence import QuoteLocation
+from tests.reports.bundles import make_bundle, read_source, write_bundle
+
+ROOT = Path(__file__).parents[2]
+
+
+def random_words(rng: random.Random, size: int, vocabulary: list[str]) -> str:
+    words: list[str] = []
+    length = 0
+    while length < size:
+        words.append(rng.choice(vocabulary))
+        length += len(words[-1]) + 1
+    return " ".join(words)
+
+
+def hostile_bundle(folder: Path, quote_size: int, source_size: int, quotes: int = 1) -> Path:
+    """A source of random words, and quotes of other random words from the same
+    vocabulary: each shares words with the source everywhere, and is in it nowhere."""
+    rng = random.Random(7)
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    vocabulary = ["".join(rng.choices(letters, k=rng.randint(2, 9))) for _ in range(2000)]
+    (folder / "source.txt").write_text(random_words(rng, source_size, vocabulary))
+    source, document = read_source(folder / "source.txt")
+    located = []
+    for number in range(1, quotes + 1):
+        text = random_words(rng, quote_size, vocabulary)
+        assert text not in document.text
+        located.append(
+            QuoteLocation(
+                number=number, text=text, found="exact", source=document.name, start=0, end=10
+            )
+        )
+    return write_bundle(folder / "bundle.json", make_bundle([source], located))
+
+
+def finish(process: subprocess.Popen[str], timeout: float) -> tuple[str, str]:
+    """The process's output once it ends; killed, and the test failed, past ``timeout``."""
+    try:
+        return process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.communicate()
+        pytest.fail(f"verify still ran after {timeout} s")
+
+
+def verify_process(bundle: Path, *flags: str) -> subprocess.Popen[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.Popen(
+        [sys.executable, "-m", "ralph_tui", "verify", str(bundle), *flags],
+        cwd=bundle.parent,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def test_a_40_kb_quote_not_in_its_40_kb_source_ends_at_once_not_checked_too_long(
+    tmp_path: Path, clean_env: None
+) -> None:
+    bundle = hostile_bundle(tmp_path, 40_000, 40_000)
+    started = time.monotonic()
+    process = verify_process(bundle, "--json", "--out-dir", str(tmp_path / "out"))
+    out, err = finish(process, 30)
+    took = time.monotonic() - started
+    assert process.returncode == 1, err
+    [quote] = json.loads(out)["quotes"]
+    assert quote["status"] == "changed"
+    assert "closest passage not checked: too long (40,0" in quote["detail"]
+    assert quote["closest"] is None
+    assert took < 10  # a guard only: it takes well under a second past start-up
+
+
+def test_a_quote_of_a_few_kb_gets_its_closest_passage_quickly(
+    tmp_path: Path, clean_env: None
+) -> None:
+    bundle = hostile_bundle(tmp_path, 5_000, 200_000)
+    started = time.monotonic()
+    process = verify_process(bundle, "--json", "--out-dir", str(tmp_path / "out"))
+    out, err = finish(process, 30)
+    assert time.monotonic() - started < 10, err
+    [quote] = json.loads(out)["quotes"]
+    assert quote["status"] == "changed"
+    assert "the closest passage" in quote["detail"]
+    assert 0 < len(quote["closest"]["text"]) <= 5_000 + 200
+
+
+@pytest.mark.parametrize(("signum", "exit_code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_a_signal_in_the_middle_of_a_heavy_bundle_ends_it_within_a_second(
+    tmp_path: Path, clean_env: None, signum: int, exit_code: int
+) -> None:
+    # 300 quotes of 6.5 KB against 400 KB: about 0.05 s each, 15 s or more in all
+    bundle = hostile_bundle(tmp_path, 6_500, 400_000, quotes=300)
+    process = verify_process(bundle, "--out-dir", str(tmp_path / "out"))
+    time.sleep(6)  # past start-up (about 1 to 3 s here), into the quotes
+    assert process.poll() is None, process.communicate()
+    sent = time.monotonic()
+    process.send_signal(signum)
+    _out, err = finish(process, 10)
+    took = time.monotonic() - sent
+    assert process.returncode == exit_code, err
+    assert took < 2, f"{took:.2f} s"  # well within a second on an idle machine
