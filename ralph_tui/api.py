@@ -469,6 +469,7 @@ async def averify(
     *,
     docs: Sequence[PathLike] = (),
     offline: bool = False,
+    trust_paths: bool = False,
     settings: Settings | None = None,
     env_file: PathLike | None = None,
     http_client: httpx2.AsyncClient | None = None,
@@ -477,7 +478,9 @@ async def averify(
     """Whether the quotes of the evidence bundle ``bundle`` still stand in their sources.
 
     Each source file is read again with the same conversion, from where ``docs`` puts it
-    (matched by name, then by SHA-256) or else from the path the bundle saved; each external
+    (matched by name, then by SHA-256), else from the path the bundle saved when that is
+    inside the bundle's folder or the working folder (anywhere with ``trust_paths``), else
+    by its name in one of those folders; a special file (``/proc``, a FIFO) never; each external
     page is fetched anew through ``http_client`` (or a client of its own), unless
     ``offline``: then its quotes are "not checked". ``options`` are settings by name
     (``out_dir``: where the extraction cache is). Bad input (an unreadable bundle, another
@@ -489,7 +492,13 @@ async def averify(
     given = Given.of([Path(doc) for doc in docs])
     run_settings = _settings(settings, options, env_file)
     return await verify_bundle(
-        loaded, path, given, run_settings, offline=offline, client=http_client
+        loaded,
+        path,
+        given,
+        run_settings,
+        offline=offline,
+        trust_paths=trust_paths,
+        client=http_client,
     )
 
 

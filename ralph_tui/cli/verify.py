@@ -19,7 +19,15 @@ PREVIEW_CHARS = 70
 
 def run_verify(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
-    report = run_async(averify(args.bundle, docs=args.doc, offline=args.offline, settings=settings))
+    report = run_async(
+        averify(
+            args.bundle,
+            docs=args.doc,
+            offline=args.offline,
+            trust_paths=args.trust_paths,
+            settings=settings,
+        )
+    )
     if args.json:
         print(json.dumps(report.model_dump(mode="json"), ensure_ascii=False))
     else:

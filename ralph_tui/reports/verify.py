@@ -33,6 +33,7 @@ from ralph_tui.reports.bundle import (
     EvidenceBundle,
 )
 from ralph_tui.reports.closest import Closest, TooLong, WordIndex, closest_passage
+from ralph_tui.reports.source_places import SourcePlaces
 from ralph_tui.reports.sources import (
     Given,
     SourceCheck,
@@ -178,15 +179,18 @@ async def verify_bundle(
     settings: Settings,
     *,
     offline: bool = False,
+    trust_paths: bool = False,
     client: httpx2.AsyncClient | None = None,
 ) -> VerifyReport:
     """Read every source of ``bundle`` again and check each quote against it.
 
-    ``given``: the files ``--doc`` names. ``client``: the HTTP client pages are fetched
-    through (one of the process's own when ``None``); with ``offline`` none is.
+    ``given``: the files ``--doc`` names. ``trust_paths``: read a file's saved path even
+    outside the bundle's folder and the working folder. ``client``: the HTTP client pages
+    are fetched through (one of the process's own when ``None``); with ``offline`` none is.
     """
     report = VerifyReport(bundle=str(bundle_path), session_id=bundle.session_id)
-    texts = _read_files(bundle.sources, given, settings, report)
+    places = SourcePlaces.of(bundle_path, trust_paths=trust_paths)
+    texts = _read_files(bundle.sources, given, places, settings, report)
     pages = [source for source in bundle.sources if source.kind == "page"]
     if offline:
         report.sources += [not_fetched(source) for source in pages]
@@ -237,13 +241,17 @@ def _check_quotes(
 
 
 def _read_files(
-    sources: list[BundleSource], given: Given, settings: Settings, report: VerifyReport
+    sources: list[BundleSource],
+    given: Given,
+    places: SourcePlaces,
+    settings: Settings,
+    report: VerifyReport,
 ) -> dict[str, SourceText]:
     texts: dict[str, SourceText] = {}
     cache = ExtractionCache(settings.out_dir / "cache" / "documents")
     for source in sources:
         if source.kind == "file":
-            check, text = read_file_source(source, given, Limits.of(settings), cache)
+            check, text = read_file_source(source, given, places, Limits.of(settings), cache)
             report.sources.append(check)
             if text is not None:
                 texts[source.name] = text
