@@ -38,9 +38,7 @@ def hostile(folder: Path, path: str, name: str = "config", text: str = "Host") -
     """A bundle whose one source is saved at ``path``, its quote spanning 0 to 1 MB."""
     folder.mkdir(parents=True, exist_ok=True)
     source = BundleSource(name=name, kind="file", path=path)
-    quote = QuoteLocation(
-        number=1, text=text, found="exact", source=name, start=0, end=1_000_000
-    )
+    quote = QuoteLocation(number=1, text=text, found="exact", source=name, start=0, end=1_000_000)
     return write_bundle(folder / "bundle.json", make_bundle([source], [quote]))
 
 
