@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import textwrap
 
 from ralph_tui.api import averify
@@ -29,14 +30,30 @@ def run_verify(args: argparse.Namespace) -> int:
         )
     )
     if args.json:
-        print(json.dumps(report.model_dump(mode="json"), ensure_ascii=False))
+        # The same escapes are JSON's own: the object read back is the same.
+        print(_escaped(json.dumps(report.model_dump(mode="json"), ensure_ascii=False)))
     else:
         print(report_text(report))
     return int(report.exit_code)
 
 
+_UNPRINTABLE = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+"""Control characters but the line break, and the bidirectional overrides: a bundle from
+someone else must not drive the terminal (colours, titles, text shown reversed)."""
+
+
 def report_text(report: VerifyReport) -> str:
-    """The report as a person reads it: the sources, a table of the quotes, the summary."""
+    """The report as a person reads it: the sources, a table of the quotes, the summary;
+    whatever the bundle names (sources, paths, its session id) with its control characters
+    shown as escapes."""
+    return _escaped(_report_lines(report))
+
+
+def _escaped(text: str) -> str:
+    return _UNPRINTABLE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def _report_lines(report: VerifyReport) -> str:
     lines = [f"verify {report.bundle} (session {report.session_id})", "", "sources:"]
     lines += [f"  {_source_line(source)}" for source in report.sources] or ["  (none)"]
     lines += [f"  note: {note}" for note in report.notes]

@@ -2,9 +2,10 @@
 
 A bundle may come from someone else, so the paths it saves are hints, not orders: a file is
 read from where ``--doc`` puts it; else from its saved path when that path, resolved (links
-followed, ``..`` taken), is inside the bundle's folder or the working folder; else found by
-its name in one of those two folders. A saved path anywhere else is read only when the user
-says so (``--trust-paths``). Whatever the way, a file that is not a regular one (``/proc``,
+followed, ``..`` taken), is inside the bundle's folder or the working folder, and not hidden
+below it (``.ssh/config``, ``.env``); else found by its name in one of those two folders, on
+the same terms. A saved path anywhere else is read only when the user says so
+(``--trust-paths``). Whatever the way, a file that is not a regular one (``/proc``,
 ``/dev``, ``/sys``, a FIFO, a socket, a device) is never opened: it is checked on its real
 path and with ``stat``, before any ``open`` (which would wait for ever on a FIFO).
 """
@@ -70,7 +71,8 @@ class SourcePlaces:
         )
 
     def inside(self, real: Path) -> bool:
-        return any(real.is_relative_to(folder) for folder in self.folders)
+        """Whether ``real`` is in one of the folders, and not hidden there."""
+        return any(_visibly_in(real, folder) for folder in self.folders)
 
     @property
     def folders(self) -> tuple[Path, Path]:
@@ -93,7 +95,8 @@ class SourcePlaces:
                     return real, "bundle"
                 refused = (
                     f"its saved path {saved} is outside the bundle's folder and the working "
-                    "folder: not read (a bundle's paths are hints; --trust-paths reads them)"
+                    "folder, or hidden in them: not read (a bundle's paths are hints; "
+                    "--trust-paths reads them)"
                 )
         by_name: tuple[tuple[Path, Found], ...] = (
             (self.bundle_folder, "beside_bundle"),
@@ -114,7 +117,15 @@ class SourcePlaces:
             real = check_regular_file(folder / name)
         except (NotADocumentFile, OSError):
             return None
-        return real if real.is_relative_to(folder) else None
+        return real if _visibly_in(real, folder) else None
+
+
+def _visibly_in(real: Path, folder: Path) -> bool:
+    """Whether ``real`` is in ``folder``, no part of it below ``folder`` hidden (``.ssh``,
+    ``.env``): the working folder is often one's home, whose dot files hold keys."""
+    if not real.is_relative_to(folder):
+        return False
+    return not any(part.startswith(".") for part in real.relative_to(folder).parts)
 
 
 def _names(name: str, saved: str | None) -> list[str]:

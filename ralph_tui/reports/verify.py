@@ -93,7 +93,7 @@ class QuoteResult(BaseModel):
     detail: str
     """What was found, in words."""
     saved: Place | None = None
-    """Where the bundle places it."""
+    """Where the bundle places it (its ``text`` empty unless the quote is still there)."""
     found: Place | None = None
     """Where it stands now (holds, moved)."""
     closest: Place | None = None
@@ -316,6 +316,9 @@ def check_quote(
         if _matches(text.text[saved[0] : saved[1]], quote):
             result.found = result.saved
             return _holds_or_moved_page(result, quote)
+        # What stands at a span the quote is not at is not shown: a bundle from someone
+        # else could name spans that tile a whole file.
+        result.saved.text = ""
     search = _Search(text, words, checkpoint)
     return _elsewhere(result, quote, search, saved[0] if saved else None)
 

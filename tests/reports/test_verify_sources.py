@@ -64,7 +64,7 @@ def test_an_absolute_path_outside_the_bundles_folder_is_not_read(
     code, out, err = verify(bundle, "--out-dir", str(tmp_path / "out"), *flags)
     assert code == 1, err
     assert_not_read(out, "IdentityFile", "secret-line", "END-OF-SECRET")
-    assert "outside the bundle's folder and the working folder: not read" in out
+    assert "outside the bundle's folder and the working folder, or hidden in them: not read" in out
     assert "--trust-paths" in out
 
 
@@ -89,19 +89,57 @@ def test_a_link_beside_the_bundle_that_leads_out_is_not_followed(
     assert_not_read(out, "IdentityFile", "secret-line")
 
 
-def test_with_trust_paths_the_saved_path_is_read_and_only_a_window_is_shown(
+def test_with_trust_paths_the_saved_path_is_read_and_only_the_quote_is_shown(
     tmp_path: Path, clean_env: None, secret: Path
 ) -> None:
     bundle = hostile(tmp_path / "received", str(secret), text="Host prod")
     code, out, err = verify(bundle, "--json", "--trust-paths", "--out-dir", str(tmp_path / "out"))
     assert code == 1, err
-    [source] = json.loads(out)["sources"]
+    report = json.loads(out)
+    [source] = report["sources"]
     assert source["status"] == "read" and source["path_from"] == "bundle"
-    [quote] = json.loads(out)["quotes"]
-    assert quote["saved"]["start"] == 0 and quote["saved"]["end"] == 1_000_000
-    assert quote["saved"]["text"] == SECRET[: len("Host prod") + 200]
-    assert_not_read(out, "END-OF-SECRET")
-    assert len(out) < 4_000
+    [quote] = report["quotes"]
+    assert quote["status"] == "moved" and quote["found"]["text"] == "Host prod"
+    assert quote["saved"] == {**quote["saved"], "start": 0, "end": 1_000_000, "text": ""}
+    assert_not_read(out, "IdentityFile", "secret-line", "END-OF-SECRET")
+
+
+def test_spans_that_tile_a_file_show_none_of_it(tmp_path: Path, clean_env: None) -> None:
+    """Quotes that are not where their spans say show nothing of what is there, with a
+    closest passage no longer than the quote and a margin."""
+    folder = tmp_path / "received"
+    folder.mkdir()
+    (folder / "notes.txt").write_text(SECRET, encoding="utf-8")
+    source = BundleSource(name="notes.txt", kind="file", path=str(folder / "notes.txt"))
+    quotes = [
+        QuoteLocation(
+            number=n, text="zebra", found="exact", source="notes.txt", start=s, end=s + 500
+        )
+        for n, s in enumerate(range(0, len(SECRET), 500), 1)
+    ]
+    bundle = write_bundle(folder / "bundle.json", make_bundle([source], quotes))
+    code, out, err = verify(bundle, "--json", "--out-dir", str(tmp_path / "out"))
+    assert code == 1, err
+    for quote in json.loads(out)["quotes"]:
+        assert quote["saved"]["text"] == ""
+        assert quote["closest"] is None or len(quote["closest"]["text"]) <= len("zebra") + 200
+    assert_not_read(out, "IdentityFile", "END-OF-SECRET")
+
+
+def test_a_hidden_file_in_the_working_folder_is_not_read(
+    tmp_path: Path, clean_env: None, secret: Path
+) -> None:
+    """Run from one's home, a bundle in Downloads naming ~/.ssh/config reads nothing."""
+    home = secret.parents[1]
+    bundle = hostile(home / "Downloads", str(secret))
+    code, out, _err = verify(bundle, "--json", "--out-dir", str(tmp_path / "out"), cwd=home)
+    assert code == 1
+    assert_not_read(out, "IdentityFile", "secret-line")
+    [source] = json.loads(out)["sources"]
+    assert source["status"] == "missing" and "hidden in them: not read" in source["detail"]
+    bundle = hostile(home / "Downloads", "/elsewhere/.ssh/config", name=".ssh/config")
+    code, out, _err = verify(bundle, "--json", "--out-dir", str(tmp_path / "out"), cwd=home)
+    assert_not_read(out, "IdentityFile", "secret-line")
 
 
 @pytest.mark.parametrize("path", ["/proc/self/status", "/proc/self/environ", "/dev/zero"])
@@ -163,3 +201,22 @@ def test_ones_own_bundle_written_elsewhere_reads_the_documents_of_the_working_fo
     code, out, err = verify(bundle, "--out-dir", str(tmp_path / "out"), cwd=project)
     assert code == 0, out + err
     assert "(the path saved in the bundle)" in out
+
+
+@pytest.mark.parametrize("flags", [(), ("--json",)])
+def test_control_characters_in_a_bundle_do_not_reach_the_terminal(
+    tmp_path: Path, clean_env: None, flags: tuple[str, ...]
+) -> None:
+    name = "\x1b]0;owned\x07\x1b[31mred\u202enoitces\x9b2J"
+    bundle = hostile(tmp_path / "received", f"/nowhere/{name}", name=name)
+    raw = json.loads(bundle.read_text())
+    raw["session_id"] = "\x1b[2Jcleared"
+    bundle.write_text(json.dumps(raw))
+    code, out, err = verify(bundle, *flags, "--out-dir", str(tmp_path / "out"))
+    assert code == 1, err
+    for char in ("\x1b", "\x07", "\u202e", "\x9b"):
+        assert char not in out
+    if flags:
+        assert json.loads(out)["sources"][0]["name"] == name
+    else:
+        assert "\\u001b]0;owned" in out
