@@ -47,6 +47,8 @@ class Closest:
     start: int
     end: int
     similarity: float
+    similarity_any_case: float = 1.0
+    """The same with letter case aside."""
 
 
 @dataclass(frozen=True)
@@ -185,7 +187,7 @@ def _refine(text: str, quote: str, start: int, end: int) -> tuple[float, Closest
         ranked.append((fuzz.ratio(folded_quote, _folded(passage)) / 100, start, end))
     rank, start, end = max(ranked)
     similarity = fuzz.ratio(quote, text[start:end]) / 100
-    return rank, Closest(start, end, round(similarity, 3))
+    return rank, Closest(start, end, round(similarity, 3), round(rank, 3))
 
 
 def _trimmed(blocks: list[MatchingBlock]) -> list[MatchingBlock]:

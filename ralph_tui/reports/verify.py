@@ -59,6 +59,8 @@ QUOTE_STATUS_LABELS: dict[QuoteStatus, str] = {
 }
 WINDOW_MARGIN = 200
 """Characters past a quote's length a place shows at most of its source."""
+MIN_SHOWN_SIMILARITY = 0.6
+"""A closest passage less alike than this to its quote (letter case aside) is not shown."""
 MAX_DESCRIBED_CHARS = 20_000
 """Past this length a near miss's differences are named in general terms only."""
 _MAX_OCCURRENCES = 1000
@@ -398,6 +400,16 @@ def _elsewhere(
             "not in its source any more; closest passage not checked: too long "
             f"({len(quote.text):,} characters; the closest passage is looked for up to "
             f"{closest.longest:,})"
+        )
+        return result
+    if closest.similarity_any_case < MIN_SHOWN_SIMILARITY:
+        # Unrelated texts share about a third of their letters in order: a passage this far
+        # from the quote says nothing about it, and would show a stranger's bundle pieces of
+        # a file it does not know.
+        result.detail = (
+            "not in its source any more, nor anything like it (the closest passage is "
+            f"{closest.similarity_any_case:.0%} alike, at {closest.start}-{closest.end}: "
+            "not shown)"
         )
         return result
     result.closest = _place(text, closest.start, closest.end, quote=quote.text)

@@ -1,7 +1,8 @@
 """``ralph-tui verify`` of a bundle from someone else costs a bounded amount of work and
 stops when asked: a 40 KB quote that is not in its 40 KB source ends at once with the
 closest passage "not checked: too long" (it ran past ``timeout`` before, SIGTERM ignored);
-a quote of a few KB gets its closest passage; SIGTERM or Ctrl-C in the middle of a heavy
+an edited quote of a few KB gets its closest passage, one like nothing in its source
+shows none; SIGTERM or Ctrl-C in the middle of a heavy
 bundle ends the command within about a second (143, 130)."""
 
 from __future__ import annotations
@@ -90,18 +91,36 @@ def test_a_40_kb_quote_not_in_its_40_kb_source_ends_at_once_not_checked_too_long
     assert took < 10  # a guard only: it takes well under a second past start-up
 
 
-def test_a_quote_of_a_few_kb_gets_its_closest_passage_quickly(
+def test_an_edited_quote_of_a_few_kb_gets_its_closest_passage_quickly(
     tmp_path: Path, clean_env: None
 ) -> None:
-    bundle = hostile_bundle(tmp_path, 5_000, 200_000)
+    bundle = hostile_bundle(tmp_path, 100, 200_000)
+    source = (tmp_path / "source.txt").read_text()
+    passage = source[100_000:105_000]
+    edited = passage.replace(" a", " A").replace("e ", "E ")
+    raw = json.loads(bundle.read_text())
+    raw["quotes"][0]["text"] = edited
+    bundle.write_text(json.dumps(raw))
     started = time.monotonic()
     process = verify_process(bundle, "--json", "--out-dir", str(tmp_path / "out"))
     out, err = finish(process, 30)
     assert time.monotonic() - started < 10, err
     [quote] = json.loads(out)["quotes"]
     assert quote["status"] == "changed"
-    assert "the closest passage" in quote["detail"]
-    assert 0 < len(quote["closest"]["text"]) <= 5_000 + 200
+    assert "the closest passage" in quote["detail"] and quote["similarity"] > 0.8
+    closest = quote["closest"]
+    assert abs(closest["start"] - 100_000) < 20 and len(closest["text"]) <= len(edited) + 200
+
+
+def test_a_quote_like_nothing_in_its_source_shows_no_passage(
+    tmp_path: Path, clean_env: None
+) -> None:
+    bundle = hostile_bundle(tmp_path, 5_000, 200_000)
+    process = verify_process(bundle, "--json", "--out-dir", str(tmp_path / "out"))
+    out, err = finish(process, 30)
+    [quote] = json.loads(out)["quotes"]
+    assert quote["status"] == "changed" and quote["closest"] is None, err
+    assert "nor anything like it" in quote["detail"] and "not shown" in quote["detail"]
 
 
 @pytest.mark.parametrize(("signum", "exit_code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
