@@ -150,7 +150,7 @@ def _candidate_starts(
     ``most`` of them at most, the best one first."""
     count = max(1, min(_CANDIDATES, most - (near is not None)))
     chosen: list[int] = []
-    for index in np.argsort(-scores, kind="stable")[: count * width].tolist():
+    for index in _best_first(scores, count * width).tolist():
         if all(abs(index - other) >= width for other in chosen):
             chosen.append(index)
         if len(chosen) == count:
@@ -158,6 +158,14 @@ def _candidate_starts(
     if near is not None and len(chosen) < most:
         chosen.append(min(bisect.bisect_left(words.starts, near), len(scores) - 1))
     return chosen
+
+
+def _best_first(scores: np.ndarray, most: int) -> np.ndarray:
+    """The indexes of the ``most`` highest scores above 0, highest first, the earlier first
+    among equal ones (as a stable sort of them all gives, without sorting them all)."""
+    kth = np.partition(scores, len(scores) - most)[len(scores) - most] if most < len(scores) else 1
+    top = np.flatnonzero(scores >= max(kth, 1))  # ties with the last one taken come too
+    return top[np.lexsort((top, -scores[top]))][:most]
 
 
 def _refine(text: str, quote: str, start: int, end: int) -> tuple[float, Closest]:
