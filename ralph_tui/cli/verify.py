@@ -13,16 +13,25 @@ from ralph_tui.api import averify
 from ralph_tui.cli.settings_flags import settings_from_args
 from ralph_tui.cli.stopping import run_async
 from ralph_tui.reports.sources import PATH_FROM_LABELS, SourceCheck
-from ralph_tui.reports.verify import QUOTE_STATUS_LABELS, QuoteResult, VerifyReport
+from ralph_tui.reports.verify import (
+    QUOTE_STATUS_LABELS,
+    QuoteResult,
+    VerifyReport,
+    load_bundle,
+)
 
 PREVIEW_CHARS = 70
 
 
 def run_verify(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
+    # Read before the event loop runs: in it, SIGTERM waits for the parse of a large bundle
+    # to end (seconds); out of it, SIGTERM and Ctrl-C stop the parse at once.
+    loaded = load_bundle(args.bundle)
     report = run_async(
         averify(
             args.bundle,
+            loaded=loaded,
             docs=args.doc,
             offline=args.offline,
             trust_paths=args.trust_paths,

@@ -152,3 +152,31 @@ def test_a_signal_in_the_middle_of_a_heavy_bundle_ends_it_within_a_second(
     took = time.monotonic() - sent
     assert process.returncode == exit_code, err
     assert took < 2, f"{took:.2f} s"  # well within a second on an idle machine
+
+
+def test_sigterm_while_a_large_bundle_is_parsed_ends_it_within_a_second(
+    tmp_path: Path, clean_env: None
+) -> None:
+    """A bundle of 24 MB of small numbers takes seconds to parse within bounds: SIGTERM
+    stops the parse (it used to wait for it to end, in the event loop)."""
+    bundle = hostile_bundle(tmp_path, 100, 1_000)
+    raw = json.loads(bundle.read_text())
+    raw["claims"] = [{"line": 1, "text": "x", "quotes": [1] * 1_000} for _ in range(8_000)]
+    bundle.write_text(json.dumps(raw))
+    size = bundle.stat().st_size
+    process = verify_process(bundle, "--out-dir", str(tmp_path / "out"))
+    deadline = time.monotonic() + 60
+    while process.poll() is None and time.monotonic() < deadline:
+        # bytes read: start-up reads about 11 MB of modules, so past the bundle's size it
+        # has read the bundle, and parses it
+        read = int(Path(f"/proc/{process.pid}/io").read_text().split()[1])  # rchar
+        if read >= size:
+            break
+        time.sleep(0.01)
+    assert process.poll() is None, "the bundle was parsed before the signal"
+    sent = time.monotonic()
+    process.send_signal(signal.SIGTERM)
+    _out, err = finish(process, 10)
+    took = time.monotonic() - sent
+    assert process.returncode == 143, err
+    assert took < 2, f"{took:.2f} s"
