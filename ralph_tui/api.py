@@ -43,6 +43,7 @@ from ralph_tui.events import Emit, RunStatus
 from ralph_tui.evidence import Claim, Coverage, QuoteLocation, answers_absence
 from ralph_tui.loops.requests import Mode, RunRequest
 from ralph_tui.loops.runner import RunOutcome, execute_run
+from ralph_tui.reports.bundle import EvidenceBundle
 from ralph_tui.reports.sources import Given
 from ralph_tui.reports.verify import VerifyReport, load_bundle, verify_bundle
 from ralph_tui.retrieval.retriever import Retrieved
@@ -492,6 +493,8 @@ async def averify(
     *,
     docs: Sequence[PathLike] = (),
     offline: bool = False,
+    trust_paths: bool = False,
+    loaded: EvidenceBundle | None = None,
     settings: Settings | None = None,
     env_file: PathLike | None = None,
     http_client: httpx2.AsyncClient | None = None,
@@ -500,19 +503,28 @@ async def averify(
     """Whether the quotes of the evidence bundle ``bundle`` still stand in their sources.
 
     Each source file is read again with the same conversion, from where ``docs`` puts it
-    (matched by name, then by SHA-256) or else from the path the bundle saved; each external
+    (matched by name, then by SHA-256), else from the path the bundle saved when that is
+    inside the bundle's folder or the working folder (anywhere with ``trust_paths``), else
+    by its name in one of those folders; a special file (``/proc``, a FIFO) never; each external
     page is fetched anew through ``http_client`` (or a client of its own), unless
     ``offline``: then its quotes are "not checked". ``options`` are settings by name
-    (``out_dir``: where the extraction cache is). Bad input (an unreadable bundle, another
+    (``out_dir``: where the extraction cache is); ``loaded``: the bundle already read by
+    ``load_bundle``. Bad input (an unreadable bundle, another
     bundle version, a path in ``docs`` that does not exist) raises ``InputError`` before
     anything is read.
     """
     path = Path(bundle)
-    loaded = load_bundle(path)
+    loaded = loaded or load_bundle(path)
     given = Given.of([Path(doc) for doc in docs])
     run_settings = _settings(settings, options, env_file)
     return await verify_bundle(
-        loaded, path, given, run_settings, offline=offline, client=http_client
+        loaded,
+        path,
+        given,
+        run_settings,
+        offline=offline,
+        trust_paths=trust_paths,
+        client=http_client,
     )
 
 

@@ -38,7 +38,12 @@ def parse_json(data: str | bytes, where: str, *, max_bytes: int | None = None) -
             f"{where}: {len(data):,} bytes, past the {max_bytes:,} bytes such a file may hold"
         )
     try:
-        value = json.loads(data, parse_int=_bounded_int, parse_float=_finite_float)
+        value = json.loads(
+            data,
+            parse_int=_bounded_int,
+            parse_float=_finite_float,
+            parse_constant=_no_constant,
+        )
     except RecursionError:
         raise JsonRefused(f"{where}: nested deeper than {MAX_DEPTH} levels") from None
     except (ValueError, UnicodeDecodeError) as exc:
@@ -76,6 +81,11 @@ def _finite_float(text: str) -> float:
     if not math.isfinite(value):
         raise _NumberRefused(f"the number {_clip(text)} is past the range of a double")
     return value
+
+
+def _no_constant(text: str) -> float:
+    """``NaN``, ``Infinity`` and ``-Infinity``: not JSON, though Python's reader takes them."""
+    raise _NumberRefused(f"{text} is not a JSON number")
 
 
 def _check_depth(value: Any, where: str) -> None:

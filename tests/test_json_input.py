@@ -50,3 +50,9 @@ def test_a_file_past_its_size_is_refused_before_it_is_read(tmp_path) -> None:
     with pytest.raises(JsonRefused, match="past the 100 bytes"):
         read_json(path, max_bytes=100)
     assert len(read_json(path, max_bytes=10_000)) == 1001
+
+
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+def test_the_non_finite_constants_python_accepts_are_refused(constant: str) -> None:
+    with pytest.raises(JsonRefused, match=f"{constant} is not a JSON number"):
+        parse_json(f'{{"x": [1, {constant}]}}', "test.json")

@@ -6,29 +6,63 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import textwrap
 
 from ralph_tui.api import averify
 from ralph_tui.cli.settings_flags import settings_from_args
 from ralph_tui.cli.stopping import run_async
 from ralph_tui.reports.sources import PATH_FROM_LABELS, SourceCheck
-from ralph_tui.reports.verify import QUOTE_STATUS_LABELS, QuoteResult, VerifyReport
+from ralph_tui.reports.verify import (
+    QUOTE_STATUS_LABELS,
+    QuoteResult,
+    VerifyReport,
+    load_bundle,
+)
 
 PREVIEW_CHARS = 70
 
 
 def run_verify(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
-    report = run_async(averify(args.bundle, docs=args.doc, offline=args.offline, settings=settings))
+    # Read before the event loop runs: in it, SIGTERM waits for the parse of a large bundle
+    # to end (seconds); out of it, SIGTERM and Ctrl-C stop the parse at once.
+    loaded = load_bundle(args.bundle)
+    report = run_async(
+        averify(
+            args.bundle,
+            loaded=loaded,
+            docs=args.doc,
+            offline=args.offline,
+            trust_paths=args.trust_paths,
+            settings=settings,
+        )
+    )
     if args.json:
-        print(json.dumps(report.model_dump(mode="json"), ensure_ascii=False))
+        # The same escapes are JSON's own: the object read back is the same.
+        print(_escaped(json.dumps(report.model_dump(mode="json"), ensure_ascii=False)))
     else:
         print(report_text(report))
     return int(report.exit_code)
 
 
+_UNPRINTABLE = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+"""Control characters but the line break, and the bidirectional overrides: a bundle from
+someone else must not drive the terminal (colours, titles, text shown reversed)."""
+
+
 def report_text(report: VerifyReport) -> str:
-    """The report as a person reads it: the sources, a table of the quotes, the summary."""
+    """The report as a person reads it: the sources, a table of the quotes, the summary;
+    whatever the bundle names (sources, paths, its session id) with its control characters
+    shown as escapes."""
+    return _escaped(_report_lines(report))
+
+
+def _escaped(text: str) -> str:
+    return _UNPRINTABLE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def _report_lines(report: VerifyReport) -> str:
     lines = [f"verify {report.bundle} (session {report.session_id})", "", "sources:"]
     lines += [f"  {_source_line(source)}" for source in report.sources] or ["  (none)"]
     lines += [f"  note: {note}" for note in report.notes]

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ralph_tui.documents.convert import Extracted, Heading
+from ralph_tui.json_input import read_json
 
 CACHE_VERSION = 2
 
@@ -37,7 +38,7 @@ class ExtractionCache:
         """The cached conversion, or ``None`` (absent, or damaged: then it is removed)."""
         path = self.entry(sha256, converter)
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = read_json(path)  # a refused file (``JsonRefused``) is a ValueError: a miss
             if data["version"] != CACHE_VERSION or data["converter"] != converter:
                 raise ValueError("another version")
             return Extracted(

@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from ralph_tui.evals.scoring import ItemScore, SuiteSummary
+from ralph_tui.json_input import parse_json, read_json
 
 SUITE_FILE, RESULTS_FILE, SUMMARY_FILE, PLOT_FILE = (
     "suite.jsonl",
@@ -28,7 +28,7 @@ def read_scores(folder: Path) -> dict[str, ItemScore]:
     if path.is_file():
         for line in path.read_text(encoding="utf-8").splitlines():
             try:
-                score = ItemScore.model_validate_json(line)
+                score = ItemScore.model_validate(parse_json(line, str(path)))
             except ValueError:
                 continue
             scores[score.id] = score
@@ -42,7 +42,7 @@ def ordered_scores(folder: Path) -> list[ItemScore]:
     order: dict[str, int] = {}
     try:
         for number, line in enumerate((folder / SUITE_FILE).read_text("utf-8").splitlines()):
-            order.setdefault(str(json.loads(line).get("id")), number)
+            order.setdefault(str(parse_json(line, SUITE_FILE).get("id")), number)
     except (OSError, ValueError, AttributeError):
         pass
     return sorted(scores.values(), key=lambda s: order.get(s.id, len(order)))
@@ -55,7 +55,7 @@ def list_evals(out_dir: Path) -> list[tuple[str, SuiteSummary | None]]:
     for path in sorted(folder.iterdir(), reverse=True) if folder.is_dir() else []:
         summary = path / SUMMARY_FILE
         try:
-            data = SuiteSummary.model_validate(json.loads(summary.read_text(encoding="utf-8")))
+            data = SuiteSummary.model_validate(read_json(summary))
         except (OSError, ValueError):
             data = None
         if (path / SUITE_FILE).is_file():

@@ -3,7 +3,6 @@ evidence_spans}}`` — each checked, a bad line named with what is wrong."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Literal
 
@@ -12,6 +11,7 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 from ralph_tui.config import Settings
 from ralph_tui.documents import InputError, Limits, read_corpus
 from ralph_tui.errors import UsageError
+from ralph_tui.json_input import JsonRefused, parse_json
 from ralph_tui.traces.atomic import write_atomic
 
 
@@ -45,6 +45,10 @@ class EvalItem(BaseModel):
     """Where the item sits in a generated suite (``size_tokens``, ``depth``)."""
 
 
+MAX_SUITE_BYTES = 64_000_000
+"""The largest suite file read (its documents are files of their own)."""
+
+
 class SuiteError(UsageError):
     """A suite that cannot run: the file, the line and what is wrong with it."""
 
@@ -60,6 +64,12 @@ def load_suite(path: Path, settings: Settings | None = None) -> list[EvalItem]:
     writes nothing): a span past its end could never be found.
     """
     try:
+        size = path.stat().st_size
+        if size > MAX_SUITE_BYTES:
+            raise SuiteError(
+                f"the suite {path} is {size:,} bytes, past the {MAX_SUITE_BYTES:,} a suite "
+                "may hold (split it)"
+            )
         lines = path.read_text(encoding="utf-8").splitlines()
     except OSError as exc:
         raise SuiteError(f"cannot read the suite {path}: {exc.strerror or exc}") from None
@@ -87,11 +97,9 @@ def load_suite(path: Path, settings: Settings | None = None) -> list[EvalItem]:
 
 def _item(path: Path, number: int, line: str) -> EvalItem:
     try:
-        data = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise SuiteError(
-            f"{path}:{number}: not valid JSON ({exc.msg}, column {exc.colno})"
-        ) from None
+        data = parse_json(line, f"{path}:{number}")
+    except JsonRefused as exc:
+        raise SuiteError(exc.message) from None
     if not isinstance(data, dict):
         raise SuiteError(
             f"{path}:{number}: a line must be a JSON object, not {type(data).__name__}"

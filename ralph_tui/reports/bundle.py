@@ -3,34 +3,83 @@ as a versioned JSON document (its schema is published in the docs)."""
 
 from __future__ import annotations
 
-from typing import Any, Final, Literal
+from typing import Annotated, Any, Final, Literal, Self
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ralph_tui.events import JudgeIssue, RuleResult, RunStatus
-from ralph_tui.evidence import Claim, Coverage, QuoteLocation, Span
+from ralph_tui.evidence import Claim, Coverage, QuoteLocation
+from ralph_tui.json_input import MAX_INT
 
 BUNDLE_VERSION: Final = 1
 """Raised whenever a field changes meaning or goes away (a field added keeps it)."""
+
+# A bundle may come from someone else: its bounds are part of its schema, so ``verify``
+# refuses a malformed one in one line before reading anything, and no span or size in it can
+# make it read past a text, wrap around one, or work without end.
+MAX_BUNDLE_BYTES: Final = 64_000_000
+"""The largest bundle file read (a session's bundle is rarely past a few MB)."""
+MAX_QUOTE_CHARS: Final = 100_000
+"""The longest quote a bundle may hold (a quote is a passage, not a document)."""
+MAX_TEXT_CHARS: Final = 10_000_000
+"""The longest answer, query or passage text."""
+MAX_NAME_CHARS: Final = 4_096
+"""The longest source name, path, URL or hash."""
+MAX_ITEMS: Final = 10_000
+"""The most quotes, claims, passages, sources or iterations a bundle may list."""
+
+Offset = Annotated[int, Field(ge=0, le=MAX_INT)]
+"""A character offset or a count: never negative, within 64 bits."""
+PageNumber = Annotated[int, Field(ge=1, le=MAX_INT)]
+Name = Annotated[str, Field(max_length=MAX_NAME_CHARS)]
+
+
+def _ordered(start: int | None, end: int | None, what: str) -> None:
+    if start is not None and end is not None and start > end:
+        raise ValueError(f"{what} starts at {start}, after its end {end}")
+
+
+class BundleQuote(QuoteLocation):
+    """A quote as a bundle holds it: ``QuoteLocation`` within the bundle's bounds (spans
+    non-negative and in order, the text of a bounded length)."""
+
+    model_config = ConfigDict(from_attributes=True)
+
+    number: Offset
+    text: str = Field(max_length=MAX_QUOTE_CHARS)
+    source: Name | None = None
+    start: Offset | None = None
+    end: Offset | None = None
+    page: PageNumber | None = None
+    page_start: Offset | None = None
+    page_end: Offset | None = None
+    url: Name | None = None
+
+    @model_validator(mode="after")
+    def _spans_in_order(self) -> Self:
+        _ordered(self.start, self.end, "the span")
+        _ordered(self.page_start, self.page_end, "the page span")
+        return self
 
 
 class BundleSource(BaseModel):
     """A document or an external page the quotes come from."""
 
-    name: str
+    name: Name
     """As quotes name it (``QuoteLocation.source``)."""
     kind: Literal["file", "page"]
-    path: str | None = None
-    """A file's absolute path when the run read it."""
-    url: str | None = None
+    path: Name | None = None
+    """A file's absolute path when the run read it (for ``verify``, a hint of where to
+    look, not an order: see ``reports.sources``)."""
+    url: Name | None = None
     """An external page's URL."""
-    sha256: str | None = None
+    sha256: Name | None = None
     """Of the file's bytes as the run read them."""
-    format: str | None = None
-    converter: str = ""
+    format: Name | None = None
+    converter: Name = ""
     """What turned it into text, with its version (``pypdfium2 4.30.0``)."""
-    pages: int | None = None
-    page_spans: list[Span] = Field(default_factory=list)
+    pages: Offset | None = None
+    page_spans: list[tuple[Offset, Offset]] = Field(default_factory=list, max_length=MAX_ITEMS)
     """Each page's span in the document's text (a PDF), as the source reads now; empty when
     it has no pages or could not be read."""
     fetched_at: float | None = None
@@ -40,13 +89,18 @@ class BundleSource(BaseModel):
 class BundlePassage(BaseModel):
     """The text around one quote in its source, so a reader sees the quote in its place."""
 
-    quote: int
+    quote: Offset
     """The quote's number (``QuoteLocation.number``)."""
-    text: str
+    text: str = Field(max_length=MAX_TEXT_CHARS)
     """The passage: the quote with the paragraphs (or a few hundred characters) around it."""
-    start: int
+    start: Offset
     """The quote's span within ``text``."""
-    end: int
+    end: Offset
+
+    @model_validator(mode="after")
+    def _span_in_order(self) -> Self:
+        _ordered(self.start, self.end, "the passage's span")
+        return self
 
 
 class BundleIteration(BaseModel):
@@ -75,22 +129,22 @@ class EvidenceBundle(BaseModel):
     their hashes, and how it was produced and judged."""
 
     bundle_version: Literal[1] = BUNDLE_VERSION
-    generator: str
+    generator: Name
     """``ralph-tui <version>``."""
     created_at: float
-    session_id: str
+    session_id: Name
     mode: Literal["qa", "task"]
-    query: str
+    query: str = Field(max_length=MAX_TEXT_CHARS)
     status: RunStatus
-    answer: str
+    answer: str = Field(max_length=MAX_TEXT_CHARS)
     """The QA answer's lines, or the task's output."""
-    claims: list[Claim] = Field(default_factory=list)
-    quotes: list[QuoteLocation] = Field(default_factory=list)
-    passages: list[BundlePassage] = Field(default_factory=list)
+    claims: list[Claim] = Field(default_factory=list, max_length=MAX_ITEMS)
+    quotes: list[BundleQuote] = Field(default_factory=list, max_length=MAX_ITEMS)
+    passages: list[BundlePassage] = Field(default_factory=list, max_length=MAX_ITEMS)
     """Each located quote in its surrounding text, as the source read when the bundle was
     made (none for a source that is gone or changed since the run)."""
-    sources: list[BundleSource] = Field(default_factory=list)
-    iterations: list[BundleIteration] = Field(default_factory=list)
+    sources: list[BundleSource] = Field(default_factory=list, max_length=MAX_ITEMS)
+    iterations: list[BundleIteration] = Field(default_factory=list, max_length=MAX_ITEMS)
     """Oldest first; the answer is the best iteration's."""
     reported_iteration: int | None = None
     """The iteration whose answer, claims, quotes and coverage these are: the one that

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,7 +40,7 @@ class PagePicture:
     """By quote number; a quote whose characters could not be found on the page has none."""
 
 
-def page_pictures(quotes: list[QuoteLocation], paths: dict[str, Path]) -> list[PagePicture]:
+def page_pictures(quotes: Sequence[QuoteLocation], paths: dict[str, Path]) -> list[PagePicture]:
     """The pictures of the pages the PDF quotes stand on, each page once, in quote order.
     ``paths`` gives each PDF document's file by name; a file that is missing or cannot be
     opened gives no pictures."""

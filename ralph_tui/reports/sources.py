@@ -24,11 +24,14 @@ from ralph_tui.external.convert import NotADocument, convert_page
 from ralph_tui.external.fetch import Fetcher, FetchFailed, HostPacer
 from ralph_tui.external.policy import UrlPolicy
 from ralph_tui.reports.bundle import BundleSource
+from ralph_tui.reports.source_places import NotADocumentFile, SourcePlaces, check_regular_file
 
 SourceStatus = Literal["read", "missing", "not_checked"]
-PathFrom = Literal["bundle", "doc_name", "doc_sha256"]
+PathFrom = Literal["bundle", "beside_bundle", "working_folder", "doc_name", "doc_sha256"]
 PATH_FROM_LABELS: dict[PathFrom, str] = {
     "bundle": "the path saved in the bundle",
+    "beside_bundle": "by its name, beside the bundle",
+    "working_folder": "by its name, in the working folder",
     "doc_name": "--doc, matched by name",
     "doc_sha256": "--doc, matched by SHA-256",
 }
@@ -109,9 +112,14 @@ class Given:
 
 
 def read_file_source(
-    source: BundleSource, given: Given, limits: Limits, cache: ExtractionCache | None
+    source: BundleSource,
+    given: Given,
+    places: SourcePlaces,
+    limits: Limits,
+    cache: ExtractionCache | None,
 ) -> tuple[SourceCheck, SourceText | None]:
-    """``source`` read from where ``--doc`` puts it, else from its saved path."""
+    """``source`` read from where ``--doc`` puts it, else from its saved path or by its name
+    in the places ``places`` allows (see ``reports.source_places``)."""
     check = SourceCheck(
         name=source.name,
         kind="file",
@@ -119,17 +127,20 @@ def read_file_source(
         saved_sha256=source.sha256,
         saved_converter=source.converter,
     )
-    found = given.find(source)
-    if found is None and source.path and Path(source.path).exists():
-        found = Path(source.path), "bundle"
+    found: tuple[Path, PathFrom] | str | None = given.find(source)
     if found is None:
-        where = f"not at {source.path}" if source.path else "the bundle saves no path for it"
-        check.detail = f"{where}; give its new place with --doc"
+        found = places.find(source.name, source.path)
+    if isinstance(found, str):
+        check.detail = f"{found}; give its new place with --doc"
         return check, None
     path, check.path_from = found
     check.path = str(path)
     try:
+        check_regular_file(path)
         document = read_one(path, source.name, limits, cache=cache)
+    except (NotADocumentFile, OSError) as exc:
+        check.detail = str(exc)
+        return check, None
     except InputError as exc:
         check.detail = exc.one_line()
         return check, None

@@ -9,8 +9,10 @@ or to have lost its source. An external page not fetched is "not checked", never
 from __future__ import annotations
 
 import bisect
-import json
+import stat
 from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, get_args
 
@@ -25,8 +27,15 @@ from ralph_tui.errors import ExitCode
 from ralph_tui.evidence import QuoteLocation
 from ralph_tui.external.policy import UrlPolicy
 from ralph_tui.external.transport import policy_client
-from ralph_tui.reports.bundle import BUNDLE_VERSION, BundleSource, EvidenceBundle
-from ralph_tui.reports.closest import closest_passage
+from ralph_tui.json_input import JsonRefused, read_json
+from ralph_tui.reports.bundle import (
+    BUNDLE_VERSION,
+    MAX_BUNDLE_BYTES,
+    BundleSource,
+    EvidenceBundle,
+)
+from ralph_tui.reports.closest import Closest, TooLong, WordIndex, closest_passage
+from ralph_tui.reports.source_places import SourcePlaces
 from ralph_tui.reports.sources import (
     Given,
     SourceCheck,
@@ -36,6 +45,7 @@ from ralph_tui.reports.sources import (
     page_fetcher,
     read_file_source,
 )
+from ralph_tui.reports.stoppable import Checkpoint, run_stoppable
 from ralph_tui.validate.normalize import find_near_miss, normalize_quote
 from ralph_tui.validate.qa import describe_differences
 
@@ -49,6 +59,12 @@ QUOTE_STATUS_LABELS: dict[QuoteStatus, str] = {
     "not_checked": "not checked",
     "unlocated": "not located",
 }
+WINDOW_MARGIN = 200
+"""Characters past a quote's length a place shows at most of its source."""
+MIN_SHOWN_SIMILARITY = 0.6
+"""A closest passage less alike than this to its quote (letter case aside) is not shown."""
+MAX_DESCRIBED_CHARS = 20_000
+"""Past this length a near miss's differences are named in general terms only."""
 _MAX_OCCURRENCES = 1000
 """How many places of a quote are weighed to find the one nearest its saved span."""
 
@@ -62,7 +78,8 @@ class Place(BaseModel):
     page_start: int | None = None
     page_end: int | None = None
     text: str = ""
-    """What the source holds there now."""
+    """What the source holds there now: at most the quote's length and ``WINDOW_MARGIN``
+    characters (the start of a longer span)."""
 
     @property
     def label(self) -> str:
@@ -80,7 +97,7 @@ class QuoteResult(BaseModel):
     detail: str
     """What was found, in words."""
     saved: Place | None = None
-    """Where the bundle places it."""
+    """Where the bundle places it (its ``text`` empty unless the quote is still there)."""
     found: Place | None = None
     """Where it stands now (holds, moved)."""
     closest: Place | None = None
@@ -130,15 +147,19 @@ class VerifyReport(BaseModel):
 
 
 def load_bundle(path: Path) -> EvidenceBundle:
-    """The bundle in ``path``; ``InputError`` (one line) when it cannot be one."""
+    """The bundle in ``path``; ``InputError`` (one line) when it cannot be one: not a
+    regular file, past ``MAX_BUNDLE_BYTES``, not JSON, past ``parse_json``'s bounds (nesting,
+    64-bit numbers) or past the bundle schema's (negative or reversed spans, sizes)."""
     try:
-        raw = json.loads(path.read_bytes())
+        if not stat.S_ISREG(path.stat().st_mode):
+            raise InputError(f"{path} is not a regular file: not an evidence bundle")
+        raw = read_json(path, max_bytes=MAX_BUNDLE_BYTES)
     except FileNotFoundError:
         raise InputError(f"bundle not found: {path} (check the path)") from None
     except OSError as exc:
         raise InputError(f"cannot read the bundle {path}: {exc.strerror or exc}") from None
-    except ValueError as exc:
-        raise InputError(f"{path} is not JSON ({exc}): not an evidence bundle") from None
+    except JsonRefused as exc:
+        raise InputError(f"{exc.message}: not an evidence bundle") from None
     version = raw.get("bundle_version") if isinstance(raw, dict) else None
     if version != BUNDLE_VERSION:
         what = "has no bundle_version" if version is None else f"is bundle version {version}"
@@ -162,15 +183,18 @@ async def verify_bundle(
     settings: Settings,
     *,
     offline: bool = False,
+    trust_paths: bool = False,
     client: httpx2.AsyncClient | None = None,
 ) -> VerifyReport:
     """Read every source of ``bundle`` again and check each quote against it.
 
-    ``given``: the files ``--doc`` names. ``client``: the HTTP client pages are fetched
-    through (one of the process's own when ``None``); with ``offline`` none is.
+    ``given``: the files ``--doc`` names. ``trust_paths``: read a file's saved path even
+    outside the bundle's folder and the working folder. ``client``: the HTTP client pages
+    are fetched through (one of the process's own when ``None``); with ``offline`` none is.
     """
     report = VerifyReport(bundle=str(bundle_path), session_id=bundle.session_id)
-    texts = _read_files(bundle.sources, given, settings, report)
+    places = SourcePlaces.of(bundle_path, trust_paths=trust_paths)
+    texts = _read_files(bundle.sources, given, places, settings, report)
     pages = [source for source in bundle.sources if source.kind == "page"]
     if offline:
         report.sources += [not_fetched(source) for source in pages]
@@ -181,21 +205,57 @@ async def verify_bundle(
         for path in given.unmatched([s for s in bundle.sources if s.kind == "file"])
     ]
     checks = {check.name: check for check in report.sources}
-    for quote in bundle.quotes:
-        source = _source_of(quote, bundle.sources)
-        name = source.name if source else quote.source
-        report.quotes.append(check_quote(quote, checks.get(name or ""), texts.get(name or "")))
+    report.quotes = await run_stoppable(
+        lambda checkpoint: _check_quotes(bundle, checks, texts, checkpoint)
+    )
     return report
 
 
+def _check_quotes(
+    bundle: EvidenceBundle,
+    checks: dict[str, SourceCheck],
+    texts: dict[str, SourceText],
+    checkpoint: Checkpoint,
+) -> list[QuoteResult]:
+    """Every quote of ``bundle`` checked, in the bundle's order; the quotes of one source one
+    after another, so each source's words are indexed (and its normalized text cached) once."""
+    named = []
+    for quote in bundle.quotes:
+        source = _source_of(quote, bundle.sources)
+        named.append((source.name if source else quote.source) or "")
+    words: dict[str, WordIndex] = {}
+
+    def words_of(name: str) -> WordIndex:
+        if name not in words:
+            words[name] = WordIndex(texts[name].text, checkpoint)
+        return words[name]
+
+    results: dict[int, QuoteResult] = {}
+    for position in sorted(range(len(named)), key=named.__getitem__):
+        checkpoint()
+        name = named[position]
+        results[position] = check_quote(
+            bundle.quotes[position],
+            checks.get(name),
+            texts.get(name),
+            words=(lambda name=name: words_of(name)),  # type: ignore[misc]
+            checkpoint=checkpoint,
+        )
+    return [results[position] for position in range(len(named))]
+
+
 def _read_files(
-    sources: list[BundleSource], given: Given, settings: Settings, report: VerifyReport
+    sources: list[BundleSource],
+    given: Given,
+    places: SourcePlaces,
+    settings: Settings,
+    report: VerifyReport,
 ) -> dict[str, SourceText]:
     texts: dict[str, SourceText] = {}
     cache = ExtractionCache(settings.out_dir / "cache" / "documents")
     for source in sources:
         if source.kind == "file":
-            check, text = read_file_source(source, given, Limits.of(settings), cache)
+            check, text = read_file_source(source, given, places, Limits.of(settings), cache)
             report.sources.append(check)
             if text is not None:
                 texts[source.name] = text
@@ -232,9 +292,18 @@ def _source_of(quote: QuoteLocation, sources: list[BundleSource]) -> BundleSourc
 
 
 def check_quote(
-    quote: QuoteLocation, source: SourceCheck | None, text: SourceText | None
+    quote: QuoteLocation,
+    source: SourceCheck | None,
+    text: SourceText | None,
+    *,
+    words: Callable[[], WordIndex] | None = None,
+    checkpoint: Checkpoint | None = None,
 ) -> QuoteResult:
-    """``quote`` against its source's text now: at its saved span, then anywhere in it."""
+    """``quote`` against its source's text now: at its saved span, then anywhere in it.
+
+    ``words``: the source's word index, when several quotes are looked for in it;
+    ``checkpoint``: called between pieces of the search, to stop it (``reports.stoppable``).
+    """
     result = QuoteResult(
         number=quote.number, text=quote.text, source=quote.source, status="unlocated", detail=""
     )
@@ -248,11 +317,33 @@ def check_quote(
         return result
     saved = _saved_span(quote, text)
     if saved is not None:
-        result.saved = _place(text, *saved)
-        if _matches(result.saved.text, quote):
+        result.saved = _place(text, *saved, quote=quote.text)
+        if _matches(text.text[saved[0] : saved[1]], quote):
             result.found = result.saved
             return _holds_or_moved_page(result, quote)
-    return _elsewhere(result, quote, text, saved[0] if saved else None)
+        # What stands at a span the quote is not at is not shown: a bundle from someone
+        # else could name spans that tile a whole file.
+        result.saved.text = ""
+    search = _Search(text, words, checkpoint)
+    return _elsewhere(result, quote, search, saved[0] if saved else None)
+
+
+@dataclass
+class _Search:
+    """A source's text, with how its closest passages are looked for."""
+
+    text: SourceText
+    words: Callable[[], WordIndex] | None
+    checkpoint: Checkpoint | None
+
+    def closest(self, quote: str, near: int | None) -> Closest | TooLong | None:
+        return closest_passage(
+            self.text.text,
+            quote,
+            near,
+            index=self.words() if self.words else None,
+            checkpoint=self.checkpoint or (lambda: None),
+        )
 
 
 def _no_text(quote: QuoteLocation, source: SourceCheck | None) -> str:
@@ -279,38 +370,66 @@ def _holds_or_moved_page(result: QuoteResult, quote: QuoteLocation) -> QuoteResu
 
 
 def _elsewhere(
-    result: QuoteResult, quote: QuoteLocation, text: SourceText, near: int | None
+    result: QuoteResult, quote: QuoteLocation, search: _Search, near: int | None
 ) -> QuoteResult:
     """Not at its saved span: moved if its source still holds it, else changed."""
+    text = search.text
     start = _nearest_occurrence(text.text, quote.text, near or 0)
     if start is not None:
-        result.status, result.found = "moved", _place(text, start, start + len(quote.text))
+        end = start + len(quote.text)
+        result.status, result.found = "moved", _place(text, start, end, quote=quote.text)
         shift = start - near if near is not None else 0
         result.detail = f"the same text, now at {result.found.label}{_shift_words(shift)}"
         return result
     near_miss = find_near_miss(text.text, quote.text)
     if near_miss is not None and quote.found == "near":
-        result.status, result.found = "moved", _place(text, *near_miss)
+        result.status, result.found = "moved", _place(text, *near_miss, quote=quote.text)
         result.detail = f"found (as before, up to typography) at {result.found.label}"
         return result
     result.status = "changed"
     if near_miss is not None:
-        result.closest = _place(text, *near_miss)
+        result.closest = _place(text, *near_miss, quote=quote.text)
         result.similarity = 1.0
-        differences = describe_differences(result.closest.text, quote.text)
-        result.detail = f"the source now differs from it only in {differences}"
+        result.detail = (
+            f"the source now differs from it only in {_differences(text, near_miss, quote.text)}"
+        )
         return result
-    closest = closest_passage(text.text, quote.text, near)
+    closest = search.closest(quote.text, near)
     if closest is None:
         result.detail = "its source holds nothing like it now"
         return result
-    result.closest = _place(text, closest.start, closest.end)
+    if isinstance(closest, TooLong):
+        result.detail = (
+            "not in its source any more; closest passage not checked: too long "
+            f"({len(quote.text):,} characters; the closest passage is looked for up to "
+            f"{closest.longest:,})"
+        )
+        return result
+    if closest.similarity_any_case < MIN_SHOWN_SIMILARITY:
+        # Unrelated texts share about a third of their letters in order: a passage this far
+        # from the quote says nothing about it, and would show a stranger's bundle pieces of
+        # a file it does not know.
+        result.detail = (
+            "not in its source any more, nor anything like it (the closest passage is "
+            f"{closest.similarity_any_case:.0%} alike, at {closest.start}-{closest.end}: "
+            "not shown)"
+        )
+        return result
+    result.closest = _place(text, closest.start, closest.end, quote=quote.text)
     result.similarity = closest.similarity
     result.detail = (
         f"not in its source any more; the closest passage ({closest.similarity:.0%} alike) "
         f"is at {result.closest.label}"
     )
     return result
+
+
+def _differences(text: SourceText, span: tuple[int, int], quote: str) -> str:
+    """What differs between ``quote`` and the near miss at ``span`` (in general terms past
+    ``MAX_DESCRIBED_CHARS``, where naming each difference would take too long)."""
+    if len(quote) > MAX_DESCRIBED_CHARS:
+        return "typography (quote marks, dashes, white space or character forms)"
+    return describe_differences(text.text[span[0] : span[1]], quote)
 
 
 def _shift_words(shift: int) -> str:
@@ -361,8 +480,12 @@ def _saved_span(quote: QuoteLocation, text: SourceText) -> tuple[int, int] | Non
     return starts[page - 1] + page_start, starts[page - 1] + page_end
 
 
-def _place(text: SourceText, start: int, end: int) -> Place:
-    place = Place(start=start, end=end, text=text.text[start:end])
+def _place(text: SourceText, start: int, end: int, *, quote: str) -> Place:
+    """The place ``[start, end)``, with the text there: the quote's length and
+    ``WINDOW_MARGIN`` characters at most, however long the span (a bundle's spans are
+    hints, and a window around a quote, never a whole source, is shown)."""
+    shown_end = min(end, start + len(quote) + WINDOW_MARGIN)
+    place = Place(start=start, end=end, text=text.text[start:shown_end])
     starts = _page_starts(text)
     if starts:
         index = max(bisect.bisect_right(starts, start) - 1, 0)

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ralph_tui.json_input import read_json
 from ralph_tui.retrieval.chunks import Chunking, ChunkTable
 from ralph_tui.retrieval.lexical import LexicalIndex
 
@@ -66,7 +67,7 @@ class IndexCache:
         if not folder.is_dir():
             return None
         try:
-            meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+            meta = read_json(folder / "meta.json")
             if meta.get("format") != FORMAT:
                 # An index another version of ralph-tui built, not a damaged one.
                 notice(f"retrieval index cache {folder} is of an older format; rebuilding it")
@@ -77,7 +78,7 @@ class IndexCache:
                     arrays["starts"], arrays["ends"], arrays["documents"], arrays["pages"]
                 )
             lexical = LexicalIndex.load(folder / "bm25")
-            words = json.loads((folder / "words.json").read_text(encoding="utf-8"))
+            words = read_json(folder / "words.json")
             idf = np.load(folder / "idf.npy")
             if len(words) != meta["words"] or len(idf) != len(words):
                 raise ValueError(f"{len(words)} words and {len(idf)} weights, not {meta['words']}")

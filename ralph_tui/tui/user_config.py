@@ -15,7 +15,11 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ralph_tui.json_input import read_json
+
 PREFERENCES_FILE = "tui.json"
+MAX_PREFERENCES_BYTES = 1_000_000
+"""The largest preferences file read (it holds a theme and a keymap)."""
 THEMES_DIR = "themes"
 CONFIG_DIR_ENV = "RALPH_CONFIG_DIR"
 
@@ -44,7 +48,7 @@ def load_preferences(directory: Path) -> Preferences:
     """The saved preferences, or defaults (with ``problem`` set) if the file is unusable."""
     path = directory / PREFERENCES_FILE
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = read_json(path, max_bytes=MAX_PREFERENCES_BYTES)
     except FileNotFoundError:
         return Preferences()
     except (OSError, ValueError) as exc:
@@ -63,7 +67,7 @@ def save_theme(directory: Path, theme: str) -> None:
     """Remember ``theme``, keeping the file's other settings."""
     path = directory / PREFERENCES_FILE
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = read_json(path, max_bytes=MAX_PREFERENCES_BYTES)
     except (OSError, ValueError):
         data = {}
     if not isinstance(data, dict):

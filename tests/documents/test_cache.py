@@ -72,3 +72,15 @@ def test_plain_text_is_not_cached(tmp_path: Path) -> None:
     doc.write_text("Plain.")
     read_corpus([doc], cache=cache)
     assert not cache.folder.exists()
+
+
+def test_an_entry_past_the_json_bounds_is_a_miss_not_a_crash(tmp_path: Path) -> None:
+    """Nesting past the bounded reader's depth (a RecursionError before) is damage."""
+    notices: list[str] = []
+    cache = ExtractionCache(tmp_path / "cache", notices.append)
+    pdf = write_pdf(tmp_path / "manual.pdf", [["Good text."]])
+    read_corpus([pdf], cache=cache)
+    [entry] = entries(cache)
+    entry.write_text('{"version": 1, "text": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    assert read_corpus([pdf], cache=cache).text == "Good text."
+    assert notices == ["the cached text of manual.pdf was damaged: converting it again"]

@@ -70,6 +70,32 @@ def test_bad_input_is_one_line_and_nothing_runs(
     assert not out.exists()
 
 
+@pytest.mark.parametrize(
+    ("line", "problem"),
+    [
+        ('{"id": "a", "query": ' + "[" * 100_000 + "]" * 100_000 + ', "doc": "doc.md"}',
+         "suite.jsonl:1: nested deeper than 64 levels"),
+        ('{"id": "a", "query": "q", "doc": "doc.md", "expect": {"evidence_spans": [[0, '
+         + "9" * 400 + "]]}}", "suite.jsonl:1: not valid JSON (the integer 999"),
+        ('{"id": "a", "query": "q", "doc": "doc.md", "x": NaN}',
+         "suite.jsonl:1: not valid JSON (NaN is not a JSON number)"),
+    ],
+    ids=["nested", "400 digits", "NaN"],
+)  # fmt: skip
+def test_a_suite_past_the_json_bounds_is_one_line_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], line: str, problem: str
+) -> None:
+    (tmp_path / "doc.md").write_text("Text.", encoding="utf-8")
+    suite = tmp_path / "suite.jsonl"
+    suite.write_text(line + "\n", encoding="utf-8")
+    out = tmp_path / "out"
+    code = run_cli(["eval", "--suite", str(suite), "--provider", "offline", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert problem in err and len(err.strip().splitlines()) == 1 and len(err) < 600
+    assert not out.exists()
+
+
 def test_the_ray_executor_from_the_command_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

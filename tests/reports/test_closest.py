@@ -37,3 +37,33 @@ def test_a_text_sharing_no_word_with_the_quote_has_no_closest_passage() -> None:
     assert closest_passage(FILLER, "Zebras graze quietly.") is None
     assert closest_passage("", QUOTE) is None
     assert closest_passage(FILLER, "—") is None
+
+
+def test_a_quote_too_long_for_the_budget_is_not_compared() -> None:
+    from ralph_tui.reports.closest import WORK_BUDGET, TooLong
+
+    found = closest_passage(FILLER, FILLER[:40_000])
+    assert isinstance(found, TooLong)
+    assert 1_000 < found.longest < 40_000
+    assert not isinstance(closest_passage(FILLER, FILLER[: found.longest]), TooLong)
+    assert isinstance(closest_passage(FILLER, FILLER[: found.longest + 1]), TooLong)
+    assert closest_passage(FILLER, QUOTE, budget=WORK_BUDGET) is not None
+
+
+def test_the_search_stops_at_a_checkpoint() -> None:
+    import pytest
+
+    from ralph_tui.reports.closest import WordIndex
+    from ralph_tui.reports.stoppable import Stopped
+
+    calls = 0
+
+    def checkpoint() -> None:
+        nonlocal calls
+        calls += 1
+        raise Stopped()
+
+    words = WordIndex(FILLER + EDITED)
+    with pytest.raises(Stopped):
+        closest_passage(FILLER + EDITED, QUOTE, index=words, checkpoint=checkpoint)
+    assert calls == 1

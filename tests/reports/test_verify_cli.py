@@ -153,7 +153,7 @@ def test_a_doc_that_matches_no_source_is_said_so(
     ("content", "message"),
     [
         (None, "bundle not found"),
-        ("{not json", "is not JSON"),
+        ("{not json", "not valid JSON"),
         ('{"bundle_version": 2}', "is bundle version 2; this ralph-tui reads"),
         ('{"quotes": []}', "has no bundle_version"),
         ('{"bundle_version": 1, "session_id": "x"}', "is not a valid evidence bundle"),

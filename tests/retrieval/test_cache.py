@@ -81,3 +81,15 @@ async def test_an_index_of_an_older_format_is_rebuilt_and_not_called_damaged(
     assert not again.figures.lexical_from_cache
     assert any("older format" in n and "rebuilding" in n for n in notices), notices
     assert not any("damaged" in n for n in notices), notices
+
+
+async def test_a_cache_file_past_the_json_bounds_is_a_miss_not_a_crash(tmp_path: Path) -> None:
+    """Deep nesting (a RecursionError) and a 400-digit number are a damaged cache too."""
+    first = await index_of(TEXT, embedder=WordVectorEmbedder(), cache=tmp_path)
+    folder = Path(str(first.figures.cache_folder))
+    for damage in ("[" * 100_000 + "]" * 100_000, '["a", ' + "9" * 400 + "]"):
+        (folder / "words.json").write_text(damage, encoding="utf-8")
+        notices: list[str] = []
+        again = await index_of(TEXT, embedder=WordVectorEmbedder(), cache=tmp_path, notices=notices)
+        assert not again.figures.lexical_from_cache
+        assert any("is damaged" in n for n in notices), notices

@@ -168,3 +168,9 @@ async def test_palette_offers_every_action_of_the_screen(make_app: MakeApp) -> N
         await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette))
         await pilot.press(*"session browser", "enter")
         await wait_for(pilot, lambda: app.current_mode == "sessions")
+
+
+def test_preferences_past_the_json_bounds_mean_defaults(tmp_path: Path) -> None:
+    (tmp_path / PREFERENCES_FILE).write_text('{"theme": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    prefs = load_preferences(tmp_path)
+    assert prefs.theme is None and prefs.problem is not None and "nested deeper" in prefs.problem

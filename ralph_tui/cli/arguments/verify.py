@@ -28,5 +28,12 @@ def add_verify_arguments(verify: argparse.ArgumentParser) -> None:
     verify.add_argument(
         "--offline", action="store_true", help="fetch no external page (they are not checked)"
     )
+    verify.add_argument(
+        "--trust-paths",
+        action="store_true",
+        help="read a source file from the path the bundle saves even outside the bundle's "
+        "folder and the working folder (only for a bundle you trust: by default such a "
+        "path is a hint, and the file is looked for by name there, or given with --doc)",
+    )
     verify.add_argument("--json", action="store_true", help="print one JSON object")
     add_settings_flags(verify, (URL_POLICY,), also=("out_dir",))
