@@ -24,6 +24,7 @@ from ralph_tui.reports.bundle import (
     BundleUsage,
     EvidenceBundle,
 )
+from ralph_tui.reports.source_places import NotADocumentFile, check_regular_file
 from ralph_tui.traces.liveness import effective_status
 from ralph_tui.traces.models import IterationTrace, SessionRecord
 from ralph_tui.traces.store import TraceStore
@@ -221,15 +222,17 @@ class SourceTexts:
         if source.kind == "page" and source.url:
             page = PageCache(self.settings.external_cache).load(source.url)
             return page.text if page and page.text else None
-        if not source.path:
+        # A session folder may come from elsewhere: its recorded path is read only when it
+        # is a regular file whose bytes are the ones recorded, so a crafted record cannot
+        # put a file of this machine (its spans tiling it) into a report to be shared.
+        if not source.path or not source.sha256:
             return None
         try:
-            document = read_one(
-                Path(source.path), source.name, Limits(), cache=extraction_cache(self.settings)
-            )
-        except InputError:
+            path = check_regular_file(Path(source.path))
+            document = read_one(path, source.name, Limits(), cache=extraction_cache(self.settings))
+        except (InputError, NotADocumentFile, OSError):
             return None
-        if source.sha256 and document.sha256 != source.sha256:
+        if document.sha256 != source.sha256:
             return None  # changed since the run: its spans no longer point at the quotes
         if document.pages is not None:
             self._page_spans[source.name] = page_spans(document.pages)
