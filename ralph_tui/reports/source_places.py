@@ -12,16 +12,19 @@ path and with ``stat``, before any ``open`` (which would wait for ever on a FIFO
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import Literal
 
+from ralph_tui.documents.confine import read_file
+
 SPECIAL_TREES = (Path("/proc"), Path("/dev"), Path("/sys"))
 """Trees of files that are the system's state, not documents (their files look regular)."""
 
-Found = Literal["bundle", "beside_bundle", "working_folder"]
+Found = Literal["bundle", "bundle_same_bytes", "beside_bundle", "working_folder"]
 
 
 class NotADocumentFile(Exception):
@@ -78,9 +81,14 @@ class SourcePlaces:
     def folders(self) -> tuple[Path, Path]:
         return self.bundle_folder, self.working_folder
 
-    def find(self, name: str, saved: str | None) -> tuple[Path, Found] | str:
+    def find(
+        self, name: str, saved: str | None, sha256: str | None = None, max_bytes: int = 0
+    ) -> tuple[Path, Found] | str:
         """The file of the source ``name`` saved at ``saved``, and how it was found; else why
-        none is read (one clause)."""
+        none is read (one clause). A saved path outside the folders is read when its bytes
+        (at most ``max_bytes``) are the ones the bundle saved (``sha256``): whoever wrote the
+        bundle knew them already, so reading them tells nothing, and one's own bundle checks
+        documents that stayed where they were, wherever that is."""
         refused = ""
         if saved:
             path = Path(saved) if Path(saved).is_absolute() else self.bundle_folder / saved
@@ -93,10 +101,12 @@ class SourcePlaces:
             else:
                 if self.trust_paths or self.inside(real):
                     return real, "bundle"
+                if sha256 and _holds_bytes(real, sha256, max_bytes):
+                    return real, "bundle_same_bytes"
                 refused = (
                     f"its saved path {saved} is outside the bundle's folder and the working "
-                    "folder, or hidden in them: not read (a bundle's paths are hints; "
-                    "--trust-paths reads them)"
+                    "folder, or hidden in them, and its bytes are not the bundle's: not read "
+                    "(a bundle's paths are hints; --trust-paths reads them)"
                 )
         by_name: tuple[tuple[Path, Found], ...] = (
             (self.bundle_folder, "beside_bundle"),
@@ -118,6 +128,16 @@ class SourcePlaces:
         except (NotADocumentFile, OSError):
             return None
         return real if _visibly_in(real, folder) else None
+
+
+def _holds_bytes(real: Path, sha256: str, max_bytes: int) -> bool:
+    """Whether the regular file ``real`` (at most ``max_bytes``) has the SHA-256 ``sha256``."""
+    try:
+        if real.stat().st_size > max_bytes:
+            return False
+        return hashlib.sha256(read_file(real, max_bytes)).hexdigest() == sha256.lower()
+    except OSError:
+        return False
 
 
 def _visibly_in(real: Path, folder: Path) -> bool:

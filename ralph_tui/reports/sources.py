@@ -24,12 +24,18 @@ from ralph_tui.external.convert import NotADocument, convert_page
 from ralph_tui.external.fetch import Fetcher, FetchFailed, HostPacer
 from ralph_tui.external.policy import UrlPolicy
 from ralph_tui.reports.bundle import BundleSource
-from ralph_tui.reports.source_places import NotADocumentFile, SourcePlaces, check_regular_file
+from ralph_tui.reports.source_places import (
+    Found,
+    NotADocumentFile,
+    SourcePlaces,
+    check_regular_file,
+)
 
 SourceStatus = Literal["read", "missing", "not_checked"]
-PathFrom = Literal["bundle", "beside_bundle", "working_folder", "doc_name", "doc_sha256"]
+PathFrom = Literal[Found, "doc_name", "doc_sha256"]
 PATH_FROM_LABELS: dict[PathFrom, str] = {
     "bundle": "the path saved in the bundle",
+    "bundle_same_bytes": "the path saved in the bundle, its bytes the ones the bundle saved",
     "beside_bundle": "by its name, beside the bundle",
     "working_folder": "by its name, in the working folder",
     "doc_name": "--doc, matched by name",
@@ -129,7 +135,7 @@ def read_file_source(
     )
     found: tuple[Path, PathFrom] | str | None = given.find(source)
     if found is None:
-        found = places.find(source.name, source.path)
+        found = places.find(source.name, source.path, source.sha256, limits.file_bytes)
     if isinstance(found, str):
         check.detail = f"{found}; give its new place with --doc"
         return check, None

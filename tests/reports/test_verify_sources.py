@@ -64,7 +64,10 @@ def test_an_absolute_path_outside_the_bundles_folder_is_not_read(
     code, out, err = verify(bundle, "--out-dir", str(tmp_path / "out"), *flags)
     assert code == 1, err
     assert_not_read(out, "IdentityFile", "secret-line", "END-OF-SECRET")
-    assert "outside the bundle's folder and the working folder, or hidden in them: not read" in out
+    assert (
+        "outside the bundle's folder and the working folder, or hidden in them, and its bytes"
+        in out
+    )
     assert "--trust-paths" in out
 
 
@@ -136,7 +139,7 @@ def test_a_hidden_file_in_the_working_folder_is_not_read(
     assert code == 1
     assert_not_read(out, "IdentityFile", "secret-line")
     [source] = json.loads(out)["sources"]
-    assert source["status"] == "missing" and "hidden in them: not read" in source["detail"]
+    assert source["status"] == "missing" and "hidden in them" in source["detail"]
     bundle = hostile(home / "Downloads", "/elsewhere/.ssh/config", name=".ssh/config")
     code, out, _err = verify(bundle, "--json", "--out-dir", str(tmp_path / "out"), cwd=home)
     assert_not_read(out, "IdentityFile", "secret-line")
@@ -201,6 +204,47 @@ def test_ones_own_bundle_written_elsewhere_reads_the_documents_of_the_working_fo
     code, out, err = verify(bundle, "--out-dir", str(tmp_path / "out"), cwd=project)
     assert code == 0, out + err
     assert "(the path saved in the bundle)" in out
+
+
+def test_ones_own_bundle_reads_documents_that_stayed_where_they_were_wherever_that_is(
+    tmp_path: Path, clean_env: None
+) -> None:
+    """A saved path outside both folders is read when its bytes are the ones the bundle
+    saved: whoever wrote the bundle knew them, so nothing is told that was not known."""
+    (tmp_path / "downloads").mkdir()
+    manual = tmp_path / "downloads" / "manual.md"
+    manual.write_text("Filters are backwashed every 48 hours.\n")
+    source, document = read_source(manual)
+    project = tmp_path / "project"
+    project.mkdir()
+    bundle = write_bundle(
+        project / "answer.json",
+        make_bundle([source], [locate(1, "backwashed every 48 hours", document)]),
+    )
+    code, out, err = verify(bundle, "--out-dir", str(tmp_path / "out"), cwd=project)
+    assert code == 0, out + err
+    assert "its bytes the ones the bundle saved" in out
+
+    manual.write_text("Filters are backwashed every 72 hours.\n")
+    code, out, err = verify(bundle, "--json", "--out-dir", str(tmp_path / "out"), cwd=project)
+    assert code == 1, out + err
+    [checked] = json.loads(out)["sources"]
+    assert checked["status"] == "missing" and "--trust-paths" in checked["detail"]
+    assert "72 hours" not in out
+
+
+def test_a_bundle_that_guesses_a_files_hash_wrong_learns_nothing_of_it(
+    tmp_path: Path, clean_env: None, secret: Path
+) -> None:
+    folder = tmp_path / "received"
+    folder.mkdir()
+    source = BundleSource(name="config", kind="file", path=str(secret), sha256="0" * 64)
+    quote = QuoteLocation(number=1, text="Host", found="exact", source="config", start=0, end=4)
+    bundle = write_bundle(folder / "bundle.json", make_bundle([source], [quote]))
+    code, out, _err = verify(bundle, "--json", "--out-dir", str(tmp_path / "out"))
+    assert code == 1
+    assert_not_read(out, "IdentityFile", "secret-line", "Host prod")
+    assert json.loads(out)["quotes"][0]["status"] == "source_missing"
 
 
 @pytest.mark.parametrize("flags", [(), ("--json",)])
