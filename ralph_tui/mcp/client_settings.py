@@ -15,7 +15,7 @@ from typing import Any
 
 from ralph_tui.config import Settings, SettingsError, SettingSpec, setting_specs
 
-SERVER_GROUPS = ("keys and endpoints",)
+SERVER_GROUPS = ("keys and endpoints", "mcp server")
 """Groups of settings never taken from a client."""
 
 
