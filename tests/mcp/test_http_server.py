@@ -98,7 +98,11 @@ def test_a_loopback_bind_of_any_spelling_refuses_a_hostile_host_or_origin(
             port, search_call(), Host=f"evil.example:{port}", **{"Mcp-Session-Id": session}
         )
         proper = post(port, search_call(), **{"Mcp-Session-Id": session})
+        sessionless = post(
+            port, search_call(), Host="evil.example", **{"MCP-Protocol-Version": "2026-07-28"}
+        )
     assert hostile_host.status_code == 421 and hostile_origin.status_code == 403
+    assert sessionless.status_code == 421 and SECRET_LINE not in sessionless.text
     assert opened.status_code == 200
     assert rebound.status_code == 421 and SECRET_LINE not in rebound.text
     assert proper.status_code == 200 and SECRET_LINE in proper.text, "the same call, allowed"
