@@ -31,6 +31,7 @@ class RunSlots:
         self._free = asyncio.Semaphore(size)
         self.waiting = 0
         self.running = 0
+        self._releasing: asyncio.Future[None] | None = None
 
     @asynccontextmanager
     async def held(self, waiting: Waiting) -> AsyncIterator[None]:
@@ -41,7 +42,7 @@ class RunSlots:
         finally:
             self.running -= 1
             self._free.release()
-            release_freed_memory()
+            self._release_memory()
 
     async def _acquire(self, waiting: Waiting) -> None:
         if not self._free.locked():
@@ -67,6 +68,13 @@ class RunSlots:
             raise
         finally:
             self.waiting -= 1
+
+    def _release_memory(self) -> None:
+        """``release_freed_memory`` in a worker thread (it walks the whole heap: tens of
+        milliseconds the event loop need not wait), one at a time."""
+        if self._releasing is None or self._releasing.done():
+            loop = asyncio.get_running_loop()
+            self._releasing = loop.run_in_executor(None, release_freed_memory)
 
 
 def release_freed_memory() -> None:

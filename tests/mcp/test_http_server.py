@@ -139,9 +139,10 @@ async def search_with(port: int, token: str) -> dict[str, Any]:
 def test_a_generated_token_is_printed_once_and_required_and_the_sdk_client_uses_it(
     tmp_path: Path,
 ) -> None:
-    with http_server(tmp_path, "localhost", "--token", "generate") as (port, server):
-        line = server.stderr.readline() + server.stderr.readline()  # type: ignore[union-attr]
-        token = line.split("token (shown only now): ")[1].split()[0]
+    with http_server(tmp_path, "127.0.0.1", "--token", "generate") as (port, server):
+        shown = [server.stderr.readline() for _ in range(2)]  # type: ignore[union-attr]
+        assert "serving http://127.0.0.1:" in shown[0] and "clients must send the token" in shown[0]
+        token = shown[1].split("token (shown only now): ")[1].split()[0]
         missing = post(port, initialize())
         wrong = post(port, initialize(), Authorization=f"Bearer {token[:-1]}x")
         other_scheme = post(port, initialize(), Authorization=f"Basic {token}")
