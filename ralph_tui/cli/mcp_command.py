@@ -31,6 +31,12 @@ def run_mcp(args: argparse.Namespace) -> int:
         )
         gate = "clients must send the token" if access.token else "no token"
         print(f"ralph-tui mcp: serving {access.bind.url} ({reach}; {gate})", file=sys.stderr)
+        if not access.bind.loopback:
+            print(
+                "ralph-tui mcp: warning: plain HTTP, so the token crosses the network in the "
+                "clear; serve a team through a reverse proxy with TLS (see the MCP guide)",
+                file=sys.stderr,
+            )
         if access.generated:
             print(
                 f"ralph-tui mcp: token (shown only now): {access.token}",

@@ -11,6 +11,7 @@ import socket
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 from pydantic import SecretStr
@@ -18,7 +19,14 @@ from pydantic import SecretStr
 from ralph_tui.cli.app import run_cli
 from ralph_tui.config import SettingsError, load_settings, recorded_settings
 from ralph_tui.mcp.client_settings import client_values
-from ralph_tui.mcp.http import Bind, HttpAccessError, allowed_hosts, bind_of, http_access
+from ralph_tui.mcp.http import (
+    Bind,
+    HttpAccess,
+    HttpAccessError,
+    allowed_hosts,
+    bind_of,
+    http_access,
+)
 from ralph_tui.mcp.slots import RunSlots
 from tests.mcp.test_stdio_server import ROOT
 
@@ -83,6 +91,24 @@ def test_the_token_is_never_shown_recorded_or_set_by_a_client(
     assert rows["mcp_token"]["value"] == "set"
     with pytest.raises(SettingsError, match="the server's to set"):
         client_values({"mcp_max_runs": 100, "mcp_token": "x", "mcpAllowHosts": "evil"})
+
+
+def test_serving_every_interface_warns_and_prints_the_generated_token_once(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    served: list[HttpAccess | None] = []
+    monkeypatch.setattr("ralph_tui.mcp.http.check_listening", lambda bind: None)
+    monkeypatch.setattr("ralph_tui.mcp.server.serve", lambda config, http: served.append(http))
+    command = ["mcp", "--http", "0.0.0.0:8765", "--token", "generate", "--root", str(tmp_path)]
+    assert run_cli(command) == 0
+    [access] = served
+    assert access is not None and access.token and not access.bind.loopback
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0].endswith(
+        "serving http://0.0.0.0:8765/mcp (every interface; clients must send the token)"
+    )
+    assert "warning: plain HTTP" in lines[1] and "TLS" in lines[1]
+    assert lines[2].endswith(f"token (shown only now): {access.token}") and len(lines) == 3
 
 
 async def test_a_call_beyond_the_bound_waits_is_told_so_and_leaves_the_queue_when_cancelled() -> (
