@@ -5,36 +5,43 @@ the command runs, so the other commands start without it."""
 from __future__ import annotations
 
 import argparse
-import socket
+import sys
 from pathlib import Path
 
 from ralph_tui.cli.settings_flags import settings_from_args
-from ralph_tui.documents import InputError
 
 
 def run_mcp(args: argparse.Namespace) -> int:
-    """Check the roots, the address and the settings, then serve until stopped."""
+    """Check the roots, the address, the token and the settings, then serve until
+    stopped."""
+    from ralph_tui.mcp.http import bind_of, http_access
     from ralph_tui.mcp.roots import Roots
     from ralph_tui.mcp.server import ServerConfig, serve
 
     settings = settings_from_args(args)
     roots = Roots.of(args.root or [Path.cwd()])
-    http = http_address(args.http) if args.http else None
-    serve(ServerConfig(roots, settings), http=http)
+    access = http_access(bind_of(args.http), settings) if args.http else None
+    if access is not None:
+        reach = (
+            "loopback only"
+            if access.bind.loopback
+            else "every interface"
+            if access.bind.every_interface
+            else "not loopback"
+        )
+        gate = "clients must send the token" if access.token else "no token"
+        print(f"ralph-tui mcp: serving {access.bind.url} ({reach}; {gate})", file=sys.stderr)
+        if not access.bind.loopback:
+            print(
+                "ralph-tui mcp: warning: plain HTTP, so the token crosses the network in the "
+                "clear; serve a team through a reverse proxy with TLS (see the MCP guide)",
+                file=sys.stderr,
+            )
+        if access.generated:
+            print(
+                f"ralph-tui mcp: token (shown only now): {access.token}",
+                file=sys.stderr,
+                flush=True,
+            )
+    serve(ServerConfig(roots, settings), http=access)
     return 0
-
-
-def http_address(text: str) -> tuple[str, int]:
-    """``HOST:PORT`` as a host and a port; ``InputError`` for anything else, or for an
-    address this process cannot listen on (checked here, so a port in use is exit 2 with
-    one line rather than the HTTP server's own startup failure)."""
-    host, _, port = text.rpartition(":")
-    if not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise InputError(f"--http {text}: give HOST:PORT, e.g. 127.0.0.1:8765")
-    address = (host.strip("[]"), int(port))
-    try:
-        with socket.create_server(address):
-            pass
-    except OSError as exc:
-        raise InputError(f"--http {text}: cannot listen there ({exc.strerror or exc})") from None
-    return address

@@ -35,6 +35,7 @@ def setting(
     repeat: bool = False,
     metavar: str | None = None,
     recorded: bool = True,
+    secret: bool = False,
 ) -> Any:
     """A setting read from ``RALPH_<name>``; a seed setting also from ``<name>`` and
     ``AX_<name>``, and any setting from its ``aliases`` (the seed's other names).
@@ -42,8 +43,10 @@ def setting(
     ``flag`` is its command-line flag (also accepted in the other of camelCase and
     kebab-case, and as ``more_flags``); ``repeat``: the flag may be given several times,
     the values joined with commas. ``recorded``: a session records the value it ran with,
-    so resume and re-run repeat it.
+    so resume and re-run repeat it. ``secret``: never shown (``config`` says set or unset)
+    and never recorded.
     """
+    assert not (secret and recorded), f"{name}: a secret setting is never recorded"
     names = [f"RALPH_{name}", *([name, f"AX_{name}"] if seed else []), *aliases]
     extra: dict[str, Any] = {
         "flag": flag,
@@ -52,7 +55,7 @@ def setting(
         "repeat": repeat,
         "metavar": metavar,
         "recorded": recorded,
-        "secret": False,
+        "secret": secret,
     }
     return Field(default, validation_alias=AliasChoices(*names), json_schema_extra=extra)
 

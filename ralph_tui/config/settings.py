@@ -16,6 +16,7 @@ from ralph_tui.config.run_groups import (
     OutputSettings,
     SandboxSettings,
 )
+from ralph_tui.config.server_groups import McpServerSettings
 from ralph_tui.config.source_groups import (
     ExternalSettings,
     KeySettings,
@@ -35,6 +36,7 @@ class Settings(
     SandboxSettings,
     DocumentSettings,
     KeySettings,
+    McpServerSettings,
     BaseSettings,
 ):
     """All of ralph-tui's settings. Build with ``load_settings`` to get friendly errors."""

@@ -55,6 +55,11 @@ class ProgressTracker:
             return self._at(self.total or event.iterations, f"run finished: {event.status}")
         return None
 
+    def waiting(self, message: str) -> ProgressUpdate:
+        """A notice before the run starts (waiting for a slot): a step on, as progress only
+        ever grows."""
+        return self._at(self.progress, message)
+
     def _of(self, iteration: int) -> str:
         return f"iteration {iteration}" + (f" of {self.total}" if self.total else "")
 

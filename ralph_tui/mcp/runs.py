@@ -1,6 +1,7 @@
-"""One run behind a tool call: its events relayed as progress notifications, and the call's
-cancellation turned into the run's own cancel, so the session ends ``cancelled`` with its
-traces kept rather than being cut off mid-write."""
+"""One run behind a tool call: it waits for a slot among the runs at once, its events are
+relayed as progress notifications, and the call's cancellation is turned into the run's own
+cancel, so the session ends ``cancelled`` with its traces kept rather than being cut off
+mid-write."""
 
 from __future__ import annotations
 
@@ -12,17 +13,27 @@ import anyio
 from ralph_tui.api import RunResult
 from ralph_tui.events import BaseEvent, Emit
 from ralph_tui.mcp.progress import ProgressTracker, ProgressUpdate
+from ralph_tui.mcp.slots import RunSlots
 
 StartRun = Callable[[Emit, asyncio.Event], Awaitable[RunResult]]
 """Starts the run with the event callback and the cancel event it is given."""
 Report = Callable[[ProgressUpdate], Awaitable[None]]
 
 
-async def run_reporting(start: StartRun, report: Report) -> RunResult:
-    """The run's result, with ``report`` called for each step it makes. When the call is
-    cancelled the run is told to stop, and waited for (shielded) before the cancellation
-    goes on."""
+async def run_reporting(start: StartRun, report: Report, slots: RunSlots) -> RunResult:
+    """The run's result, once one of ``slots`` is free, with ``report`` called while it
+    waits for one and for each step the run makes. When the call is cancelled the run is
+    told to stop, and waited for (shielded) before the cancellation goes on."""
     tracker = ProgressTracker()
+
+    async def waiting(message: str) -> None:
+        await _courtesy(report, tracker.waiting(message))
+
+    async with slots.held(waiting):
+        return await _reporting(start, report, tracker)
+
+
+async def _reporting(start: StartRun, report: Report, tracker: ProgressTracker) -> RunResult:
     updates: asyncio.Queue[ProgressUpdate | None] = asyncio.Queue()
 
     def on_event(event: BaseEvent) -> None:
@@ -50,7 +61,14 @@ async def _relay(updates: asyncio.Queue[ProgressUpdate | None], report: Report) 
     """Send the updates in order until the ``None`` that ends them. Progress is a courtesy:
     a client that can no longer take it stops the relay, never the run."""
     while (update := await updates.get()) is not None:
-        try:
-            await report(update)
-        except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+        if not await _courtesy(report, update):
             return
+
+
+async def _courtesy(report: Report, update: ProgressUpdate) -> bool:
+    """``report(update)``; ``False`` when the client can no longer take progress."""
+    try:
+        await report(update)
+    except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+        return False
+    return True

@@ -24,9 +24,11 @@ from ralph_tui.errors import RalphError
 from ralph_tui.events import Emit, RunStatus
 from ralph_tui.loops.requests import Mode
 from ralph_tui.mcp.client_settings import client_values
+from ralph_tui.mcp.http import HttpAccess, serve_http
 from ralph_tui.mcp.progress import ProgressUpdate
 from ralph_tui.mcp.roots import Roots
 from ralph_tui.mcp.runs import run_reporting
+from ralph_tui.mcp.slots import RunSlots
 from ralph_tui.version import __version__
 
 T = TypeVar("T")
@@ -76,6 +78,7 @@ def build_server(config: ServerConfig) -> MCPServer:
         "ralph-tui", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
     )
     out_dir = config.settings.out_dir
+    slots = RunSlots(config.settings.mcp_max_runs)
 
     async def run(
         mode: Mode,
@@ -100,7 +103,7 @@ def build_server(config: ServerConfig) -> MCPServer:
         async def report(update: ProgressUpdate) -> None:
             await ctx.report_progress(update.progress, update.total, update.message)
 
-        return await run_reporting(start, report)
+        return await run_reporting(start, report, slots)
 
     @server.tool()
     async def ask_documents(
@@ -190,11 +193,11 @@ async def _as_tool_error(work: Awaitable[T]) -> T:
         raise ToolError(exc.one_line()) from None
 
 
-def serve(config: ServerConfig, http: tuple[str, int] | None = None) -> None:
-    """Serve until the client goes (stdio) or the process is stopped (``http``)."""
+def serve(config: ServerConfig, http: HttpAccess | None = None) -> None:
+    """Serve until the client goes (stdio) or the process is stopped (``http``: with its
+    Host/Origin checks and token)."""
     server = build_server(config)
     if http is None:
         server.run()
     else:
-        host, port = http
-        server.run("streamable-http", host=host, port=port)
+        serve_http(server, http)

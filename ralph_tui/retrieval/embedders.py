@@ -81,15 +81,26 @@ def _wordllama() -> Any:
     return wordllama.WordLlama.load(cache_dir=folder, disable_download=True)
 
 
+@cache
+def _word_tokenizer() -> Any:
+    """WordLlama's tokenizer without padding (the model pads batches to their longest text;
+    words are encoded one by one), made once and shared: encoding is thread-safe, and each
+    tokenizer made anew keeps most of a megabyte the process never gets back once it has
+    encoded a document's words (measured), which one per index grew a long-lived MCP server
+    by on every run."""
+    tokenizer = _wordllama().tokenizer
+    words = type(tokenizer).from_str(tokenizer.to_str())
+    words.no_padding()
+    return words
+
+
 class WordVectorEmbedder:
     """Mean word vectors from WordLlama's codebook (256 dimensions)."""
 
     def __init__(self) -> None:
         model = _wordllama()
         self._codebook: np.ndarray = model.embedding
-        # The model pads batches to their longest text; words are encoded one by one.
-        self._tokenizer = type(model.tokenizer).from_str(model.tokenizer.to_str())
-        self._tokenizer.no_padding()
+        self._tokenizer = _word_tokenizer()
         self.dim = int(self._codebook.shape[1])
         self.id = f"wordllama-l2-supercat-{self.dim}-idf"
         self._cache: dict[str, np.ndarray] = {}

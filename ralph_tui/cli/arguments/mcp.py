@@ -25,6 +25,7 @@ def add_mcp_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--http",
         metavar="HOST:PORT",
-        help="serve streamable HTTP at HOST:PORT (path /mcp) instead of stdio",
+        help="serve streamable HTTP at HOST:PORT (path /mcp) instead of stdio; an address "
+        "that is not loopback needs --token",
     )
-    add_settings_flags(parser, RUN_GROUPS)
+    add_settings_flags(parser, (*RUN_GROUPS, "mcp server"))
