@@ -90,7 +90,7 @@ def test_the_token_is_never_shown_recorded_or_set_by_a_client(
     rows = {row["name"]: row for row in json.loads(as_json)["settings"]}
     assert rows["mcp_token"]["value"] == "set"
     with pytest.raises(SettingsError, match="the server's to set"):
-        client_values({"mcp_max_runs": 100, "mcp_token": "x", "mcpAllowHosts": "evil"})
+        client_values({"mcp_max_runs": 100, "mcp_token": "x", "mcpAllowHosts": "evil"}, settings)
 
 
 def test_serving_every_interface_warns_and_prints_the_generated_token_once(

@@ -22,7 +22,9 @@ async def test_a_second_call_waits_for_the_slot_and_hears_that_it_waits(tmp_path
     second_waits = anyio.Event()
     second: dict[str, RunResult] = {}
 
-    async with connected(tmp_path, {"RALPH_MCP_MAX_RUNS": "1"}) as client:
+    async with connected(
+        tmp_path, {"RALPH_MCP_MAX_RUNS": "1"}, args=("--maxIters", "50")
+    ) as client:
 
         async def on_first(value: float, total: float | None, message: str | None) -> None:
             first_seen.append(message)
