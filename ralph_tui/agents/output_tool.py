@@ -88,6 +88,14 @@ def parse_json_object(raw: str) -> dict[str, Any]:
         data = json.loads(raw, strict=False) if raw.strip() else {}
     except json.JSONDecodeError as exc:
         raise ArgumentsError(_json_error_advice(exc), f"json: {exc.msg}") from None
+    except RecursionError:
+        # A model's arguments are untrusted: nesting past the parser's stack is an
+        # unusable call the model is told about, never a crash of the run.
+        raise ArgumentsError(
+            "The arguments are nested too deeply to read. Call "
+            f"`{OUTPUT_TOOL_NAME}` again with one flat JSON object of the schema's fields.",
+            "json: nested too deeply",
+        ) from None
     if not isinstance(data, dict):
         kind = type(data).__name__
         raise ArgumentsError(

@@ -99,7 +99,7 @@ def _input_of(call: ToolCall) -> dict[str, Any]:
     """
     try:
         value = json.loads(call.arguments or "{}")
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
         return {"raw_arguments": call.arguments}
     return value if isinstance(value, dict) else {"raw_arguments": call.arguments}
 

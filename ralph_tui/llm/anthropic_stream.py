@@ -35,7 +35,7 @@ class _Block:
             return json.dumps(self.start_input if self.start_input is not None else {})
         try:
             return json.dumps(json.loads(raw))
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             return raw
 
 

@@ -94,3 +94,14 @@ def test_the_worker_schema_has_no_combinator_at_its_top_level() -> None:
 
 def test_flat_worker_arguments_are_still_read() -> None:
     assert rlm_action({"code": "x", "resultReady": False}) == {"code": "x", "resultReady": False}
+
+
+@pytest.mark.parametrize("raw", ["[" * 100_000, '{"a": ' * 100_000], ids=["arrays", "objects"])
+def test_arguments_nested_past_the_parsers_stack_are_an_unusable_call_not_a_crash(
+    raw: str,
+) -> None:
+    with pytest.raises(ArgumentsError) as refused:
+        parse_json_object(raw)
+    assert refused.value.key == "json: nested too deeply"
+    with pytest.raises(ArgumentsError, match="nested too deeply"):
+        parse_arguments(raw, Answer)
