@@ -133,12 +133,19 @@ def serve_site(robots: str = "User-agent: *\nDisallow: /private/\n") -> Iterator
             return
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
     site.base = f"http://127.0.0.1:{server.server_address[1]}"
+    with serving(server):
+        yield site
+
+
+@contextmanager
+def serving(server: ThreadingHTTPServer) -> Iterator[None]:
+    """``server`` answering in a thread of its own until the block ends."""
+    server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield site
+        yield
     finally:
         server.shutdown()
         server.server_close()

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import datetime
 import ssl
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -17,6 +16,8 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
+
+from tests.external.site import serving
 
 
 @dataclass
@@ -87,12 +88,6 @@ def serve_tls(name: str, folder: Path, body: bytes) -> Iterator[TlsSite]:
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.socket = context.wrap_socket(server.socket, server_side=True)
-    server.daemon_threads = True
     site.port = server.server_address[1]
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with serving(server):
         yield site
-    finally:
-        server.shutdown()
-        server.server_close()
