@@ -15,6 +15,7 @@ from ralph_tui.events import Emit
 from ralph_tui.loops.runner import RunOutcome, RunRequest
 from ralph_tui.traces.store import TraceStore
 from ralph_tui.tui.app import RalphApp
+from ralph_tui.tui.run_handle import RunState
 from ralph_tui.tui.screens.error_modal import ErrorModal
 from ralph_tui.tui.screens.evidence_modal import EvidenceModal
 from ralph_tui.tui.screens.file_picker import FilePicker
@@ -178,6 +179,24 @@ async def test_form_errors_are_notified_and_nothing_starts(
         await pilot.pause()
         assert not screen.running
         assert any("question" in note for note in notes)
+
+
+async def test_a_state_the_run_has_left_does_not_come_back_over_its_status(
+    make_app: MakeApp,
+) -> None:
+    """The handle posts STARTING as it is made; a quick run's events may be drained before
+    that message reaches the screen, which must then not show "starting" over "passed"."""
+    app = make_app(runner=scripted_runner())
+    async with app.run_test(size=SIZE) as pilot:
+        screen = run_screen(app)
+        await fill_form(screen, QUESTION, DOC_NAME)
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: screen.monitor.progress.status == "passed")
+        assert screen.handle is not None
+        screen.post_message(screen.RunStateChanged(screen.handle, RunState.STARTING))
+        await pilot.pause(0.1)
+        assert screen.monitor.progress.status == "passed"
+        assert screen.run_state is RunState.FINISHED
 
 
 async def test_evidence_marks_and_the_quote_in_place(make_app: MakeApp) -> None:

@@ -248,7 +248,10 @@ class RunScreen(Screen[None]):
             self.monitor.show_status(state.value, STATE_NOTES[state])
 
     def on_run_screen_run_state_changed(self, message: RunStateChanged) -> None:
-        if message.handle is self.handle:
+        # The handle is the truth: a message about a state it has left since (its STARTING,
+        # posted as it was made, reaching the screen after a quick run's events were drained)
+        # would put "starting" back over the status the events reported.
+        if message.handle is self.handle and message.state is self.handle.state:
             self.run_state = message.state
 
     def on_run_screen_run_ended(self, message: RunEnded) -> None:
