@@ -16,6 +16,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from ralph_tui.errors import UsageError
 
 MAX_DEPTH = 64
@@ -72,6 +74,14 @@ def _brackets(data: str | bytes) -> int:
     if isinstance(data, bytes):
         return data.count(b"[") + data.count(b"{")
     return data.count("[") + data.count("{")
+
+
+def first_problem(exc: ValidationError, whole: str = "") -> str:
+    """The first problem a model found in what was parsed, as ``where: what`` (``whole``
+    stands for the place when the problem is with the value as a whole)."""
+    first = exc.errors()[0]
+    where = ".".join(str(part) for part in first["loc"]) or whole
+    return f"{where}: {first['msg']}"
 
 
 def read_json(path: Path, where: str | None = None, *, max_bytes: int | None = None) -> Any:

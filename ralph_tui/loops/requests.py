@@ -12,6 +12,7 @@ from pydantic import BaseModel, ValidationError
 
 from ralph_tui.config import Settings, recorded_settings, restored_settings
 from ralph_tui.documents import Confinement, InputError
+from ralph_tui.json_input import first_problem
 from ralph_tui.loops.iteration import merge_constraints
 from ralph_tui.traces.models import IterationTrace, SessionRecord
 from ralph_tui.traces.store import TraceStore
@@ -72,10 +73,8 @@ def recorded_choices(record: SessionRecord) -> RecordedChoices:
             {k: v for k, v in record.settings.items() if k in RecordedChoices.model_fields}
         )
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(part) for part in first["loc"])
         raise InputError(
-            f"session {record.session_id} recorded an invalid {where}: {first['msg']}"
+            f"session {record.session_id} recorded an invalid {first_problem(exc)}"
         ) from None
 
 

@@ -27,7 +27,7 @@ from ralph_tui.errors import ExitCode
 from ralph_tui.evidence import QuoteLocation
 from ralph_tui.external.policy import UrlPolicy
 from ralph_tui.external.transport import policy_client
-from ralph_tui.json_input import JsonRefused, read_json
+from ralph_tui.json_input import JsonRefused, first_problem, read_json
 from ralph_tui.reports.bundle import (
     BUNDLE_VERSION,
     MAX_BUNDLE_BYTES,
@@ -169,11 +169,7 @@ def load_bundle(path: Path) -> EvidenceBundle:
     try:
         return EvidenceBundle.model_validate(raw)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(part) for part in first["loc"])
-        raise InputError(
-            f"{path} is not a valid evidence bundle ({where}: {first['msg']})"
-        ) from None
+        raise InputError(f"{path} is not a valid evidence bundle ({first_problem(exc)})") from None
 
 
 async def verify_bundle(

@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
-from ralph_tui.json_input import JsonRefused, parse_json
+from ralph_tui.json_input import JsonRefused, first_problem, parse_json
 from ralph_tui.traces import index_sql as sql
 from ralph_tui.traces.files import SESSION_FILE, read_iterations, read_record, session_folders
 from ralph_tui.traces.index_query import (
@@ -258,9 +258,7 @@ def _indexed_record(text: str | bytes) -> SessionRecord:
 def unreadable_reason(folder: Path, exc: Exception) -> str:
     """Why a session folder's ``session.json`` could not be read, in one line."""
     if isinstance(exc, ValidationError):
-        first = exc.errors()[0]
-        where = ".".join(str(part) for part in first["loc"]) or "the record"
-        return f"{SESSION_FILE} is no session record ({where}: {first['msg']})"
+        return f"{SESSION_FILE} is no session record ({first_problem(exc, 'the record')})"
     if isinstance(exc, OSError):
         return f"{SESSION_FILE} cannot be read ({exc.strerror or exc})"
     text = " ".join(str(exc).split())

@@ -17,6 +17,8 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
+from ralph_tui.json_input import first_problem
+
 BUILTIN_THEMES_DIR = Path(__file__).with_name("themes")
 DEFAULT_THEME = "ralph-dark"
 FALLBACK_THEME = "textual-dark"
@@ -91,9 +93,7 @@ def load_theme(path: Path) -> Theme:
     try:
         fields = ThemeFile.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(part) for part in first["loc"]) or "file"
-        raise ThemeError(f"theme {path.name}: {where}: {first['msg']}") from None
+        raise ThemeError(f"theme {path.name}: {first_problem(exc, 'file')}") from None
     return Theme(**fields.model_dump())
 
 
