@@ -20,7 +20,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from ralph_tui.traces.atomic import write_atomic
+from ralph_tui.atomic import write_atomic
 from ralph_tui.traces.index import reindex
 from ralph_tui.traces.models import IterationTrace, SessionRecord
 from ralph_tui.traces.store import TraceStore

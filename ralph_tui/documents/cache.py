@@ -11,12 +11,11 @@ entry would be.
 from __future__ import annotations
 
 import json
-import os
 import re
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from ralph_tui.atomic import write_atomic
 from ralph_tui.documents.convert import Extracted, Heading
 from ralph_tui.json_input import read_json
 
@@ -68,9 +67,7 @@ class ExtractionCache:
         }
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            fd, temp = tempfile.mkstemp(dir=self.folder, suffix=".tmp")
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump(payload, handle, ensure_ascii=False)
-            os.replace(temp, self.entry(sha256, extracted.converter))
+            text = json.dumps(payload, ensure_ascii=False)
+            write_atomic(self.entry(sha256, extracted.converter), text)
         except OSError:
             return

@@ -7,8 +7,8 @@ import html
 import math
 from pathlib import Path
 
+from ralph_tui.atomic import write_atomic
 from ralph_tui.evals.scoring import ItemScore
-from ralph_tui.traces.atomic import write_atomic
 
 WIDTH, HEIGHT, MARGIN = 640, 320, 48
 SERIES = (("found", "#2a9d8f"), ("passed", "#e76f51"))

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ralph_tui.atomic import append_line, write_atomic
 from ralph_tui.batch.jobs import JobResult, SessionJob
 from ralph_tui.batch.local import Executor, Progress
 from ralph_tui.config import Settings
@@ -26,7 +27,6 @@ from ralph_tui.evals.store import (
 )
 from ralph_tui.evals.suite import EvalItem, SuiteError, load_suite, write_suite
 from ralph_tui.loops.runner import extraction_cache
-from ralph_tui.traces.atomic import append_line, write_atomic
 
 
 def new_eval_id(suite_name: str) -> str:

@@ -8,11 +8,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
+from ralph_tui.atomic import write_atomic
 from ralph_tui.config import Settings
 from ralph_tui.documents import InputError, Limits, read_corpus
 from ralph_tui.errors import UsageError
 from ralph_tui.json_input import JsonRefused, parse_json
-from ralph_tui.traces.atomic import write_atomic
 
 
 class Expectation(BaseModel):

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationError
 
-from ralph_tui.traces.atomic import write_atomic
+from ralph_tui.atomic import write_atomic
 
 PAGES_FOLDER = "pages"
 

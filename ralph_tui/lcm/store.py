@@ -7,9 +7,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from ralph_tui.atomic import append_line
 from ralph_tui.json_input import parse_json
 from ralph_tui.llm.types import ChatMessage, ToolCall
-from ralph_tui.traces.atomic import append_line
 
 CHARS_PER_TOKEN = 4
 MESSAGE_OVERHEAD_TOKENS = 4

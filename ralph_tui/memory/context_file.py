@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from os import PathLike
 from pathlib import Path
 
-from ralph_tui.memory.atomic import write_atomic
+from ralph_tui.atomic import write_atomic
 
 MARKER_ALLOWANCE = 32
 """Characters the ``[trimmed N blocks]`` line may add beyond the budget."""
@@ -163,7 +163,7 @@ def append_memory(
     kept, dropped, truncated = fit_budget([*content.blocks, block], budget_chars)
     new_content = MemoryContent(content.trimmed + dropped, kept)
     rendered = new_content.render()
-    write_atomic(Path(path), rendered)
+    _replace(Path(path), rendered)
     return MemoryWrite(len(rendered), dropped, new_content.trimmed, truncated)
 
 
@@ -174,5 +174,11 @@ def write_summary(
     block = f"## Summary - {timestamp(now)}\n{_demote_headers(summary.strip())}"
     kept, _, truncated = fit_budget([block], budget_chars)
     rendered = MemoryContent(0, kept).render()
-    write_atomic(Path(path), rendered)
+    _replace(Path(path), rendered)
     return MemoryWrite(len(rendered), truncated=truncated)
+
+
+def _replace(path: Path, text: str) -> None:
+    """Write the memory file whole; it is the user's file, so a new one follows the umask."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, text, private=False)

@@ -22,8 +22,8 @@ from os import PathLike
 from pathlib import Path
 from typing import Any
 
+from ralph_tui.atomic import append_line
 from ralph_tui.json_input import JsonRefused, parse_json
-from ralph_tui.memory.atomic import append_line
 from ralph_tui.memory.context_file import timestamp
 
 EPISODES_FILE = "episodes.jsonl"
@@ -43,7 +43,9 @@ class EpisodeStore:
         """Write one episode as one line; a missing ``timestamp`` is filled in. Returns it."""
         record = dict(episode)
         record.setdefault("timestamp", timestamp(now))
-        append_line(self.path, json.dumps(record, ensure_ascii=False, default=str))
+        self.directory.mkdir(parents=True, exist_ok=True)
+        line = json.dumps(record, ensure_ascii=False, default=str)
+        append_line(self.path, line, private=False, durable=True)
         return record
 
     def load(self) -> list[dict[str, Any]]:

@@ -5,13 +5,13 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+from ralph_tui.atomic import write_atomic
 from ralph_tui.config import Settings
 from ralph_tui.documents import InputError
 from ralph_tui.reports.build import build_bundle
 from ralph_tui.reports.bundle import EvidenceBundle
 from ralph_tui.reports.formats import FORMAT_OF_SUFFIX, ReportFormat
 from ralph_tui.reports.page_pictures import PagePicture, page_pictures
-from ralph_tui.traces.atomic import write_atomic
 from ralph_tui.traces.store import TraceStore
 
 
@@ -63,8 +63,10 @@ def session_report(
 
 
 def write_report(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` at once (temp file and rename): a reader never sees half."""
-    write_atomic(path, text)
+    """Write ``text`` to ``path`` at once (temp file and rename): a reader never sees half.
+    A report is written to be shared, so a new one follows the umask (session traces stay
+    private)."""
+    write_atomic(path, text, private=False)
 
 
 REPORTS_DIR = "reports"

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ralph_tui.atomic import write_atomic_with
 from ralph_tui.json_input import read_json
 from ralph_tui.retrieval.chunks import Chunking, ChunkTable
 from ralph_tui.retrieval.lexical import LexicalIndex
@@ -134,14 +135,8 @@ class IndexCache:
         path = self._vectors_path(key, embedder_id)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            fd, aside = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-            try:
-                with os.fdopen(fd, "wb") as handle:
-                    np.save(handle, np.ascontiguousarray(vectors, dtype=np.float32))
-                os.replace(aside, path)
-            finally:
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(aside)
+            array = np.ascontiguousarray(vectors, dtype=np.float32)
+            write_atomic_with(path, lambda handle: np.save(handle, array))
         except OSError as exc:
             notice(f"retrieval vectors not cached ({_reason(exc)}): the next run rebuilds them")
 

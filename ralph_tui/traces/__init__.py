@@ -21,19 +21,19 @@ PUBLIC = {
     "SessionRecord": "ralph_tui.traces.models",
     "TraceStore": "ralph_tui.traces.store",
     "allocate_session_dir": "ralph_tui.traces.session_ids",
-    "append_line": "ralph_tui.traces.atomic",
+    "append_line": "ralph_tui.atomic",
     "effective_status": "ralph_tui.traces.liveness",
     "make_session_id": "ralph_tui.traces.session_ids",
     "reindex": "ralph_tui.traces.index",
-    "write_atomic": "ralph_tui.traces.atomic",
+    "write_atomic": "ralph_tui.atomic",
 }
 """Each public name and the module that defines it."""
 
 __all__ = list(PUBLIC)
 
 if TYPE_CHECKING:
-    from ralph_tui.traces.atomic import append_line as append_line
-    from ralph_tui.traces.atomic import write_atomic as write_atomic
+    from ralph_tui.atomic import append_line as append_line
+    from ralph_tui.atomic import write_atomic as write_atomic
     from ralph_tui.traces.index import INDEX_FILE as INDEX_FILE
     from ralph_tui.traces.index import SessionIndex as SessionIndex
     from ralph_tui.traces.index import reindex as reindex

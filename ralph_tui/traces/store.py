@@ -22,9 +22,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from ralph_tui.atomic import append_line, write_atomic
 from ralph_tui.errors import UsageError
 from ralph_tui.events import BaseEvent, RunStatus, event_from_json, event_to_json
-from ralph_tui.traces.atomic import append_line, write_atomic
 from ralph_tui.traces.files import (
     EVENTS_FILE,
     SESSION_FILE,

@@ -17,9 +17,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
+from ralph_tui.atomic import write_atomic
 from ralph_tui.config import Settings, with_values
 from ralph_tui.errors import UsageError
-from ralph_tui.traces.atomic import write_atomic
 
 KNOBS = ("temperature", "worker_max_steps", "worker_max_llm_calls", "max_iters", "top_k")
 ACTIVE_FILE = "active"

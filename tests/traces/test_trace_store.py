@@ -11,8 +11,8 @@ import sys
 import pytest
 from pydantic import ValidationError
 
+from ralph_tui.atomic import write_atomic
 from ralph_tui.events import ModelTurnPartial, Notice, RunFinished, SandboxExecuted
-from ralph_tui.traces.atomic import write_atomic
 from ralph_tui.traces.files import last_event_at
 from ralph_tui.traces.index import SessionIndex
 from ralph_tui.traces.liveness import effective_status, writer_alive

@@ -6,8 +6,8 @@ import sqlite3
 from multiprocessing.synchronize import Barrier
 from pathlib import Path
 
+from ralph_tui.atomic import append_line
 from ralph_tui.events import Notice
-from ralph_tui.traces.atomic import append_line
 from ralph_tui.traces.models import IterationTrace, SessionRecord
 from ralph_tui.traces.store import TraceStore
 

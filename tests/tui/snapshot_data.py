@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ralph_tui.atomic import write_atomic
 from ralph_tui.evals.scoring import ItemScore, summarise
 from ralph_tui.evals.store import RESULTS_FILE, SUITE_FILE, SUMMARY_FILE, evals_dir
 from ralph_tui.events import (
@@ -16,7 +17,6 @@ from ralph_tui.events import (
     RetrievedPassage,
     SandboxExecuted,
 )
-from ralph_tui.traces.atomic import write_atomic
 from ralph_tui.traces.models import IterationTrace, SessionRecord
 from ralph_tui.traces.store import SessionHandle, TraceStore
 from ralph_tui.variants.store import Variant, VariantStore

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from ralph_tui.atomic import write_atomic
 from ralph_tui.events import BaseEvent, Notice, RunFinished, event_to_json
-from ralph_tui.traces.atomic import write_atomic
 from ralph_tui.traces.files import EVENTS_FILE, SESSION_FILE
 from ralph_tui.traces.models import SessionRecord
 from ralph_tui.traces.store import SessionHandle, TraceStore

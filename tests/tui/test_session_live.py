@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import OptionList
 
-from ralph_tui.traces.atomic import write_atomic
+from ralph_tui.atomic import write_atomic
 from ralph_tui.traces.files import EVENTS_FILE
 from ralph_tui.traces.models import SessionRecord
 from ralph_tui.traces.session_ids import session_dir
