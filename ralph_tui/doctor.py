@@ -18,6 +18,7 @@ from typing import Literal
 from ralph_tui.config import Settings
 from ralph_tui.config.paths import folder_problem
 from ralph_tui.documents.detect import Format
+from ralph_tui.installed import add_extra_command, reinstall_command
 from ralph_tui.redact import redact_urls
 
 Status = Literal["ok", "warn", "fail"]
@@ -165,7 +166,7 @@ def converter_checks() -> list[Check]:
         try:
             text = extract(make(), fmt).text
         except Exception as exc:
-            fix = "reinstall ralph-tui (pip install --force-reinstall ralph-tui)"
+            fix = f"reinstall ralph-tui ({reinstall_command()})"
             checks.append(Check(f"{fmt} converter", "fail", f"{type(exc).__name__}: {exc}", fix))
             continue
         status: Status = "ok" if "doctor sample" in text else "fail"
@@ -175,7 +176,7 @@ def converter_checks() -> list[Check]:
 
         pypdfium2.PdfDocument.new().new_page(200, 200)
     except Exception as exc:
-        fix = "reinstall pypdfium2 (pip install --force-reinstall pypdfium2)"
+        fix = f"reinstall pypdfium2 ({reinstall_command('pypdfium2')})"
         checks.append(Check("pdf converter", "fail", f"{type(exc).__name__}: {exc}", fix))
     else:
         checks.append(Check("pdf converter", "ok", f"pypdfium2 {version('pypdfium2')}"))
@@ -217,9 +218,10 @@ def out_dir_check(settings: Settings) -> Check:
 
 def ray_check() -> Check:
     if importlib.util.find_spec("ray") is None:
-        return Check("ray", "ok", "not installed (optional: pip install 'ralph-tui[ray]')")
+        return Check("ray", "ok", f"not installed (optional: {add_extra_command('ray')})")
     try:
         ray = importlib.import_module("ray")
     except Exception as exc:
-        return Check("ray", "fail", f"installed but cannot be imported: {exc}", "reinstall ray")
+        problem = f"installed but cannot be imported: {exc}"
+        return Check("ray", "fail", problem, f"reinstall ray ({reinstall_command('ray')})")
     return Check("ray", "ok", f"ray {ray.__version__}")

@@ -12,6 +12,7 @@ from ralph_tui.batch.jobs import JobResult, SessionJob, run_job
 from ralph_tui.batch.local import OnDone, run_bounded
 from ralph_tui.config import Settings
 from ralph_tui.errors import UsageError
+from ralph_tui.installed import add_extra_command
 
 CPUS_PER_SESSION = 0.25
 """A session mostly waits on providers: four share a CPU."""
@@ -40,7 +41,7 @@ class RayExecutor:
             import ray
         except ImportError:
             raise RayUnavailableError(
-                "the ray executor needs Ray: pip install 'ralph-tui[ray]'"
+                f"the ray executor needs Ray: {add_extra_command('ray')}"
             ) from None
         if concurrency < 1:
             raise UsageError("the concurrency is at least 1")
