@@ -34,9 +34,10 @@ from textual.widgets import Input
 from ralph_tui.config import load_settings
 from ralph_tui.events import Emit, RunFinished, RunStarted, SandboxExecuted
 from ralph_tui.loops.runner import RunOutcome, RunRequest
+from ralph_tui.sample import sample_document
 from ralph_tui.traces.models import SessionRecord
 from ralph_tui.traces.store import TraceStore
-from ralph_tui.tui.app import RalphApp, sample_document
+from ralph_tui.tui.app import RalphApp
 from ralph_tui.tui.screens.browser_screen import SessionBrowser, SessionQuery, run_query
 from ralph_tui.tui.screens.run_screen import RunScreen
 

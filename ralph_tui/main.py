@@ -1,4 +1,5 @@
-"""Entry point of the ``ralph-tui`` command: the app with no arguments or ``demo``, else the CLI.
+"""Entry point of the ``ralph-tui`` command: the app with no arguments or ``demo``, else the CLI
+(``demo --headless``: the demo's run on the command line).
 
 Whatever stops the command early ends it with one line, never a traceback: Ctrl-C while it
 is still starting (exit 130), SIGTERM (exit 143, handled like Ctrl-C), and a reader that
@@ -22,6 +23,10 @@ def main(argv: list[str] | None = None) -> int:
         from ralph_tui.tui.app import run_app
 
         return run_app(demo=bool(args))
+    if args[:1] == ["demo"] and "--headless" in args:
+        from ralph_tui.sample import headless_demo_arguments
+
+        args = headless_demo_arguments([a for a in args[1:] if a != "--headless"])
     try:
         from ralph_tui.cli import run_cli
         from ralph_tui.cli.stopping import stop_on_sigterm

@@ -58,7 +58,14 @@ def build_parser(arguments_of: Iterable[str] | None = None) -> argparse.Argument
     )
     parser.add_argument("--version", action="version", version=f"ralph-tui {__version__}")
     sub = parser.add_subparsers(dest="command", parser_class=OneLineParser)
-    sub.add_parser("demo", help="open the app and start a QA run on the sample document offline")
+    demo = sub.add_parser(
+        "demo", help="open the app and start a QA run on the sample document offline"
+    )
+    demo.add_argument(
+        "--headless",
+        action="store_true",
+        help="run the demo on the command line instead (any `run` flag may follow)",
+    )
     chosen = set(COMMANDS if arguments_of is None else arguments_of)
     for name, command in COMMANDS.items():
         subparser = sub.add_parser(name, help=command.help)

@@ -16,8 +16,9 @@ from pathlib import Path
 from ralph_tui.atomic import write_atomic
 from ralph_tui.evals.suite import EvalItem, Expectation, SuiteError
 from ralph_tui.lcm.store import CHARS_PER_TOKEN
+from ralph_tui.sample import sample_document
 
-HANDBOOK = Path(__file__).parents[1] / "data" / "sample_document.md"
+HANDBOOK = sample_document()
 DEFAULT_SIZES = (8_000, 64_000, 256_000)
 DEFAULT_DEPTHS = (0.0, 0.25, 0.5, 0.75, 1.0)
 MIN_TOKENS, MAX_TOKENS = 1_000, 2_000_000

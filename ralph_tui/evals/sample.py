@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from ralph_tui.evals.needle import HANDBOOK
 from ralph_tui.evals.suite import EvalItem, Expectation
+from ralph_tui.sample import SAMPLE_QUESTION
 
 QUESTIONS: tuple[tuple[str, str, list[str], list[str]], ...] = (
     (
         "backwash",
-        "How often are the filters backwashed, and what triggers an early backwash?",
+        SAMPLE_QUESTION,
         ["48 hours", "2.1 metres"],
         [
             "Each filter is backwashed after 48 hours in service.",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import gc
 import sys
-from importlib import import_module, resources
+from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -20,6 +20,7 @@ from textual.theme import Theme
 
 from ralph_tui.config import Settings, SettingsError, load_settings
 from ralph_tui.llm.keys import missing_keys
+from ralph_tui.sample import SAMPLE_QUESTION, sample_document
 from ralph_tui.tui.commands import RalphCommands, bound_commands
 from ralph_tui.tui.context import AppContext
 from ralph_tui.tui.run_handle import Runner, real_runner
@@ -29,13 +30,6 @@ from ralph_tui.tui.user_config import THEMES_DIR, config_dir, load_preferences, 
 
 if TYPE_CHECKING:
     from ralph_tui.tui.screens.session_screen import RerunRequested
-
-DEMO_QUESTION = "How often are the filters backwashed, and what triggers an early backwash?"
-
-
-def sample_document() -> Path:
-    """The bundled sample document (a water-treatment works' operations handbook)."""
-    return Path(str(resources.files("ralph_tui") / "data" / "sample_document.md"))
 
 
 def session_browser() -> Screen[None]:
@@ -197,7 +191,7 @@ class RalphApp(App[int]):
         screen = self.screen
         if isinstance(screen, RunScreen):
             screen.form.prefill(
-                mode="qa", query=DEMO_QUESTION, doc=sample_document(), provider="offline"
+                mode="qa", query=SAMPLE_QUESTION, doc=sample_document(), provider="offline"
             )
             screen.action_start_run()
 

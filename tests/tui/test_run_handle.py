@@ -21,8 +21,8 @@ from ralph_tui.events import (
 )
 from ralph_tui.llm.usage import UsageSnapshot
 from ralph_tui.loops.runner import RunOutcome, RunRequest
+from ralph_tui.sample import sample_document
 from ralph_tui.traces.store import TraceStore
-from ralph_tui.tui.app import sample_document
 from ralph_tui.tui.run_ending import RunEnding
 from ralph_tui.tui.run_handle import RunHandle, Runner, RunState, real_runner
 from tests.tui.scripted import outcome
