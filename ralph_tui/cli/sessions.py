@@ -59,13 +59,21 @@ def list_sessions(store: TraceStore, args: argparse.Namespace) -> int:
     if not (store.out_dir / "sessions").is_dir():
         print("[]" if args.json else f"no sessions in {store.out_dir}")
         return 0
+    # One row more than asked for says whether the list was capped.
+    wanted = args.limit + 1 if args.limit else None
     if args.search and not args.mode and not args.status:
-        records = store.index.search(args.search, limit=args.limit)
+        records = store.index.search(args.search, limit=wanted or -1)
     else:
         records = store.index.list_sessions(
-            mode=args.mode, status=args.status, text=args.search, limit=args.limit
+            mode=args.mode, status=args.status, text=args.search, limit=wanted
         )
-    rows = [summary_row(r) for r in records]
+    capped = wanted is not None and len(records) == wanted
+    rows = [summary_row(r) for r in records[: args.limit or None]]
+    if capped:
+        print(
+            f"listed {args.limit} sessions; there are more (--limit N or --all lists them)",
+            file=sys.stderr,
+        )
     if args.json:
         print(json.dumps(rows, ensure_ascii=False))
         return 0

@@ -81,3 +81,27 @@ def test_show_finds_a_session_by_the_end_of_its_id(
     captured = capsys.readouterr()
     assert captured.err.count("\n") == 1 and "no session 'qa-00000000'" in captured.err
     assert json.loads(captured.out)["errorKind"] == "UnknownSessionError"
+
+
+def test_a_capped_list_says_so_and_all_lists_everything(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = str(tmp_path / "out")
+    common = ["--provider", "offline", "--doc", str(SAMPLE), "--out", out, "--maxIters", "1"]
+    for query in ("chlorine residual target", "filter backwash", "standby generator fuel"):
+        assert run_cli(["run", "--mode", "qa", "--query", query, *common, "--json"]) in (0, 1)
+    capsys.readouterr()
+
+    assert run_cli(["sessions", "list", "--limit", "2", "--out", out, "--json"]) == 0
+    captured = capsys.readouterr()
+    assert len(json.loads(captured.out)) == 2
+    assert "there are more" in captured.err and "--all" in captured.err
+
+    for every in (["--all"], ["--limit", "0"], ["--limit", "3"]):
+        assert run_cli(["sessions", "list", *every, "--out", out, "--json"]) == 0
+        captured = capsys.readouterr()
+        assert len(json.loads(captured.out)) == 3
+        assert captured.err == ""
+
+    assert run_cli(["sessions", "list", "--limit", "-1", "--out", out]) == 2
+    assert "not a count of sessions" in capsys.readouterr().err
