@@ -61,8 +61,8 @@ def build_bundle(store: TraceStore, session_id: str, settings: Settings) -> Evid
         iterations=[timeline_entry(trace) for trace in traces],
         reported_iteration=reported.iteration if reported else None,
         coverage=reported.coverage if reported else None,
-        models=models_of(store, session_id, record),
-        settings=record.settings,
+        models=(models := models_of(store, session_id, record)),
+        settings=settings_as_run(record.settings, models),
         usage=BundleUsage(
             input_tokens=record.input_tokens,
             output_tokens=record.output_tokens,
@@ -145,6 +145,22 @@ def models_of(store: TraceStore, session_id: str, record: SessionRecord) -> dict
         ("validate", settings.get("validateModel")),
     )
     return {role: str(model) for role, model in pairs if model}
+
+
+MODEL_SETTING = {"generate": "generateModel", "validate": "validateModel"}
+"""The recorded setting that configures each role's model."""
+
+
+def settings_as_run(settings: dict[str, Any], models: dict[str, str]) -> dict[str, Any]:
+    """The recorded settings with each role's model as it ran: an offline run records the
+    configured models (``generateModel: claude-sonnet-4-6``) though none of them ran."""
+    ran = dict(settings)
+    for role, model in models.items():
+        if MODEL_SETTING.get(role) in ran:
+            ran[MODEL_SETTING[role]] = model
+    if settings.get("provider") == "offline" and ran.get("subModel"):
+        ran["subModel"] = models.get("generate", "offline")
+    return ran
 
 
 def passages(quotes: list[QuoteLocation], texts: SourceTexts) -> list[BundlePassage]:

@@ -4,6 +4,8 @@ on bad input."""
 from __future__ import annotations
 
 import json
+import os
+import stat
 from pathlib import Path
 
 import jsonschema
@@ -122,3 +124,27 @@ def test_run_refuses_a_report_file_it_could_not_write_before_running(
     )  # fmt: skip
     assert code == 2 and "cannot tell the report format" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+
+
+def test_a_report_shows_the_models_that_ran_and_follows_the_umask(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report = tmp_path / "answer.json"
+    old = os.umask(0o022)
+    try:
+        code = run_cli(
+            ["run", "--provider", "offline", "--mode", "qa", "--query", "How often are the "
+             "filters backwashed?", "--doc", str(SAMPLE), "--out", str(tmp_path / "out"),
+             "--report", str(report), "--generate-model", "claude-sonnet-4-6"]
+        )  # fmt: skip
+    finally:
+        os.umask(old)
+    capsys.readouterr()
+    assert code == 0
+    bundle = json.loads(report.read_text(encoding="utf-8"))
+    assert bundle["settings"]["generateModel"] == bundle["models"]["generate"]
+    assert bundle["models"]["generate"].startswith("offline:")
+    assert "claude" not in json.dumps(bundle["settings"])
+    assert stat.S_IMODE(report.stat().st_mode) == 0o644  # shared, unlike the session's files
+    session_json = next((tmp_path / "out" / "sessions").rglob("session.json"))
+    assert stat.S_IMODE(session_json.stat().st_mode) == 0o600
