@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from pathlib import Path
 
 
 def tokens(count: int) -> str:
@@ -52,3 +53,15 @@ def short_session_id(session_id: str | None) -> str:
     if not session_id:
         return ""
     return session_id.rsplit("/", 1)[-1]
+
+
+def shown_path(path: Path) -> str:
+    """``path`` as short as it can be told: relative to the working folder when inside it,
+    ``~/…`` under the home folder, else whole."""
+    absolute = path.expanduser().absolute()
+    for base, prefix in ((Path.cwd(), ""), (Path.home(), "~/")):
+        if absolute == base:
+            return prefix.rstrip("/") or "."
+        if absolute.is_relative_to(base):
+            return prefix + str(absolute.relative_to(base))
+    return str(absolute)

@@ -15,17 +15,20 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import OptionList, TabbedContent
+from textual.widgets import DirectoryTree, OptionList, TabbedContent
 
 from ralph_tui.config import Settings
+from ralph_tui.doctor import Check
 from ralph_tui.events import ContextCompacted, ContextSize
 from ralph_tui.traces.store import TraceStore
 from ralph_tui.tui.app import RalphApp
 from ralph_tui.tui.screens.browser_screen import SessionBrowser
 from ralph_tui.tui.screens.constraints_editor import ConstraintsEditor
+from ralph_tui.tui.screens.doctor_screen import DoctorScreen
 from ralph_tui.tui.screens.error_modal import ErrorModal
 from ralph_tui.tui.screens.evals_screen import EvalsScreen
 from ralph_tui.tui.screens.evidence_modal import EvidenceModal
+from ralph_tui.tui.screens.file_picker import FilePicker
 from ralph_tui.tui.screens.help_screen import HelpScreen
 from ralph_tui.tui.screens.optimizer_screen import OptimizerScreen
 from ralph_tui.tui.screens.passage_modal import PassageModal
@@ -156,6 +159,51 @@ def test_summary_modal_of_a_compacted_context(
         tree.highlighted = 1
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, SummaryModal))
+        await settle(pilot)
+
+    assert snap_compare(make_app(), terminal_size=MEDIUM, run_before=opened)
+
+
+def test_file_picker_over_the_working_folder(snap_compare: SnapCompare, make_app: MakeApp) -> None:
+    Path("manuals").mkdir()
+    Path("manuals", "pumps.pdf").write_bytes(b"%PDF-1.4")
+    Path("notes.txt").write_text("a note", encoding="utf-8")
+
+    async def opened(pilot: Pilot[Any]) -> None:
+        await pilot.press("ctrl+o")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, FilePicker))
+        tree = pilot.app.screen.query_one(DirectoryTree)
+        await wait_for(pilot, lambda: len(tree.root.children) == 3)
+        await settle(pilot)
+
+    assert snap_compare(make_app(), terminal_size=MEDIUM, run_before=opened)
+
+
+def test_doctor_screen_with_a_failing_check(
+    snap_compare: SnapCompare, make_app: MakeApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    checks = [
+        Check("sandbox", "ok", "bubblewrap 0.8.0: namespaces, seccomp, no network"),
+        Check(
+            "anthropic key", "fail", "not set", "set ANTHROPIC_API_KEY, or use --provider offline"
+        ),
+        Check("openai key", "warn", "not set (the validate role needs it)", "set OPENAI_API_KEY"),
+        Check("pdf converter", "ok", "pypdfium2 4.30.0"),
+        Check("out dir", "ok", "out can be written (no sessions yet)"),
+    ]
+
+    async def fixed(settings: Settings) -> list[Check]:
+        return checks
+
+    monkeypatch.setattr("ralph_tui.tui.screens.doctor_screen.run_checks", fixed)
+
+    async def opened(pilot: Pilot[Any]) -> None:
+        app: RalphApp = pilot.app  # type: ignore[assignment]
+        app.action_doctor()
+        await wait_for(pilot, lambda: isinstance(app.screen, DoctorScreen))
+        screen = app.screen
+        assert isinstance(screen, DoctorScreen)
+        await wait_for(pilot, lambda: screen.checks is not None)
         await settle(pilot)
 
     assert snap_compare(make_app(), terminal_size=MEDIUM, run_before=opened)

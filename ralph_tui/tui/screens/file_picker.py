@@ -11,6 +11,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DirectoryTree, Label
 
+from ralph_tui.tui.formatting import shown_path
+
 
 class FilePicker(ModalScreen[Path | None]):
     """A directory tree rooted at ``start``; dismisses with the chosen file (or ``None``)."""
@@ -36,7 +38,7 @@ class FilePicker(ModalScreen[Path | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label(f"Choose a document (enter opens; backspace: parent) — {self.start}")
+            yield Label(_title(self.start))
             yield DirectoryTree(self.start)
 
     def on_directory_tree_file_selected(self, event: DirectoryTree.FileSelected) -> None:
@@ -47,9 +49,14 @@ class FilePicker(ModalScreen[Path | None]):
         tree = self.query_one(DirectoryTree)
         parent = Path(tree.path).resolve().parent
         tree.path = parent
-        self.query_one(Label).update(
-            f"Choose a document (enter opens; backspace: parent) — {parent}"
-        )
+        self.query_one(Label).update(_title(parent))
 
     def action_dismiss_picker(self) -> None:
         self.dismiss(None)
+
+
+def _title(folder: Path) -> str:
+    return (
+        f"Choose a document in {shown_path(folder)} "
+        "(enter opens; backspace: parent folder; escape closes)"
+    )
