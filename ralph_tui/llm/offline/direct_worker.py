@@ -15,9 +15,32 @@ from ralph_tui.llm.offline import worker
 from ralph_tui.llm.offline.constraints import Steering
 from ralph_tui.llm.offline.sentences import reading_spans, search_lines
 
+PASSAGE_LABEL = re.compile(r"^\[source=(\w+) .*\]$", re.MULTILINE)
+"""The label over each passage of the DocReader's ``retrievedContext``."""
 
-def observation(text: str, search_for: str, query: str, steering: Steering, tables: bool) -> str:
-    """What the RLM worker's search code would print about ``text``."""
+
+def retrieved_passages(context: str) -> list[str]:
+    """The passages of a ``retrievedContext`` the worker quotes from (the documents' and
+    fetched pages', never past episodes): what its RLM self gets from ``retrieve()``."""
+    labels = list(PASSAGE_LABEL.finditer(context))
+    ends = [label.start() for label in labels[1:]] + [len(context)] * bool(labels)
+    return [
+        context[label.end() + 1 : end].strip("\n")
+        for label, end in zip(labels, ends, strict=True)
+        if label[1] in worker.RETRIEVED_SOURCES
+    ]
+
+
+def observation(
+    text: str,
+    search_for: str,
+    query: str,
+    steering: Steering,
+    tables: bool,
+    retrieved: list[str] | None = None,
+) -> str:
+    """What the RLM worker's search code would print about ``text`` (and the passages
+    ``retrieve()`` gave it)."""
     terms = [t for t in worker.search_terms(search_for) if t not in steering.leave_out]
     prefixes = worker.grep_prefixes(search_for, terms + steering.focus)
     hits = {
@@ -26,7 +49,7 @@ def observation(text: str, search_for: str, query: str, steering: Steering, tabl
     }
     read = [text[start:end] for start, end in reading_spans(text, hits)]
     lines = search_lines(
-        read, [], terms, steering.focus, steering.leave_out,
+        read, retrieved or [], terms, steering.focus, steering.leave_out,
         need=worker.needed_terms(query, steering), shown=worker.PASSAGES_SHOWN,
         found_prefix=worker.FOUND_PREFIX, tables=tables,
     )  # fmt: skip
@@ -40,7 +63,8 @@ def play(
     text = "\n\n".join(doc.text for doc in documents)
     query = str(fields.get("query") or fields.get("task") or "")
     search_for = " ".join([query, *map(str, fields.get("docReaderHints") or [])])
-    printed = observation(text, search_for, query, steering, tables=not answers)
+    retrieved = retrieved_passages(str(fields.get("retrievedContext") or ""))
+    printed = observation(text, search_for, query, steering, not answers, retrieved)
     passages = worker.printed_passages(printed)
     if answers:
         return worker.qa_output(passages, query, printed, steering)
