@@ -17,10 +17,10 @@ InnerMode = Literal["rlm", "lcm", "direct"]
 """A mode a run actually explores in (``auto`` resolves to one of these)."""
 
 INNER_MODES: dict[InnerChoice, str] = {
-    "rlm": "the model writes Python that runs in a sandbox",
-    "lcm": "the model calls operators as tools (grep, read, retrieve, llm_map, expand)",
-    "direct": "the model answers from the documents placed whole in its prompt",
-    "auto": "direct, lcm or rlm, by the documents' size against the model's window",
+    "rlm": "the model writes code in a sandbox",
+    "lcm": "the model calls operators as tools",
+    "direct": "the model reads the documents whole in its prompt",
+    "auto": "direct, lcm or rlm by the documents' size and the model's window",
 }
 """One line per mode: what the model does in it."""
 
