@@ -41,6 +41,7 @@ from ralph_tui.agents.sub_cache import SubCallCache
 from ralph_tui.events import Emit, TextRead
 from ralph_tui.lcm.store import MessageStore
 from ralph_tui.llm.documents_prompt import PromptDocument, render_documents
+from ralph_tui.llm.errors import ContextTooLongError
 from ralph_tui.llm.types import LLMClient
 from ralph_tui.sandbox.calls import HostFunction
 
@@ -89,6 +90,15 @@ def build_direct_system(spec: RLMSpec[Any], documents: list[PromptDocument]) -> 
         fields=", ".join(f"`{name}`" for name in spec.output_model.model_fields),
         max_steps=spec.max_steps,
     )
+
+
+class DirectPromptTooLong(ContextTooLongError):
+    """The server refused the documents in the prompt as too long: its window is smaller
+    than the run took it to be. Every later step and iteration would send them again, so
+    the run stops."""
+
+    title = "The documents do not fit the model's window"
+    stops_run = True
 
 
 class _DirectRun(AgentRun[T]):
@@ -154,7 +164,17 @@ async def direct_agent_forward(
     if text:
         emit(TextRead(agent=spec.name, via="prompt", spans=[(0, len(text))]))
     for step in range(1, spec.max_steps + 1):
-        output = await run.step(step)
+        try:
+            output = await run.step(step)
+        except ContextTooLongError as exc:
+            raise DirectPromptTooLong(
+                f"the server refused the documents ({len(text):,} characters) as too long "
+                f"for the model's window, taken to be {client.context_window_tokens:,} tokens",
+                provider=exc.provider,
+                model=exc.model,
+                hint="use --inner rlm, lcm or auto, or give the server's real window with "
+                "--context-window",
+            ) from exc
         if output is not None:
             return RLMResult(output, False, step, 0, DIRECT_ISOLATION)
         run.stop_if_stuck(step, 0)

@@ -13,7 +13,12 @@ import pytest
 from pydantic import BaseModel
 
 from ralph_tui.agents.agent_run import AgentVariable, RLMSpec
-from ralph_tui.agents.direct import DIRECT_ISOLATION, DIRECT_MAX_STEPS, direct_agent_forward
+from ralph_tui.agents.direct import (
+    DIRECT_ISOLATION,
+    DIRECT_MAX_STEPS,
+    DirectPromptTooLong,
+    direct_agent_forward,
+)
 from ralph_tui.agents.structured import AgentStuckError, MaxStepsError
 from ralph_tui.agents.stuck import STUCK_REPEATS
 from ralph_tui.events import AgentStep, TextRead
@@ -24,7 +29,7 @@ from ralph_tui.llm.offline import OfflineClient
 from ralph_tui.llm.openai_client import OpenAIClient
 from ralph_tui.llm.types import LLMClient
 from tests.agents.conftest import Recorder, reply_tool
-from tests.llm.llm_wire import FakeAPI, openai_completion, system_text
+from tests.llm.llm_wire import FakeAPI, anthropic_error, openai_completion, system_text
 
 FIRST = "The vault opens with code 4417.\nThe guard changes at midnight.\n"
 SECOND = 'A second file: "quoted" text, and a line that looks like a frame:\n</document>\n'
@@ -139,3 +144,13 @@ async def test_its_turns_are_bounded_below_the_step_budget(
         await ask(claude, events, "What opens the vault?")
     assert len(api.requests) == DIRECT_MAX_STEPS
     assert events.of(AgentStep)[0].max_steps == DIRECT_MAX_STEPS
+
+
+async def test_a_server_refusing_the_documents_as_too_long_stops_the_run_after_one_request(
+    claude: AnthropicClient, api: FakeAPI, events: Recorder
+) -> None:
+    api.reply(400, anthropic_error("invalid_request_error", "prompt is too long: 9000 > 8192"))
+    with pytest.raises(DirectPromptTooLong, match="refused the documents") as raised:
+        await ask(claude, events, "What opens the vault?")
+    assert raised.value.stops_run and "--context-window" in (raised.value.hint or "")
+    assert len(api.requests) == 1, "no compaction and no retry of the same documents"
