@@ -77,3 +77,19 @@ def test_an_unknown_mode_is_refused_before_anything_runs(
     err = capsys.readouterr().err
     assert code == 2 and "sandbox is not an inner mode" in err and "direct" in err
     assert not (out / "evals").exists()
+
+
+def test_an_item_too_large_for_direct_is_that_item_s_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = run_cli(["eval", "--suite", str(suite(tmp_path)), "--provider", "offline",
+                    "--inner", "direct,auto", "--context-window", "9000",
+                    "--out", str(tmp_path / "out"), "--json"])  # fmt: skip
+    direct, auto = json.loads(capsys.readouterr().out)["modes"]
+    assert code == 1
+    [refused] = direct["items"]
+    assert refused["status"] == "error" and refused["session_id"] == ""
+    assert refused["error"].startswith("--inner direct: the documents (~")
+    assert "unexpected" not in refused["error"]
+    [picked] = auto["items"]
+    assert picked["status"] in ("passed", "failed") and picked["session_id"]
