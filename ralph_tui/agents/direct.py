@@ -8,6 +8,12 @@ constraints, an earlier output, the memory — comes after, in the user message.
 breakpoint on the system prompt (``mark_cache_breakpoint``) and OpenAI's automatic prefix
 caching both read it from the cache at every later step and iteration.
 
+Both exploring roles run this way. The QA worker answers from the documents. A task's
+DocReader reads them whole too and still writes the brief: the reasoner, which never sees the
+documents, writes from it, and its passages are checked against the documents as in every
+mode; it still gets the retrieval pre-phase's passages, which hold earlier iterations'
+findings as well as pointers into the documents.
+
 Its turns go through the same machinery as the other modes (``AgentRun``): the same output
 schema and refusals, the latest unusable turn alone shown to the model, the stop after
 ``STUCK_REPEATS`` equal turns, and the conversation kept in the session's context store."""
