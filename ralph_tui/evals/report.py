@@ -53,7 +53,7 @@ def modes_table(eval_id: str, rows: list[tuple[str, SuiteSummary]]) -> list[str]
         cost = "-" if s.total_cost_usd is None else f"${s.total_cost_usd:.4f}"
         lines.append(
             f"{mode:<7} {s.passed:>6.0%} {s.found:>6.0%} {_fraction(s.evidence_precision):>5} "
-            f"{_fraction(s.evidence_recall):>5} {s.mean_llm_calls:>6g} {s.mean_tokens:>9,.0f} "
+            f"{_fraction(s.evidence_recall):>5} {s.mean_llm_calls:>6.1f} {s.mean_tokens:>9,.0f} "
             f"{cost:>9} {s.mean_wall_s:>7.1f}"
         )
     lines += ["", "calls, tokens and wall s: the mean of an item; cost: the whole suite's"]
