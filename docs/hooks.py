@@ -40,6 +40,7 @@ GENERATED: dict[str, Callable[[], str]] = {
     "iteration_trace": lambda: reference.fields_table(IterationTrace),
     "sandbox_limits": lambda: reference.fields_table(SandboxLimits),
     "mcp_client_settings": reference.mcp_client_settings_reference,
+    "inner_modes": reference.inner_modes_reference,
     "evidence_bundle": lambda: "\n".join(
         reference.model_section(model, "###") for model in reference.models_within([EvidenceBundle])
     ),

@@ -49,7 +49,13 @@ from ralph_tui.reports.verify import VerifyReport, load_bundle, verify_bundle
 from ralph_tui.retrieval.retriever import Retrieved
 from ralph_tui.retrieval.search import check_query, open_corpus_index, read_searchable, search_index
 from ralph_tui.traces.liveness import effective_status
-from ralph_tui.traces.models import CacheSaving, IterationTrace, JudgeResult, SessionRecord
+from ralph_tui.traces.models import (
+    CacheSaving,
+    InnerModeUsed,
+    IterationTrace,
+    JudgeResult,
+    SessionRecord,
+)
 from ralph_tui.traces.session_ids import session_dir
 from ralph_tui.traces.store import TraceStore
 from ralph_tui.validate.claims import answer_lines, claim_text
@@ -409,6 +415,8 @@ class SessionSummary(BaseModel):
     """What the sub-call cache saved the session (not in the tokens and cost above)."""
     parent_session_id: str | None = None
     error: str | None = None
+    inner: InnerModeUsed | None = None
+    """The inner mode the session explored in and why (``None``: an older session)."""
 
     @classmethod
     def of(cls, record: SessionRecord) -> SessionSummary:
@@ -427,6 +435,7 @@ class SessionSummary(BaseModel):
             subcall_cache_saved=record.subcall_cache_saved,
             parent_session_id=record.parent_session_id,
             error=record.error,
+            inner=record.inner,
         )
 
 

@@ -90,6 +90,10 @@ class RunStarted(BaseEvent):
     """The session this one re-runs or continues, if any."""
     variant: str | None = None
     """The configuration variant the run uses (``None``: the baseline settings)."""
+    inner: str | None = None
+    """The inner mode the exploring roles run in: ``rlm``, ``lcm`` or ``direct``."""
+    inner_reason: str | None = None
+    """Why that mode: the setting named it, or what ``auto`` weighed."""
 
 
 class IterationStarted(BaseEvent):
@@ -422,7 +426,8 @@ class RetrievalDone(BaseEvent):
     diagnostics: dict[str, object] = Field(default_factory=dict)
 
 
-ReadVia = Literal["cell", "grep", "read", "llm_map", "retrieve"]
+ReadVia = Literal["cell", "grep", "read", "llm_map", "retrieve", "prompt"]
+"""How the text was read (``prompt``: placed whole in the prompt, the ``direct`` mode)."""
 
 
 class TextRead(BaseEvent):

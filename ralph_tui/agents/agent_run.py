@@ -93,6 +93,11 @@ class AgentRun(Generic[T]):
     """One exploring agent's conversation: every message goes to the store, the prompt of
     each step is the active context (older spans summarised past the budget)."""
 
+    compacts = True
+    """Whether older spans are summarised past the budget. The ``direct`` agent's prompt is
+    the documents and a few short turns (the unusable ones left out), so it never is: a
+    summary would cost a call and change nothing the documents do not already hold."""
+
     def __init__(
         self,
         client: LLMClient,
@@ -125,6 +130,8 @@ class AgentRun(Generic[T]):
     async def messages(self) -> list[ChatMessage]:
         """The active context: the conversation so far, older spans summarised once it
         passes its budget (the store keeps every message whole)."""
+        if not self.compacts:
+            return self._sized(self.context.render())
         report = await self.context.compact(self.summarise)
         repeated = not report.summaries and report.reason == self.last_compaction_reason
         self.last_compaction_reason = report.reason
@@ -143,18 +150,22 @@ class AgentRun(Generic[T]):
                     store=str(self.context.store.path or ""),
                 )
             )
+        return self._sized(self.context.render(), report.after_tokens)
+
+    def _sized(self, messages: list[ChatMessage], tokens: int | None = None) -> list[ChatMessage]:
+        """``messages``, once their size is reported (a ``ContextSize`` event)."""
         budget = self.context.budget
         self.emit(
             ContextSize(
                 agent=self.spec.name,
-                tokens=report.after_tokens,
+                tokens=self.context.tokens() if tokens is None else tokens,
                 soft=budget.soft,
                 hard=budget.hard,
                 messages=len(self.context.store),
                 summaries=len(self.context.top),
             )
         )
-        return self.context.render()
+        return messages
 
     async def complete(self, tools: list[ToolDefinition], step: int) -> Completion:
         """The model's turn of ``step`` (shown as it streams). A server that refuses the
@@ -172,7 +183,7 @@ class AgentRun(Generic[T]):
                     on_partial=partial_turns(self.emit, self.spec.name, step),
                 )
             except ContextTooLongError:
-                if not self.context.shrink_budget():
+                if not self.compacts or not self.context.shrink_budget():
                     raise
 
     def step_event(self, step: int, action: StepAction, detail: str = "") -> None:
@@ -261,6 +272,16 @@ def document_of(variables: dict[str, AgentVariable]) -> str:
     """The text the agent explores (the ``context`` variable; empty without one)."""
     document = variables.get("context")
     return str(document.value) if document is not None else ""
+
+
+def other_inputs(variables: dict[str, AgentVariable], limit: int) -> dict[str, Any]:
+    """Text variables beside the documents (the memory) as inputs, shrunk to ``limit``: for
+    the modes that give the model no sandbox to read them in."""
+    return {
+        name: shrink(var.value, limit)
+        for name, var in variables.items()
+        if name not in ("context", "documents") and isinstance(var.value, str)
+    }
 
 
 def sub_calls(

@@ -22,6 +22,7 @@ from ralph_tui.agents.agent_run import (
     RLMSpec,
     document_of,
     open_store,
+    other_inputs,
     salvage,
     sub_calls,
 )
@@ -34,7 +35,6 @@ from ralph_tui.agents.output_tool import (
     output_tool,
     parse_json_object,
 )
-from ralph_tui.agents.rlm_prompt import shrink
 from ralph_tui.agents.structured import assistant_turn, tool_feedback
 from ralph_tui.agents.stuck import Repeat
 from ralph_tui.agents.sub_cache import SubCallCache
@@ -139,15 +139,6 @@ def _answer_dangling(run: _LCMRun[Any]) -> None:
             run.add(tool_feedback(call, RESUMED_NOTE))
 
 
-def _other_inputs(variables: dict[str, AgentVariable], limit: int) -> dict[str, Any]:
-    """Text variables beside the document (the memory) as inputs, shrunk to ``limit``."""
-    return {
-        name: shrink(var.value, limit)
-        for name, var in variables.items()
-        if name not in ("context", "documents") and isinstance(var.value, str)
-    }
-
-
 async def lcm_agent_forward(
     client: LLMClient,
     spec: RLMSpec[T],
@@ -171,7 +162,7 @@ async def lcm_agent_forward(
     del on_notice  # no sandbox: nothing to warn about
     text = document_of(variables)
     table = variables.get("documents")
-    all_inputs = {**inputs, **_other_inputs(variables, spec.max_output_chars)}
+    all_inputs = {**inputs, **other_inputs(variables, spec.max_output_chars)}
     store = MessageStore.load(store_path) if store_path is not None else MessageStore()
     resumed = _resumable(store, all_inputs)
     if not resumed:

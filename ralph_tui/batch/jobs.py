@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ralph_tui.config import Settings
-from ralph_tui.documents import InputError
+from ralph_tui.errors import UsageError
 from ralph_tui.events import discard
 from ralph_tui.llm.errors import LLMError
 from ralph_tui.loops.runner import RunRequest, execute_run
@@ -58,7 +58,7 @@ async def run_job(job: SessionJob, settings: Settings) -> JobResult:
     started = time.perf_counter()
     try:
         outcome = asdict(await execute_run(job.request(settings), on_event=discard))
-    except (InputError, LLMError, OSError) as exc:
+    except (UsageError, LLMError, OSError) as exc:
         outcome = {"status": "error", "session_id": "", "error": str(exc), "iterations": 0}
     except asyncio.CancelledError:
         raise

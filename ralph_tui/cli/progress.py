@@ -121,9 +121,11 @@ class ProgressPrinter:
 
     def run_started(self, e: RunStarted) -> str:
         variant = f", variant {e.variant}" if e.variant else ""
+        inner = f", inner {e.inner}" if e.inner else ""
+        why = f" (auto: {e.inner_reason})" if e.inner_reason else ""
         return (
             f"session {e.session_id}: {e.mode} on {e.doc_path} ({e.doc_chars:,} chars), "
-            f"generate {e.generate_model}, validate {e.validate_model}{variant}"
+            f"generate {e.generate_model}, validate {e.validate_model}{variant}{inner}{why}"
         )
 
     def iteration_started(self, e: IterationStarted) -> str:

@@ -23,6 +23,7 @@ from ralph_tui.cli.app import build_parser
 from ralph_tui.config import docs as settings_docs
 from ralph_tui.config import setting_specs
 from ralph_tui.config.docs import settings_anchor
+from ralph_tui.config.inner_modes import INNER_MODES
 from ralph_tui.errors import ExitCode
 from ralph_tui.events import EXIT_CODE_OF_STATUS, BaseEvent, Event
 from ralph_tui.mcp.client_settings import CLIENT_SETTINGS
@@ -66,6 +67,13 @@ def mcp_client_settings_reference() -> str:
     rows = ["| Setting | A client may set it to | What it is |", "|---|---|---|"]
     for name, rule in CLIENT_SETTINGS.items():
         rows.append(f"| `{name}` | {cell(rule.describe(None))} | {cell(specs[name].doc)} |")
+    return "\n".join(rows)
+
+
+def inner_modes_reference() -> str:
+    """Each inner mode with what the model does in it, as a Markdown table."""
+    rows = ["| Mode | What the model does |", "|---|---|"]
+    rows += [f"| `{mode}` | {cell(what)} |" for mode, what in INNER_MODES.items()]
     return "\n".join(rows)
 
 

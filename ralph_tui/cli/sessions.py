@@ -50,6 +50,8 @@ def summary_row(record: SessionRecord) -> dict[str, Any]:
         "costUsd": record.cost_usd,
         "parent": record.parent_session_id,
         "variant": record.settings.get("variant"),
+        "inner": record.inner.mode if record.inner else None,
+        "innerReason": record.inner.reason if record.inner else None,
         "query": echoed(record.query),
         "queryChars": len(record.query),
     }
@@ -108,6 +110,8 @@ def show_session(store: TraceStore, args: argparse.Namespace) -> int:
     )
     print(f"query: {echoed(record.query)}\ndocument: {echoed(record.doc_path)}")
     print(f"settings: {settings_line(record.settings)}")
+    if record.inner is not None:
+        print(f"inner mode: {record.inner.describe()}")
     print(f"usage: {usage_line(record)}")
     if subtasks:
         print("sub-tasks:")

@@ -10,10 +10,10 @@ from typing import ClassVar, Literal
 from pydantic import NonNegativeInt, PositiveFloat, PositiveInt, field_validator
 
 from ralph_tui.config.declare import SettingsGroup, setting
+from ralph_tui.config.inner_modes import InnerChoice, inner_modes_help
 from ralph_tui.config.prices import parse_prices
 
 ProviderChoice = Literal["auto", "offline"]
-InnerChoice = Literal["rlm", "lcm"]
 SubcallCacheScope = Literal["session", "shared", "off"]
 VARIANT_NAME = re.compile(r"[A-Za-z0-9][\w.-]*")
 """What a variant is called by (``v1a2b3c4d``, ``baseline``): a name, never a path, as it
@@ -83,9 +83,7 @@ class ModelSettings(SettingsGroup):
         "rlm",
         "INNER",
         flag="--inner",
-        doc="How the worker and the DocReader explore the document: `rlm` (the model writes "
-        "Python that runs in the sandbox) or `lcm` (it calls operators as tools: grep, read, "
-        "retrieve, llm_map, expand; no sandbox).",
+        doc="How the worker and the DocReader explore the document: " + inner_modes_help() + ".",
     )
     llm_max_retries: NonNegativeInt = setting(
         3, "LLM_MAX_RETRIES", doc="Retries of a rate-limited or overloaded call."

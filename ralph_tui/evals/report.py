@@ -39,3 +39,22 @@ def score_table(eval_id: str, scores: list[ItemScore], summary: SuiteSummary) ->
 
 def _fraction(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}"
+
+
+def modes_table(eval_id: str, rows: list[tuple[str, SuiteSummary]]) -> list[str]:
+    """One suite run under several inner modes, one row per mode: the share passed and
+    found, the evidence's precision and recall, and what a run took on average (LLM calls,
+    tokens, wall time) with the whole suite's cost."""
+    items = rows[0][1].items if rows else 0
+    lines = [f"eval {eval_id}: {items} items under {len(rows)} inner modes", ""]
+    lines.append(f"{'inner':<7} {'passed':>6} {'found':>6} {'ev.P':>5} {'ev.R':>5} "
+                 f"{'calls':>6} {'tokens':>9} {'cost':>9} {'wall s':>7}")  # fmt: skip
+    for mode, s in rows:
+        cost = "-" if s.total_cost_usd is None else f"${s.total_cost_usd:.4f}"
+        lines.append(
+            f"{mode:<7} {s.passed:>6.0%} {s.found:>6.0%} {_fraction(s.evidence_precision):>5} "
+            f"{_fraction(s.evidence_recall):>5} {s.mean_llm_calls:>6.1f} {s.mean_tokens:>9,.0f} "
+            f"{cost:>9} {s.mean_wall_s:>7.1f}"
+        )
+    lines += ["", "calls, tokens and wall s: the mean of an item; cost: the whole suite's"]
+    return lines

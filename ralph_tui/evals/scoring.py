@@ -107,13 +107,32 @@ def score_item(
         evidence_recall=recall,
         iterations=int(outcome.get("iterations", 0)),
         llm_calls=int(usage.get("calls", 0)),
-        tokens=int(usage.get("inputTokens", 0)) + int(usage.get("outputTokens", 0)),
-        cost_usd=usage.get("costUsd"),
+        tokens=_figure(usage, "input_tokens", "inputTokens")
+        + _figure(usage, "output_tokens", "outputTokens"),
+        cost_usd=_cost(usage),
         wall_s=round(wall_s, 3),
         doc_tokens=estimate_tokens(document),
         error=outcome.get("error"),
         meta=item.meta,
     )
+
+
+def _figure(usage: dict[str, Any], name: str, camel: str) -> int:
+    """A count of a run's usage: the batch hands over the ledger's snapshot (snake_case),
+    ``--json`` writes camelCase."""
+    return int(usage.get(name, usage.get(camel)) or 0)
+
+
+def _cost(usage: dict[str, Any]) -> float | None:
+    """The run's known cost; ``None`` when no answered call had a known price."""
+    if "costUsd" in usage:
+        cost = usage["costUsd"]
+        return None if cost is None else float(cost)
+    answered = int(usage.get("calls", 0)) - int(usage.get("failed_calls", 0))
+    unknown = int(usage.get("unknown_cost_calls", 0))
+    if 0 < unknown == answered:
+        return None
+    return float(usage.get("cost_usd", 0.0))
 
 
 class SuiteSummary(BaseModel):

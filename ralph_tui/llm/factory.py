@@ -190,7 +190,7 @@ def _provider_client(
     if provider == "offline":
         from ralph_tui.llm.offline import OfflineClient
 
-        return OfflineClient(role=role)
+        return OfflineClient(role=role, context_window=settings.context_window)
     if provider == "anthropic":
         from ralph_tui.llm.anthropic_client import AnthropicClient
 

@@ -4,7 +4,7 @@ the key check, ``doctor`` and the app need, without the clients that ``factory``
 from __future__ import annotations
 
 from ralph_tui.config import Settings
-from ralph_tui.llm.models import parse_model_spec
+from ralph_tui.llm.models import context_window_tokens, parse_model_spec
 
 ROLE_SETTINGS = {
     "generate": "generate_model",
@@ -26,3 +26,13 @@ def role_specs(settings: Settings) -> dict[str, tuple[str, str]]:
         else generate
     )
     return {"generate": generate, "validate": validate, "sub": sub}
+
+
+def role_window(settings: Settings, role: str = "generate") -> int:
+    """The context window, in tokens, of ``role``'s model: ``--context-window`` when given,
+    else the model's known window (the offline baseline's is that of ``offline-*``) — the
+    same figure its client reports as ``context_window_tokens``."""
+    if settings.context_window is not None:
+        return settings.context_window
+    provider, model = role_specs(settings)[role]
+    return context_window_tokens(provider, f"offline-{model}" if provider == "offline" else model)

@@ -13,11 +13,13 @@ from typing import Any, Protocol, TypeVar
 from pydantic import BaseModel
 
 from ralph_tui.agents.agent_run import AgentVariable, RLMResult, RLMSpec
+from ralph_tui.agents.direct import direct_agent_forward
 from ralph_tui.agents.lcm_agent import lcm_agent_forward
 from ralph_tui.agents.rlm import rlm_agent_forward
 from ralph_tui.agents.structured import AgentSpec
 from ralph_tui.agents.sub_cache import SubCallCache
 from ralph_tui.config import Settings
+from ralph_tui.config.inner_modes import InnerPick, document_tokens, resolve_inner
 from ralph_tui.documents import Corpus
 from ralph_tui.events import (
     Emit,
@@ -49,6 +51,9 @@ DOCUMENTS_VARIABLE = (
 
 
 T = TypeVar("T", bound=BaseModel)
+
+FORWARDS = {"rlm": rlm_agent_forward, "lcm": lcm_agent_forward, "direct": direct_agent_forward}
+"""The agent loop of each inner mode."""
 
 
 class RunCancelled(Exception):
@@ -101,6 +106,9 @@ class RunContext:
     """The external documentation crawled for the run (none unless asked for)."""
     sub_cache: SubCallCache | None = None
     """Where sub-calls find the answers already paid for (``None``: ``--subcall-cache off``)."""
+    inner: InnerPick | None = None
+    """The inner mode the exploring roles run in, and why (``None``: resolved from the
+    settings on first use)."""
     _retrieval: RunRetrieval | None = field(default=None, init=False, repr=False)
     _retrieval_opening: asyncio.Lock = field(default_factory=asyncio.Lock, init=False, repr=False)
     _coverage: dict[int, CoverageTracker] = field(default_factory=dict, init=False, repr=False)
@@ -128,9 +136,10 @@ class RunContext:
         variables: dict[str, AgentVariable],
         iteration: int,
     ) -> RLMResult[T]:
-        """Run a document-exploring role in the inner mode the settings pick (``rlm``: code
-        in the sandbox; ``lcm``: operators as tools), its conversation kept in the session."""
-        forward = lcm_agent_forward if self.settings.inner == "lcm" else rlm_agent_forward
+        """Run a document-exploring role in the run's inner mode (``rlm``: code in the
+        sandbox; ``lcm``: operators as tools; ``direct``: the documents in the prompt), its
+        conversation kept in the session."""
+        forward = FORWARDS[self.inner_pick().mode]
         tracker = self.coverage_tracker(iteration)
         try:
             return await forward(
@@ -147,6 +156,13 @@ class RunContext:
             )
         finally:
             tracker.finish()
+
+    def inner_pick(self) -> InnerPick:
+        """The run's inner mode: the one given, else the setting's (``auto`` resolved)."""
+        if self.inner is None:
+            window = self.clients.generate.context_window_tokens
+            self.inner = resolve_inner(self.settings.inner, document_tokens(self.document), window)
+        return self.inner
 
     def coverage_tracker(self, iteration: int) -> CoverageTracker:
         """What ``iteration`` has read of the documents so far (the tracker, made on first

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ralph_tui.agents.sub_cache import SubCallCache
 from ralph_tui.config import Settings, check_paths, misspelled_settings
+from ralph_tui.config.inner_modes import InnerPick, document_tokens, resolve_inner
 from ralph_tui.documents import Corpus, InputError, Limits, read_corpus
 from ralph_tui.documents.cache import ExtractionCache
 from ralph_tui.documents.corpus import OnProgress
@@ -33,6 +34,7 @@ from ralph_tui.events import (
 from ralph_tui.evidence import Claim, Coverage, QuoteLocation
 from ralph_tui.external.run import ExternalDocs, check_external, gather_external
 from ralph_tui.llm.factory import LLMClients, build_clients
+from ralph_tui.llm.roles import role_window
 from ralph_tui.llm.usage import ModelUsage, UsageSnapshot
 from ralph_tui.loops.context import LoopResult, LoopState, RunCancelled, RunContext
 from ralph_tui.loops.decompose import run_decomposed
@@ -41,7 +43,7 @@ from ralph_tui.loops.iteration import ended_with_best, reported_iteration
 from ralph_tui.loops.qa import run_qa_loop
 from ralph_tui.loops.requests import RunRequest, session_settings
 from ralph_tui.loops.task import TaskSetup, run_task_loop
-from ralph_tui.traces.models import SessionRecord, usage_fields
+from ralph_tui.traces.models import InnerModeUsed, SessionRecord, usage_fields
 from ralph_tui.traces.store import SessionHandle, TraceStore
 from ralph_tui.variants.store import UnknownVariantError, resolve_variant
 
@@ -148,6 +150,7 @@ async def execute_run(
     forward = _Forwarder(on_event)
     corpus = check_request(request, forward)
     external_urls = check_external(request.settings)
+    inner = inner_of(request.settings, corpus)
     usage_writer = _UsageWriter()
 
     def on_usage(snapshot: UsageSnapshot) -> None:
@@ -160,18 +163,24 @@ async def execute_run(
     for warning in [*misspelled_settings(), *corpus.notices()]:
         forward.notice(warning)
     store = TraceStore(request.settings.out_dir)
-    handle = _open_session(store, request, corpus, resume_of)
+    handle = _open_session(store, request, corpus, resume_of, inner)
     clients.ledger.carry(earlier_usage(handle.record))
     usage_writer.attach(handle)
     forward.attach(stamped(fan_out(handle.append_event, on_event), handle.session_id))
     try:
         outcome = await _run_session(
-            request, corpus, clients, handle, forward, cancel, external_urls
+            request, corpus, clients, handle, forward, cancel, external_urls, inner
         )
     finally:
         await clients.aclose()
     outcome.notes = corpus.notices()
     return outcome
+
+
+def inner_of(settings: Settings, corpus: Corpus) -> InnerPick:
+    """The inner mode the run explores in (``auto`` resolved by its rule); before any call,
+    ``DirectDoesNotFit`` when ``direct`` is asked for documents the window cannot hold."""
+    return resolve_inner(settings.inner, document_tokens(corpus.text), role_window(settings))
 
 
 def with_variant(request: RunRequest) -> RunRequest:
@@ -185,11 +194,19 @@ def with_variant(request: RunRequest) -> RunRequest:
 
 
 def _open_session(
-    store: TraceStore, request: RunRequest, corpus: Corpus, resume_of: str | None
+    store: TraceStore,
+    request: RunRequest,
+    corpus: Corpus,
+    resume_of: str | None,
+    inner: InnerPick,
 ) -> SessionHandle:
+    used = InnerModeUsed(mode=inner.mode, reason=inner.reason, chosen_by=inner.chosen_by)
     if resume_of is not None:
-        return store.reopen_session(resume_of)
+        handle = store.reopen_session(resume_of)
+        handle.update_session(inner=used)
+        return handle
     record = SessionRecord(
+        inner=used,
         mode=request.mode,
         query=request.query,
         doc_path=str(request.doc_path.resolve()),
@@ -211,10 +228,12 @@ async def _run_session(
     handle: SessionHandle,
     emit: _Forwarder,
     cancel: asyncio.Event | None,
-    external_urls: list[str] | None = None,
+    external_urls: list[str] | None,
+    inner: InnerPick,
 ) -> RunOutcome:
     settings = request.settings
     ctx = RunContext(
+        inner=inner,
         settings=settings,
         clients=clients,
         document=corpus.text,
@@ -243,6 +262,8 @@ async def _run_session(
             validate_model=_describe(clients.validate),
             parent_session_id=request.parent_session_id,
             variant=settings.variant,
+            inner=inner.mode,
+            inner_reason=inner.reason if inner.chosen_by == "auto" else None,
         )
     )
     stop: BaseException | None = None

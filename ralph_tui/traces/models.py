@@ -74,6 +74,23 @@ class CacheSaving(BaseModel):
         return describe_saved(self.calls, self.input_tokens, self.output_tokens, self.cost_usd)
 
 
+class InnerModeUsed(BaseModel):
+    """The inner mode a session's exploring roles ran in, and why: the setting asked for
+    it, or ``auto`` chose it from the documents' size against the model's window."""
+
+    mode: str
+    """``rlm``, ``lcm`` or ``direct``."""
+    reason: str
+    """Why this mode, in one line."""
+    chosen_by: str = "setting"
+    """``setting`` (``--inner`` named it) or ``auto``."""
+
+    def describe(self) -> str:
+        """``rlm`` as the setting named it, ``direct (auto: the documents ... take 1% of
+        the 200,000-token window: ...)`` as ``auto`` chose it."""
+        return f"{self.mode} (auto: {self.reason})" if self.chosen_by == "auto" else self.mode
+
+
 class SessionRecord(BaseModel):
     """One run: what was asked of which document, with which settings, and how it went.
 
@@ -135,6 +152,9 @@ class SessionRecord(BaseModel):
     """Files the ``--doc`` folders held that are not documents ralph-tui reads."""
     failed_files: list[str] = Field(default_factory=list)
     """Documents that could not be read, each with why; the run went on without them."""
+    inner: InnerModeUsed | None = None
+    """The inner mode the run explored in, and why (``None``: a session recorded before
+    sessions said so)."""
 
     def to_json(self) -> str:
         return self.model_dump_json(indent=2)

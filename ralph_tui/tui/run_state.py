@@ -86,6 +86,10 @@ class RunProgress:
     generate_model: str = ""
     validate_model: str = ""
     variant: str | None = None
+    inner: str | None = None
+    """The inner mode the run explores in (``None``: not said, an older session)."""
+    inner_auto: bool = False
+    """Whether ``auto`` chose it (the why is in the log's first line)."""
     status: str = "idle"
     error: str | None = None
     iteration: int = 0
@@ -182,6 +186,7 @@ def _run_started(p: RunProgress, e: RunStarted) -> set[Part]:
     p.max_iters, p.status, p.started_ts = e.max_iters, "running", e.ts
     p.generate_model, p.validate_model, p.variant = e.generate_model, e.validate_model, e.variant
     p.parent_session_id = e.parent_session_id
+    p.inner, p.inner_auto = e.inner, e.inner_reason is not None
     p.session_id = e.session_id or p.session_id
     return {"status", "output"}
 

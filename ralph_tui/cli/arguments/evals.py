@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ralph_tui.cli.settings_flags import add_settings_flags
+from ralph_tui.config.inner_modes import INNER_MODES
 
 
 def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
@@ -24,4 +25,11 @@ def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--executor", choices=["local", "ray"], default="local")
     parser.add_argument("--ray-address", help="a Ray cluster's address (default: local)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
-    add_settings_flags(parser)
+    parser.add_argument(
+        "--inner",
+        dest="inner_modes",
+        metavar="MODE[,MODE...]",
+        help=f"the inner mode ({', '.join(INNER_MODES)}; default: the setting's), or several "
+        "comma-separated: the suite runs under each, compared side by side",
+    )
+    add_settings_flags(parser, without=("inner",))

@@ -11,8 +11,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from ralph_tui.llm.documents_prompt import parse_documents
 from ralph_tui.llm.errors import BadRequestError
-from ralph_tui.llm.offline import lcm_worker, roles, worker
+from ralph_tui.llm.models import context_window_tokens
+from ralph_tui.llm.offline import direct_worker, lcm_worker, roles, worker
 from ralph_tui.llm.offline.constraints import Steering, read_constraints
 from ralph_tui.llm.prompt_io import parse_input
 from ralph_tui.llm.types import (
@@ -55,10 +57,10 @@ class OfflineClient:
     """An ``LLMClient`` that needs no key and no network; see the module docstring."""
 
     provider = "offline"
-    context_window_tokens = 200_000
 
-    def __init__(self, role: str = "generate") -> None:
+    def __init__(self, role: str = "generate", context_window: int | None = None) -> None:
         self.model = f"offline-{role}"
+        self.context_window_tokens = context_window or context_window_tokens("offline", self.model)
         self._calls = 0
 
     async def chat(
@@ -106,6 +108,11 @@ class OfflineClient:
         first_user = next((m.content for m in messages if m.role == "user"), "")
         fields = parse_input(first_user)
         props = frozenset(tool.parameters.get("properties", {}))
+        system = next((m.content for m in messages if m.role == "system"), "")
+        documents = parse_documents(system)
+        if documents is not None:
+            answers = "evidence" in props
+            return json.dumps(direct_worker.play(documents, fields, _steering(fields), answers))
         if props == {"action"}:
             action = self._explore(messages, fields, _action_fields(tool.parameters))
             return json.dumps({"action": action})

@@ -12,6 +12,7 @@ from textual.message import Message
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static, TextArea
 
 from ralph_tui.config import Settings
+from ralph_tui.config.inner_modes import INNER_MODES
 from ralph_tui.tui.path_completion import PathSuggester
 
 
@@ -104,10 +105,7 @@ class RunForm(VerticalScroll):
         )
         yield Label("Inner loop")
         yield Select(
-            [
-                ("rlm: the model writes code in a sandbox", "rlm"),
-                ("lcm: the model calls operators as tools", "lcm"),
-            ],
+            [(f"{mode}: {what}", mode) for mode, what in INNER_MODES.items()],
             value=s.inner,
             allow_blank=False,
             id="inner",

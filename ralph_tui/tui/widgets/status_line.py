@@ -79,6 +79,7 @@ def status_content(progress: RunProgress, now: float | None = None) -> Content:
         ("  " + (p.session_id or "(starting)"), "bold"),
         f"  {p.mode}",
         *([f"  variant {p.variant}"] if p.variant else []),
+        *([f"  {p.inner}{' (auto)' if p.inner_auto else ''}"] if p.inner else []),
         f"  {_counter('iter', p.iteration, p.max_iters)}",
         f"  {_counter('step', p.step, p.max_steps)}",
         f"  {_counter('sub', p.sub_calls, p.sub_budget)}",
