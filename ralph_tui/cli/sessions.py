@@ -73,7 +73,8 @@ def list_sessions(store: TraceStore, args: argparse.Namespace) -> int:
     rows = [summary_row(r) for r in records[: args.limit or None]]
     if capped:
         print(
-            f"listed the first {args.limit}; there are more sessions (--limit N or --all lists them)",
+            f"listed the first {args.limit}; there are more sessions "
+            "(--limit N or --all lists them)",
             file=sys.stderr,
         )
     if args.json:
