@@ -19,8 +19,10 @@ def documents_chars(
     settings: Settings, docs: Sequence[Path], within: Confinement | None = None
 ) -> tuple[int, list[str]]:
     """The length of the documents' text, as a run reads it, and the notes on what could not
-    be read (``InputError`` when nothing can)."""
-    cache = ExtractionCache(Path(settings.out_dir) / "cache" / "documents")
+    be read (``InputError`` when nothing can). Conversions are kept in the out dir's cache,
+    as a run keeps them, only when the out dir exists: an estimate creates nothing."""
+    out = Path(settings.out_dir)
+    cache = ExtractionCache(out / "cache" / "documents") if out.is_dir() else None
     corpus = read_corpus(list(docs), Limits.of(settings), None, cache, within)
     return len(corpus.text), corpus.notices()
 
