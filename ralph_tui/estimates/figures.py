@@ -30,6 +30,8 @@ class Figures(BaseModel):
         """``$0.0123``, or ``cost unknown`` (naming the models without a price)."""
         if self.cost_usd is None:
             return "cost unknown"
+        if self.cost_usd == 0:
+            return "$0.00"
         return f"${self.cost_usd:,.4f}" if self.cost_usd < 1 else f"${self.cost_usd:,.2f}"
 
 
