@@ -184,10 +184,21 @@ def expected_iterations(max_iters: int) -> float:
     return math.sqrt(max_iters)
 
 
+def turns_within(first: float, turns: int, growth: float, limit: float) -> int:
+    """How many of ``turns`` prompts, starting at ``first`` and growing by ``growth`` a turn,
+    stay at or under ``limit`` (in constant time: a step budget may be large)."""
+    if turns <= 0 or first > limit:
+        return 0
+    if growth <= 0:
+        return turns
+    return min(turns, math.floor((limit - first) / growth) + 1)
+
+
 def turn_inputs(first: float, turns: int, growth: float, limit: float) -> float:
     """Input tokens of ``turns`` turns whose prompt starts at ``first`` and grows by
     ``growth`` a turn, each prompt at most ``limit``."""
-    return sum(min(limit, first + k * growth) for k in range(turns))
+    below = turns_within(first, turns, growth, limit)
+    return below * first + growth * below * (below - 1) / 2 + (max(turns, 0) - below) * limit
 
 
 def hard_budget(model: ModelInfo, reply_tokens: int) -> int:
@@ -229,11 +240,11 @@ def explore_worst(plan: RunPlan, role: str, mode: str) -> list[RoleSpend]:
         first += plan.doc_tokens
     growth = max_tokens + tokens_of(plan.max_runtime_chars) + FEEDBACK_TOKENS
     steps = plan.worker_max_steps
-    prompts = [min(budget.hard, first + k * growth) for k in range(steps)]
-    summaries = sum(first + k * growth > budget.soft for k in range(steps))
+    prompts = turn_inputs(first, steps, growth, budget.hard)
+    summaries = steps - turns_within(first, steps, growth, budget.soft)
     salvage = min(budget.hard, first + tokens_of(FALLBACK_TRAJECTORY_CHARS))
     spends = [
-        RoleSpend(role, plan.generate, steps + 1, sum(prompts) + salvage, (steps + 1) * max_tokens)
+        RoleSpend(role, plan.generate, steps + 1, prompts + salvage, (steps + 1) * max_tokens)
     ]
     if summaries:
         spends.append(

@@ -3,6 +3,7 @@ structural worst case, and the calibration past sessions give."""
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 from typing import get_args
 
@@ -10,7 +11,7 @@ import pytest
 
 from ralph_tui.config import InnerChoice, Settings
 from ralph_tui.estimates import PastRun, estimate_run, inner_modes, plan_of
-from ralph_tui.estimates.spend import RunPlan, run_spend
+from ralph_tui.estimates.spend import RunPlan, run_spend, turn_inputs
 
 QUESTION = "How often are the filters backwashed?"
 
@@ -130,3 +131,18 @@ def test_past_sessions_calibrate_the_expected_figures_and_say_so() -> None:
 
 def test_the_mode_list_follows_the_declared_setting() -> None:
     assert set(inner_modes()) >= {m for m in get_args(InnerChoice) if m != "auto"}
+
+
+def test_large_budgets_are_arithmetic_not_a_loop() -> None:
+    huge = plan(max_iters=10_000, worker_max_steps=10**9, worker_max_llm_calls=10**9)
+    started = time.perf_counter()
+    estimate = estimate_run(huge, inner="rlm", cost_cap_usd=5.0, token_cap=None)
+    assert time.perf_counter() - started < 1.0
+    worst = estimate.of_mode("rlm").worst
+    assert worst.calls > 10**12 and worst.cost_usd is not None and worst.cost_usd > 1e6
+
+
+def test_prompt_sums_match_turn_by_turn() -> None:
+    for first, turns, growth, limit in [(100, 10, 30, 250), (300, 5, 10, 200), (50, 7, 0, 60)]:
+        by_turn = sum(min(limit, first + k * growth) for k in range(turns))
+        assert turn_inputs(first, turns, growth, limit) == pytest.approx(by_turn)
