@@ -19,15 +19,20 @@ def _cap(estimate: RunEstimate) -> str:
 
 
 def _mode_rows(estimate: RunEstimate) -> list[list[str]]:
-    rows = [["", "mode", "basis", "expected tokens", "cost", "worst tokens", "cost"]]
+    rows = [
+        ["", "mode", "basis", "iterations", "expected tokens", "cost", "an iteration",
+         "worst tokens", "cost"]
+    ]  # fmt: skip
     for mode in estimate.modes:
         rows.append(
             [
                 "*" if mode.selected else "",
                 mode.mode,
                 mode.basis,
+                f"{mode.expected_iterations:g}",
                 _tokens(mode.expected),
                 mode.expected.describe_cost(),
+                mode.per_iteration.describe_cost(),
                 _tokens(mode.worst),
                 mode.worst.describe_cost(),
             ]

@@ -164,8 +164,10 @@ def mode_estimate(
     calibrated: Calibration | None = calibration(plan, mode, list(past)) if past else None
     iterations = calibrated.iterations if calibrated else expected_iterations(plan.max_iters)
     expected = run_spend(plan, mode, iterations, worst=False)
+    one = run_spend(plan, mode, 1, worst=False)
     if calibrated is not None:
         expected = [s.scaled(calibrated.input_factor, calibrated.output_factor) for s in expected]
+        one = [s.scaled(calibrated.input_factor, calibrated.output_factor) for s in one]
     worst = run_spend(plan, mode, plan.max_iters, worst=True)
     worst_figures = figures_of(worst)
     notes: list[str] = []
@@ -185,6 +187,7 @@ def mode_estimate(
         expected_iterations=round(iterations, 2),
         fits=fits,
         expected=figures_of(expected),
+        per_iteration=figures_of(one),
         worst=worst_figures,
         cap_stops=cap_stops(worst_figures, worst, plan, cost_cap, token_cap),
         roles=_role_figures(expected, worst),

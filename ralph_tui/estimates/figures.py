@@ -70,6 +70,8 @@ class ModeEstimate(BaseModel):
     fits: bool = True
     """Whether the documents fit the generating model's context (only ``direct`` needs it)."""
     expected: Figures
+    per_iteration: Figures
+    """One iteration of the expected figures: what each further iteration adds."""
     worst: Figures
     """Everything the settings allow (steps, sub-calls, retries, iterations), caps aside."""
     cap_stops: list[CapStop] = Field(default_factory=list)
