@@ -211,6 +211,7 @@ class RunScreen(Screen[None]):
             self._confirm_spend(values, settings, known)
             return
         self._checking_spend = True
+        self.notify("Estimating what the run may spend before it starts…", timeout=3)
         self.run_worker(
             partial(self._estimate_for_start, values, settings),
             thread=True,
