@@ -47,7 +47,7 @@ async def test_the_estimate_follows_the_form(make_app: MakeApp) -> None:
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         screen = run_screen(app)
-        await wait_for(pilot, lambda: not screen.form.estimating)
+        await wait_for(pilot, lambda: not screen.form.estimate_view.estimating)
         assert "choose a document" in estimate_text(screen)
         screen.form.prefill(query=QUESTION, doc=Path(DOC_NAME), provider="auto")
         await wait_for(pilot, lambda: "rlm (selected)" in estimate_text(screen))
@@ -58,7 +58,7 @@ async def test_the_estimate_follows_the_form(make_app: MakeApp) -> None:
         await wait_for(pilot, lambda: "expected $0.00" in estimate_text(screen))
         screen.form.set_document(Path("missing.md"))
         await wait_for(pilot, lambda: "not found" in estimate_text(screen))
-        assert screen.form.estimate is None
+        assert screen.form.estimate_view.estimate is None
 
 
 async def test_a_run_past_its_cap_asks_first_and_cancel_leaves_it(
@@ -77,7 +77,7 @@ async def test_a_run_past_its_cap_asks_first_and_cancel_leaves_it(
         await pilot.press("escape")
         await wait_for(pilot, lambda: app.screen is screen)
         assert screen.handle is None
-        await wait_for(pilot, lambda: not screen.form.estimating)
+        await wait_for(pilot, lambda: not screen.form.estimate_view.estimating)
         await pilot.press("ctrl+r")  # the form's estimate now: asked at once
         assert isinstance(app.screen, ConfirmSpend)
         await pilot.click("#cancel")

@@ -16,7 +16,7 @@ from textual.widgets import Input, TextArea
 from ralph_tui.tui.app import RalphApp
 from ralph_tui.tui.screens.run_screen import RunScreen
 from ralph_tui.tui.screens.session_screen import SessionScreen
-from ralph_tui.tui.widgets.run_form import RunForm
+from ralph_tui.tui.widgets.estimate_view import EstimateView
 from ralph_tui.tui.widgets.session_table import SessionTable
 from tests.tui.conftest import MakeApp, wait_for
 from tests.tui.scripted import DOC_NAME, QUESTION, scripted_runner
@@ -31,8 +31,8 @@ async def settle(pilot: Pilot[Any]) -> None:
     for widget in app.screen.query("Input, TextArea"):
         assert isinstance(widget, Input | TextArea)
         widget.cursor_blink = False
-    for form in [f for screen in app.screen_stack for f in screen.query(RunForm)]:
-        await wait_for(pilot, lambda form=form: not form.estimating)
+    for view in [v for screen in app.screen_stack for v in screen.query(EstimateView)]:
+        await wait_for(pilot, lambda view=view: not view.estimating)
     app.clear_notifications()
     await pilot.pause()
 

@@ -206,7 +206,7 @@ class RunScreen(Screen[None]):
         if settings.cost_cap_usd is None and settings.token_cap is None:
             self._start_form_run(values, settings)  # no cap to pass
             return
-        known = self.form.estimate_of(values)
+        known = self.form.estimate_view.estimate_of(values)
         if known is not None:
             self._confirm_spend(values, settings, known)
             return

@@ -1,33 +1,20 @@
 """The form that describes a run: mode, query, document, external docs, inner loop,
-iterations, provider and models; and what the run is estimated to spend, kept up to date as
-they change (computed in a thread, a moment after the last change)."""
+iterations, provider and models; and what the run is estimated to spend."""
 
 from __future__ import annotations
 
-import contextlib
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
-from textual.timer import Timer
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static, TextArea
 
 from ralph_tui.config import Settings
-from ralph_tui.errors import as_ralph_error
 from ralph_tui.tui.path_completion import PathSuggester
-
-if TYPE_CHECKING:
-    from ralph_tui.estimates import RunEstimate
-
-ESTIMATE_DELAY_S = 0.4
-"""How long the form waits after a change before estimating: typing is never held up, and
-a word typed is one estimate, not one a key."""
-NO_ESTIMATE = "Estimate: choose a document to see what the run may cost."
+from ralph_tui.tui.widgets.estimate_view import EstimateView
 
 
 @dataclass(frozen=True)
@@ -67,7 +54,6 @@ class RunForm(VerticalScroll):
     }
     RunForm #use-offline { margin-top: 1; width: 100%; }
     RunForm #start { margin-top: 1; width: 100%; }
-    RunForm #estimate { margin-top: 1; color: $text-muted; }
     RunForm Checkbox { margin-top: 1; }
     """
 
@@ -83,12 +69,6 @@ class RunForm(VerticalScroll):
         super().__init__(id=id)
         self.settings = settings
         self.missing_keys = missing_keys
-        self.estimate: tuple[RunFormValues, RunEstimate] | None = None
-        """The latest estimate, and the values it is of."""
-        self._estimate_timer: Timer | None = None
-        self._estimate_round = 0
-        self.estimating = False
-        """An estimate is due or being made (what is shown may be out of date)."""
 
     def compose(self) -> ComposeResult:
         s = self.settings
@@ -107,7 +87,7 @@ class RunForm(VerticalScroll):
         with Horizontal(id="doc-row"):
             yield Input(placeholder="path/to/document.md", suggester=PathSuggester(), id="doc")
             yield Button("…", id="browse", tooltip="Pick a file (ctrl+o)")
-        yield Static(NO_ESTIMATE, id="estimate", markup=False)
+        yield EstimateView(s, self.draft, id="estimate")
         yield Label("External docs (optional)")
         yield TextArea(
             "\n".join(part for part in (s.external_docs or "").replace(",", " ").split()),
@@ -186,6 +166,17 @@ class RunForm(VerticalScroll):
     def document_text(self) -> str:
         return self.query_one("#doc", Input).value
 
+    @property
+    def estimate_view(self) -> EstimateView:
+        return self.query_one(EstimateView)
+
+    @on(Input.Changed)
+    @on(TextArea.Changed)
+    @on(Select.Changed)
+    @on(Checkbox.Changed)
+    def _changed(self) -> None:
+        self.estimate_view.soon()
+
     def values(self) -> RunFormValues:
         """The checked values; ``RunFormError`` names the first field that is wrong."""
         if not self.query_one("#query", TextArea).text.strip():
@@ -237,67 +228,6 @@ class RunForm(VerticalScroll):
         except InputError as exc:
             raise RunFormError(str(exc)) from None
         return tuple(dict.fromkeys(urls))
-
-    def estimate_of(self, values: RunFormValues) -> RunEstimate | None:
-        """The estimate of ``values``, when the form's latest is of them."""
-        if self.estimate is not None and self.estimate[0] == values:
-            return self.estimate[1]
-        return None
-
-    @on(Input.Changed)
-    @on(TextArea.Changed)
-    @on(Select.Changed)
-    @on(Checkbox.Changed)
-    def estimate_soon(self) -> None:
-        """Estimate again a moment after the last change."""
-        if self._estimate_timer is not None:
-            self._estimate_timer.stop()
-        self.estimating = True
-        self._estimate_round += 1  # what is being estimated now is out of date
-        self._estimate_timer = self.set_timer(ESTIMATE_DELAY_S, self._estimate_now)
-
-    def _estimate_now(self) -> None:
-        try:
-            values = self.draft()
-        except RunFormError:
-            self.estimate = None
-            self._show_estimate(NO_ESTIMATE)
-            self.estimating = False
-            return
-        self.run_worker(
-            partial(self._compute_estimate, self._estimate_round, values),
-            thread=True,
-            group="estimate",
-            exit_on_error=False,
-        )
-
-    def _compute_estimate(self, round_: int, values: RunFormValues) -> None:
-        """In a thread: the documents are read for their size, the index for past runs."""
-        from ralph_tui.tui.requests import form_estimate
-
-        result: RunEstimate | str
-        try:
-            result = form_estimate(values, self.settings)
-        except Exception as exc:  # shown in the form; the run reports it properly
-            result = f"Estimate: {as_ralph_error(exc).one_line()}"
-        with contextlib.suppress(RuntimeError):  # the app closed meanwhile
-            self.app.call_from_thread(self._estimated, round_, values, result)
-
-    def _estimated(self, round_: int, values: RunFormValues, result: RunEstimate | str) -> None:
-        if round_ != self._estimate_round:
-            return  # the form changed since: a newer estimate is on its way
-        self.estimating = False
-        if isinstance(result, str):
-            self.estimate = None
-            self._show_estimate(result)
-            return
-        from ralph_tui.tui.estimate_text import form_summary
-
-        self.estimate = (values, result)
-        self._show_estimate(form_summary(result))
-
-    def _show_estimate(self, text: str) -> None:
-        self.query_one("#estimate", Static).update(text)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
