@@ -129,3 +129,31 @@ def test_confirmation_snapshot(snap_compare: Any, make_app: MakeApp) -> None:
         await settle(pilot)
 
     assert snap_compare(make_app(), terminal_size=(100, 30), run_before=asked)
+
+
+async def test_a_slow_estimate_never_holds_up_typing(
+    make_app: MakeApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    from ralph_tui.tui import requests
+
+    release = threading.Event()
+    real = requests.form_estimate
+
+    def slow(*args: Any) -> Any:
+        release.wait(10)  # as a large document's first conversion might
+        return real(*args)
+
+    monkeypatch.setattr(requests, "form_estimate", slow)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = run_screen(app)
+        screen.form.prefill(doc=Path(DOC_NAME), provider="offline")
+        await pilot.pause(0.6)  # the estimate has started, and waits
+        assert screen.form.estimate_view.estimating
+        await pilot.press(*"abc")
+        assert screen.form.query_one("#query").text == "abc"  # type: ignore[attr-defined]
+        release.set()
+        await wait_for(pilot, lambda: not screen.form.estimate_view.estimating)
+        assert "expected $0.00" in estimate_text(screen)
