@@ -17,13 +17,18 @@ from typing import Any
 
 from ralph_tui.config import Settings, setting_specs
 from ralph_tui.estimates.spend import RunPlan, run_spend
-from ralph_tui.traces.models import FINISHED_STATUSES, SessionRecord
+from ralph_tui.events import RunStatus
+from ralph_tui.traces.models import SessionRecord
 from ralph_tui.traces.store import TraceStore
 
 PAST_SESSIONS = 20
 """The newest sessions a calibration uses: recent enough to be the same models' habits."""
 SCANNED = 500
 """The newest sessions of the run mode looked through for those that match."""
+TELLING_STATUSES: tuple[RunStatus, ...] = ("passed", "failed", "timed_out", "capped")
+"""Sessions that ran until they passed, used every iteration or reached a bound: what such
+runs spend. A cancelled session (stopped by a person), a crashed one or one a provider error
+stopped says little of it."""
 MATCHED_SETTINGS = ("provider", "generate_model", "validate_model", "sub_model")
 """The settings a past session must share with the run to speak for it (and the inner mode,
 compared apart)."""
@@ -82,7 +87,7 @@ def _recorded(record: SessionRecord, name: str, settings: Settings) -> Any:
 
 def matches(record: SessionRecord, settings: Settings, mode: str) -> bool:
     """Whether ``record`` ran in inner ``mode`` with the models ``settings`` give."""
-    if record.subtask_of is not None or record.status not in FINISHED_STATUSES:
+    if record.subtask_of is not None or record.status not in TELLING_STATUSES:
         return False
     if _recorded(record, "inner", settings) != mode:
         return False
@@ -102,7 +107,7 @@ def past_runs(
     store = TraceStore(out)
     try:
         records = store.index.list_sessions(
-            mode=run_mode, status=sorted(FINISHED_STATUSES), limit=SCANNED
+            mode=run_mode, status=TELLING_STATUSES, limit=SCANNED
         )
     finally:
         store.close()

@@ -146,3 +146,24 @@ def test_prompt_sums_match_turn_by_turn() -> None:
     for first, turns, growth, limit in [(100, 10, 30, 250), (300, 5, 10, 200), (50, 7, 0, 60)]:
         by_turn = sum(min(limit, first + k * growth) for k in range(turns))
         assert turn_inputs(first, turns, growth, limit) == pytest.approx(by_turn)
+
+
+def test_only_telling_sessions_of_the_same_models_and_mode_speak_for_a_run() -> None:
+    from ralph_tui.config import recorded_settings
+    from ralph_tui.estimates.history import matches
+    from ralph_tui.traces.models import SessionRecord
+
+    settings = Settings(_env_file=None)
+    recorded = recorded_settings(settings)
+
+    def record(**changes: object) -> SessionRecord:
+        fields: dict[str, object] = {"mode": "qa", "query": "q", "status": "failed"}
+        fields.update(changes)
+        return SessionRecord(**fields, settings=recorded)  # type: ignore[arg-type]
+
+    assert matches(record(), settings, "rlm")
+    assert not matches(record(), settings, "lcm")
+    assert not matches(record(status="cancelled"), settings, "rlm")
+    assert not matches(record(subtask_of="2026-01-01/task-1"), settings, "rlm")
+    other = Settings(_env_file=None, generate_model="anthropic:claude-haiku-4-5")
+    assert not matches(record(), other, "rlm")
