@@ -106,9 +106,7 @@ def past_runs(
         return {}
     store = TraceStore(out)
     try:
-        records = store.index.list_sessions(
-            mode=run_mode, status=TELLING_STATUSES, limit=SCANNED
-        )
+        records = store.index.list_sessions(mode=run_mode, status=TELLING_STATUSES, limit=SCANNED)
     finally:
         store.close()
     found: dict[str, list[PastRun]] = {}

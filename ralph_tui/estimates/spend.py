@@ -229,15 +229,17 @@ def explore_expected(plan: RunPlan, role: str, mode: str) -> RoleSpend:
 
 
 def explore_worst(plan: RunPlan, role: str, mode: str) -> list[RoleSpend]:
-    """Every step the settings allow, each prompt grown by the most a step adds, up to the
-    context budget (compaction keeps it there, with a summary call a step past the soft
-    budget); the salvage call when the steps run out; every sub-call, each as large as the
-    sub-model's window."""
+    """Every step the settings allow, each prompt grown by the most a step adds; the
+    salvage call when the steps run out. ``rlm`` and ``lcm``: each prompt up to the context
+    budget (compaction keeps it there, with a summary call a step past the soft budget), and
+    every sub-call, each as large as the sub-model's window. ``direct``: the documents in
+    every prompt, which is never compacted (the model's window bounds it) and makes no
+    sub-call."""
+    if mode == "direct":
+        return _direct_worst(plan, role)
     max_tokens = OUTPUT_TOKENS[role]
     budget = Budget.of_window(plan.generate.window, max_tokens)
     first = TURNS[mode].first_prompt + plan.ask_tokens
-    if mode == "direct":
-        first += plan.doc_tokens
     growth = max_tokens + tokens_of(plan.max_runtime_chars) + FEEDBACK_TOKENS
     steps = plan.worker_max_steps
     prompts = turn_inputs(first, steps, growth, budget.hard)
@@ -256,13 +258,19 @@ def explore_worst(plan: RunPlan, role: str, mode: str) -> list[RoleSpend]:
                 summaries * OUTPUT_TOKENS["compactor"],
             )
         )
-    if mode != "direct":
-        calls = plan.worker_max_llm_calls
-        prompt = max(plan.sub.window - SUB_CALL_OUTPUT_TOKENS, 0)
-        spends.append(
-            RoleSpend("sub", plan.sub, calls, calls * prompt, calls * SUB_CALL_OUTPUT_TOKENS)
-        )
+    calls = plan.worker_max_llm_calls
+    prompt = max(plan.sub.window - SUB_CALL_OUTPUT_TOKENS, 0)
+    spends.append(RoleSpend("sub", plan.sub, calls, calls * prompt, calls * SUB_CALL_OUTPUT_TOKENS))
     return spends
+
+
+def _direct_worst(plan: RunPlan, role: str) -> list[RoleSpend]:
+    max_tokens = OUTPUT_TOKENS[role]
+    first = TURNS["direct"].first_prompt + plan.ask_tokens + plan.doc_tokens
+    limit = max(plan.generate.window - max_tokens, 0)
+    steps = plan.worker_max_steps
+    prompts = turn_inputs(first, steps, max_tokens + FEEDBACK_TOKENS, limit)
+    return [RoleSpend(role, plan.generate, steps, prompts, steps * max_tokens)]
 
 
 # --- one iteration of each loop -------------------------------------------------------------

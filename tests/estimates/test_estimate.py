@@ -167,3 +167,12 @@ def test_only_telling_sessions_of_the_same_models_and_mode_speak_for_a_run() -> 
     assert not matches(record(subtask_of="2026-01-01/task-1"), settings, "rlm")
     other = Settings(_env_file=None, generate_model="anthropic:claude-haiku-4-5")
     assert not matches(record(), other, "rlm")
+
+
+def test_direct_makes_no_sub_call_and_is_never_compacted() -> None:
+    big = plan_of(Settings(_env_file=None, context_window=60_000), "qa", QUESTION, 160_000)
+    roles = {s.role: s for s in run_spend(big, "direct", 1, worst=True)}
+    assert "sub" not in roles and "compactor" not in roles
+    # Every prompt holds the documents, and none passes the window.
+    worker = roles["worker"]
+    assert 40_000 * worker.calls <= worker.input_tokens <= 60_000 * worker.calls
