@@ -1,7 +1,8 @@
 """ralph-tui: grounded, evidence-backed document analysis with LLMs.
 
 The public Python API (``ask``, ``run_task`` and their async forms ``aask``, ``arun_task``,
-with their result types; ``verify`` of an evidence bundle) is loaded on first use, so
+with their result types; ``estimate`` of a run before it starts; ``verify`` of an evidence
+bundle) is loaded on first use, so
 ``import ralph_tui`` stays light.
 """
 
@@ -20,6 +21,9 @@ PUBLIC = {
     "RunResult": "ralph_tui.api",
     "Evidence": "ralph_tui.api",
     "Usage": "ralph_tui.api",
+    "estimate": "ralph_tui.api",
+    "aestimate": "ralph_tui.api",
+    "RunEstimate": "ralph_tui.estimates",
     "verify": "ralph_tui.api",
     "averify": "ralph_tui.api",
     "VerifyReport": "ralph_tui.reports.verify",
@@ -38,15 +42,18 @@ if TYPE_CHECKING:
     from ralph_tui.api import RunResult as RunResult
     from ralph_tui.api import Usage as Usage
     from ralph_tui.api import aask as aask
+    from ralph_tui.api import aestimate as aestimate
     from ralph_tui.api import arun_task as arun_task
     from ralph_tui.api import ask as ask
     from ralph_tui.api import averify as averify
+    from ralph_tui.api import estimate as estimate
     from ralph_tui.api import run_task as run_task
     from ralph_tui.api import verify as verify
     from ralph_tui.config import Settings as Settings
     from ralph_tui.errors import ProviderError as ProviderError
     from ralph_tui.errors import RalphError as RalphError
     from ralph_tui.errors import UsageError as UsageError
+    from ralph_tui.estimates import RunEstimate as RunEstimate
     from ralph_tui.reports.verify import QuoteResult as QuoteResult
     from ralph_tui.reports.verify import VerifyReport as VerifyReport
 

@@ -18,6 +18,9 @@ temporary folder that is removed afterwards unless ``keep=True``. Bad input rais
 project's errors (``InputError``, ``SettingsError``: both ``UsageError``); a run that ends,
 however it ends, returns a ``RunResult`` with its status.
 
+Before a run: ``estimate`` says what it is expected to spend, and the most it can, in every
+inner mode, without calling a model.
+
 Beside runs: ``search`` finds passages in documents without any LLM, ``sessions`` lists the
 sessions of an out dir and ``session`` gives one with its iterations, and ``verify`` checks
 that an evidence bundle's quotes still stand in their sources.
@@ -39,6 +42,7 @@ from pydantic import BaseModel, Field, computed_field
 
 from ralph_tui.config import Settings, load_settings, with_values
 from ralph_tui.documents import Confinement, Corpus, InputError
+from ralph_tui.estimates import RunEstimate, estimate_for
 from ralph_tui.events import Emit, RunStatus
 from ralph_tui.evidence import Claim, Coverage, QuoteLocation, answers_absence
 from ralph_tui.loops.requests import Mode, RunRequest
@@ -228,6 +232,47 @@ async def arun(
     finally:
         if temporary and not keep:
             shutil.rmtree(out, ignore_errors=True)
+
+
+async def aestimate(
+    mode: Mode,
+    query: str,
+    docs: PathLike | Sequence[PathLike],
+    *,
+    constraints: Sequence[str] = (),
+    decompose: bool = False,
+    settings: Settings | None = None,
+    env_file: PathLike | None = None,
+    out_dir: PathLike | None = None,
+    within: Sequence[PathLike] | None = None,
+    **options: Any,
+) -> RunEstimate:
+    """What a run of ``arun`` with the same arguments is expected to spend, and the most it
+    can, in every inner mode (the one the settings pick marked), by role: tokens in and out,
+    calls, and dollars (``None``: a price is unknown). No model is called and nothing goes
+    on the network; the documents are read for their size. Past sessions of the same run
+    mode, inner mode and models under ``out_dir`` (else the ``out_dir`` setting's) calibrate
+    the expected figures; each mode's ``basis`` says whether they did."""
+    specs = _doc_specs(docs)
+    values = {**options, **({"out_dir": Path(out_dir)} if out_dir is not None else {})}
+    run_settings = _settings(settings, values, env_file)
+    return await asyncio.to_thread(
+        estimate_for,
+        run_settings,
+        mode,
+        query,
+        specs,
+        constraints=constraints,
+        decompose=decompose,
+        within=_confinement(within),
+    )
+
+
+def estimate(
+    mode: Mode, query: str, docs: PathLike | Sequence[PathLike], **options: Any
+) -> RunEstimate:
+    """``aestimate``, for code that is not async."""
+    return asyncio.run(aestimate(mode, query, docs, **options))
 
 
 def _settings(

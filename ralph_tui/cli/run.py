@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ralph_tui.cli.estimate_command import print_estimate
 from ralph_tui.cli.evidence_text import claim_lines, evidence_lines
 from ralph_tui.cli.progress import ProgressPrinter
 from ralph_tui.cli.report_command import check_output, render_session
@@ -94,6 +95,8 @@ def run_command(args: argparse.Namespace) -> int:
         format_of_path(args.report)
         check_output(args.report)
     request, resume_of = build_request(args)
+    if args.estimate:
+        return print_estimate(request, args)
     seen = SessionSeen(ProgressPrinter(sys.stderr, verbose=args.verbose))
     try:
         outcome = run_async(execute_run(request, on_event=seen, resume_of=resume_of))

@@ -21,6 +21,7 @@ from pydantic import Field
 from ralph_tui import api
 from ralph_tui.config import Settings
 from ralph_tui.errors import RalphError
+from ralph_tui.estimates import RunEstimate
 from ralph_tui.events import Emit, RunStatus
 from ralph_tui.loops.requests import Mode
 from ralph_tui.mcp.client_settings import client_values
@@ -59,7 +60,9 @@ INSTRUCTIONS = (
     "text, and carries out tasks over them, in loops that validate each candidate. "
     "ask_documents and run_task run such a loop (progress is reported per iteration and "
     "phase; cancel the request to stop it). search_documents finds passages without any "
-    "model. list_sessions and show_session read past runs."
+    "model. estimate says what a run would spend (expected and worst case, tokens and dollars, "
+    "in each inner mode) without running it or calling a model. list_sessions and "
+    "show_session read past runs."
 )
 
 
@@ -73,7 +76,7 @@ class ServerConfig:
 
 
 def build_server(config: ServerConfig) -> MCPServer:
-    """The server with its five tools."""
+    """The server with its six tools."""
     server = MCPServer(
         "ralph-tui", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
     )
@@ -156,6 +159,35 @@ def build_server(config: ServerConfig) -> MCPServer:
             )  # fmt: skip
 
         return await _as_tool_error(search())
+
+    @server.tool()
+    async def estimate(
+        query: Annotated[str, Field(description="The question (qa) or the task (task).")],
+        paths: Paths,
+        mode: Annotated[
+            Mode, Field(description="qa (as ask_documents) or task (as run_task).")
+        ] = "qa",
+        decompose: Annotated[
+            bool, Field(description="As run_task's: split the task into sub-tasks first.")
+        ] = False,
+        settings: SettingValues = None,
+    ) -> RunEstimate:
+        """What ask_documents or run_task with the same arguments is expected to spend, and
+        the most its settings allow, in every inner mode (the one its settings pick marked),
+        by role: calls, tokens in and out, and US dollars (null: a price is unknown); where
+        a cost or token cap stops the worst case; and what the expected figures rest on
+        (the settings only, or past sessions of the same models). Nothing runs and no model
+        is called."""
+
+        async def work() -> RunEstimate:
+            docs = config.roots.check_all(paths)
+            return await api.aestimate(
+                mode, query, docs, decompose=decompose, settings=config.settings,
+                out_dir=out_dir, within=config.roots.folders,
+                **client_values(settings, config.settings),
+            )  # fmt: skip
+
+        return await _as_tool_error(work())
 
     @server.tool()
     async def list_sessions(

@@ -12,6 +12,7 @@ from ralph_tui.config import Settings, with_recorded, with_values
 from ralph_tui.tui.widgets.run_form import RunFormValues
 
 if TYPE_CHECKING:
+    from ralph_tui.estimates import RunEstimate
     from ralph_tui.loops.runner import RunRequest
     from ralph_tui.traces.models import SessionRecord
 
@@ -39,6 +40,21 @@ def form_request(values: RunFormValues, settings: Settings) -> RunRequest:
         doc_path=values.doc_path,
         settings=run_settings,
         decompose=values.decompose,
+    )
+
+
+def form_estimate(values: RunFormValues, settings: Settings) -> RunEstimate:
+    """What the run the form describes is estimated to spend (reads the documents and the
+    session index: call it off the app's thread)."""
+    from ralph_tui.estimates import estimate_for
+
+    request = form_request(values, settings)
+    return estimate_for(
+        request.settings,
+        request.mode,
+        request.query,
+        request.doc_specs(),
+        decompose=request.decompose,
     )
 
 

@@ -65,7 +65,8 @@ async def test_the_tools_are_listed_with_the_api_models_as_their_schemas(tmp_pat
     async with connected(tmp_path) as client:
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
     assert set(tools) == {
-        "ask_documents", "run_task", "search_documents", "list_sessions", "show_session"
+        "ask_documents", "run_task", "search_documents", "estimate", "list_sessions",
+        "show_session",
     }  # fmt: skip
     for name in ("ask_documents", "run_task"):
         schema = tools[name].output_schema or {}

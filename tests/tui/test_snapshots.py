@@ -16,6 +16,7 @@ from textual.widgets import Input, TextArea
 from ralph_tui.tui.app import RalphApp
 from ralph_tui.tui.screens.run_screen import RunScreen
 from ralph_tui.tui.screens.session_screen import SessionScreen
+from ralph_tui.tui.widgets.estimate_view import EstimateView
 from ralph_tui.tui.widgets.session_table import SessionTable
 from tests.tui.conftest import MakeApp, wait_for
 from tests.tui.scripted import DOC_NAME, QUESTION, scripted_runner
@@ -24,11 +25,14 @@ SnapCompare = Callable[..., bool]
 
 
 async def settle(pilot: Pilot[Any]) -> None:
-    """No blinking cursors, no toasts: the picture depends on the content only."""
+    """No blinking cursors, no toasts, the run form's estimate made: the picture depends on
+    the content only."""
     app = pilot.app
     for widget in app.screen.query("Input, TextArea"):
         assert isinstance(widget, Input | TextArea)
         widget.cursor_blink = False
+    for view in [v for screen in app.screen_stack for v in screen.query(EstimateView)]:
+        await wait_for(pilot, lambda view=view: not view.estimating)
     app.clear_notifications()
     await pilot.pause()
 

@@ -22,6 +22,12 @@ def add_run_arguments(run: argparse.ArgumentParser) -> None:
     run.add_argument("--decompose", action="store_true", help="split the task into sub-tasks")
     run.add_argument("--json", action="store_true", help="print the result as one JSON object")
     run.add_argument(
+        "--estimate",
+        action="store_true",
+        help="print the run's expected and worst-case tokens and cost in every inner mode, "
+        "and exit without running it (no key, no model call, no network)",
+    )
+    run.add_argument(
         "--report",
         type=Path,
         metavar="FILE",

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Awaitable, Callable
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -36,11 +37,13 @@ from ralph_tui.tui.screens.error_modal import ErrorAction, show_error
 from ralph_tui.tui.widgets.context_pane import ContextPane
 from ralph_tui.tui.widgets.output_pane import OutputPane
 from ralph_tui.tui.widgets.retrieval_pane import RetrievalPane
-from ralph_tui.tui.widgets.run_form import RunForm, RunFormError
+from ralph_tui.tui.widgets.run_form import RunForm, RunFormError, RunFormValues
 from ralph_tui.tui.widgets.run_monitor import RunMonitor
 from ralph_tui.tui.worker_errors import forward_worker_error
 
 if TYPE_CHECKING:
+    from ralph_tui.config import Settings
+    from ralph_tui.estimates import RunEstimate
     from ralph_tui.loops.runner import RunRequest
 
 DRAIN_HZ = 25
@@ -139,6 +142,8 @@ class RunScreen(Screen[None]):
         """The current (or last) run."""
         self._next_run: tuple[RequestMaker, Path | None] | None = None
         """A run waiting for the current one to stop (a re-run asked for while it went)."""
+        self._checking_spend = False
+        """A start is waiting for its estimate, to ask first if it may pass a cap."""
 
     def compose(self) -> ComposeResult:
         context = app_context(self.app)
@@ -188,12 +193,61 @@ class RunScreen(Screen[None]):
         return True
 
     def action_start_run(self) -> None:
+        """Start the form's run; when its worst case passes the cost or token cap, ask
+        first (the estimate is the form's, or made now in a thread)."""
+        if self._checking_spend:
+            return
         try:
             values = self.form.values()
         except RunFormError as exc:
             self.notify(str(exc), title="Cannot start", severity="error")
             return
         settings = app_context(self.app).settings
+        if settings.cost_cap_usd is None and settings.token_cap is None:
+            self._start_form_run(values, settings)  # no cap to pass
+            return
+        known = self.form.estimate_view.estimate_of(values)
+        if known is not None:
+            self._confirm_spend(values, settings, known)
+            return
+        self._checking_spend = True
+        self.notify("Estimating what the run may spend before it starts…", timeout=3)
+        self.run_worker(
+            partial(self._estimate_for_start, values, settings),
+            thread=True,
+            group="start-estimate",
+            exit_on_error=False,
+        )
+
+    def _estimate_for_start(self, values: RunFormValues, settings: Settings) -> None:
+        """In a thread: the estimate of the run about to start (``None`` if it cannot be
+        made: the run then says what is wrong itself)."""
+        from ralph_tui.tui.requests import form_estimate
+
+        estimate: RunEstimate | None
+        try:
+            estimate = form_estimate(values, settings)
+        except Exception:  # the run reports the same problem as it starts
+            estimate = None
+        with contextlib.suppress(RuntimeError):  # the app closed meanwhile
+            self.app.call_from_thread(self._confirm_spend, values, settings, estimate)
+
+    def _confirm_spend(
+        self, values: RunFormValues, settings: Settings, estimate: RunEstimate | None
+    ) -> None:
+        self._checking_spend = False
+        if estimate is None or estimate.cap_warning() is None:
+            self._start_form_run(values, settings)
+            return
+        from ralph_tui.tui.screens.confirm_spend import ConfirmSpend
+
+        def chosen(start: bool | None) -> None:
+            if start:
+                self._start_form_run(values, settings)
+
+        self.app.push_screen(ConfirmSpend(estimate), chosen)
+
+    def _start_form_run(self, values: RunFormValues, settings: Settings) -> None:
         self.start(lambda: form_request(values, settings), doc_path=values.doc_path)
 
     def start(

@@ -1,11 +1,12 @@
 """The form that describes a run: mode, query, document, external docs, inner loop,
-iterations, provider and models."""
+iterations, provider and models; and what the run is estimated to spend."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
 
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
@@ -14,6 +15,7 @@ from textual.widgets import Button, Checkbox, Input, Label, Select, Static, Text
 from ralph_tui.config import Settings
 from ralph_tui.config.inner_modes import INNER_MODES
 from ralph_tui.tui.path_completion import PathSuggester
+from ralph_tui.tui.widgets.estimate_view import EstimateView
 
 
 @dataclass(frozen=True)
@@ -86,6 +88,7 @@ class RunForm(VerticalScroll):
         with Horizontal(id="doc-row"):
             yield Input(placeholder="path/to/document.md", suggester=PathSuggester(), id="doc")
             yield Button("…", id="browse", tooltip="Pick a file (ctrl+o)")
+        yield EstimateView(s, self.draft, id="estimate")
         yield Label("External docs (optional)")
         yield TextArea(
             "\n".join(part for part in (s.external_docs or "").replace(",", " ").split()),
@@ -161,11 +164,27 @@ class RunForm(VerticalScroll):
     def document_text(self) -> str:
         return self.query_one("#doc", Input).value
 
+    @property
+    def estimate_view(self) -> EstimateView:
+        return self.query_one(EstimateView)
+
+    @on(Input.Changed)
+    @on(TextArea.Changed)
+    @on(Select.Changed)
+    @on(Checkbox.Changed)
+    def _changed(self) -> None:
+        self.estimate_view.soon()
+
     def values(self) -> RunFormValues:
         """The checked values; ``RunFormError`` names the first field that is wrong."""
-        query = self.query_one("#query", TextArea).text.strip()
-        if not query:
+        if not self.query_one("#query", TextArea).text.strip():
             raise RunFormError("Write a question (QA) or a task first.")
+        return self.draft()
+
+    def draft(self) -> RunFormValues:
+        """The values as they stand, the question allowed empty (what an estimate needs);
+        ``RunFormError`` names the first other field that is wrong."""
+        query = self.query_one("#query", TextArea).text.strip()
         doc = self.document_text.strip()
         if not doc:
             raise RunFormError("Choose a document (type a path or press ctrl+o).")

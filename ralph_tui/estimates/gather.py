@@ -1,0 +1,51 @@
+"""The estimate of a run as the front ends ask for it: the documents read (through the same
+conversion and cache a run uses) for their size, the past sessions read from the out dir's
+index, then the pure ``estimate_run``. No model is called and nothing goes on the network."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from ralph_tui.config import Settings
+from ralph_tui.documents import Confinement, Limits, read_corpus
+from ralph_tui.documents.cache import ExtractionCache
+from ralph_tui.estimates.estimate import estimate_run, inner_modes, plan_of
+from ralph_tui.estimates.figures import RunEstimate
+from ralph_tui.estimates.history import past_runs
+
+
+def documents_chars(
+    settings: Settings, docs: Sequence[Path], within: Confinement | None = None
+) -> tuple[int, list[str]]:
+    """The length of the documents' text, as a run reads it, and the notes on what could not
+    be read (``InputError`` when nothing can). Conversions are kept in the out dir's cache,
+    as a run keeps them, only when the out dir exists: an estimate creates nothing."""
+    out = Path(settings.out_dir)
+    cache = ExtractionCache(out / "cache" / "documents") if out.is_dir() else None
+    corpus = read_corpus(list(docs), Limits.of(settings), None, cache, within)
+    return len(corpus.text), corpus.notices()
+
+
+def estimate_for(
+    settings: Settings,
+    mode: str,
+    query: str,
+    docs: Sequence[Path],
+    *,
+    constraints: Sequence[str] = (),
+    decompose: bool = False,
+    within: Confinement | None = None,
+) -> RunEstimate:
+    """The estimate of a run of ``mode`` asking ``query`` of ``docs`` with ``settings``."""
+    doc_chars, notes = documents_chars(settings, docs, within)
+    plan = plan_of(settings, mode, query, doc_chars, constraints=constraints, decompose=decompose)
+    estimate = estimate_run(
+        plan,
+        inner=settings.inner,
+        cost_cap_usd=settings.cost_cap_usd,
+        token_cap=settings.token_cap,
+        past=past_runs(settings, mode, inner_modes()),
+    )
+    estimate.notes.extend(notes)
+    return estimate
