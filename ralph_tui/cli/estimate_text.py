@@ -64,7 +64,7 @@ def _role_rows(mode: ModeEstimate) -> list[list[str]]:
 
 def estimate_lines(estimate: RunEstimate) -> list[str]:
     """The estimate as a readable table."""
-    inner = "picked at run time (auto)" if estimate.selected is None else estimate.inner
+    inner = estimate.inner_reason or estimate.inner
     lines = [
         f"Estimate of a {estimate.mode} run over {estimate.doc_tokens:,} document tokens "
         f"({estimate.doc_chars:,} characters), up to {estimate.max_iters} iterations; "

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import get_args
 
-from ralph_tui.config import InnerChoice, Settings
+from ralph_tui.config import Settings
+from ralph_tui.config.inner_modes import choose_inner
 from ralph_tui.estimates.figures import (
     SETTINGS_ONLY,
     CapStop,
@@ -26,29 +26,23 @@ from ralph_tui.estimates.spend import (
     fits_window,
     run_spend,
 )
-from ralph_tui.llm.models import context_window_tokens
-from ralph_tui.llm.offline import OfflineClient
 from ralph_tui.llm.pricing import Price, price_family, price_of
-from ralph_tui.llm.roles import role_specs
+from ralph_tui.llm.roles import ROLE_SETTINGS, role_specs, role_window
 
 FREE = Price(0.0, 0.0)
 """The offline baseline's price: it runs on this machine and costs nothing."""
 
 
 def inner_modes() -> tuple[str, ...]:
-    """The inner modes a run can be given (as the setting declares them, ``auto`` aside),
-    then any other mode the estimate knows."""
-    declared = [mode for mode in get_args(InnerChoice) if mode != "auto"]
-    return tuple(dict.fromkeys([*declared, *ESTIMATED_MODES]))
+    """The inner modes a run explores in (``auto`` picks one of them)."""
+    return ESTIMATED_MODES
 
 
-def model_info(settings: Settings, provider: str, name: str) -> ModelInfo:
-    """A role's model as the estimate needs it: its window (``--context-window`` first) and
+def model_info(settings: Settings, role: str) -> ModelInfo:
+    """A role's model as the estimate needs it: its window (as its client reports it) and
     its price (``--price`` first, then the list price; the offline baseline is free)."""
-    if provider == "offline":
-        window = settings.context_window or OfflineClient.context_window_tokens
-    else:
-        window = settings.context_window or context_window_tokens(provider, name)
+    provider, name = role_specs(settings)[role]
+    window = role_window(settings, role)
     given = settings.price_table().get(price_family(name))
     if provider == "offline":
         price: Price | None = FREE
@@ -67,11 +61,11 @@ def plan_of(
     *,
     constraints: Sequence[str] = (),
     decompose: bool = False,
+    doc_tokens: int | None = None,
 ) -> RunPlan:
     """The plain inputs of an estimate of a run of ``settings`` over documents of
-    ``doc_chars`` characters."""
-    specs = role_specs(settings)
-    models = {role: model_info(settings, *spec) for role, spec in specs.items()}
+    ``doc_chars`` characters (``doc_tokens`` of them as a run counts them, when known)."""
+    models = {role: model_info(settings, role) for role in ROLE_SETTINGS}
     return RunPlan(
         mode=mode,
         doc_chars=doc_chars,
@@ -87,6 +81,7 @@ def plan_of(
         validate=models["validate"],
         sub=models["sub"],
         decompose=decompose,
+        counted_doc_tokens=doc_tokens,
     )
 
 
@@ -217,12 +212,18 @@ def estimate_run(
     past: Mapping[str, Sequence[PastRun]] | None = None,
     modes: Sequence[str] | None = None,
 ) -> RunEstimate:
-    """The estimate of ``plan`` in every inner mode (``modes``, default every mode a run can
-    be given), the one ``inner`` names marked (none for ``auto``)."""
+    """The estimate of ``plan`` in every inner mode (``modes``, default every mode a run
+    explores in), the one the run would explore in marked: the one ``inner`` names, or the
+    one ``auto``'s rule picks for these documents and this window."""
     past = past or {}
+    chosen, reason = inner, f"the inner setting is {inner}"
+    if inner == "auto":
+        pick = choose_inner(plan.doc_tokens, plan.generate.window)
+        chosen, reason = pick.mode, f"auto: {pick.reason}"
     return RunEstimate(
         mode=plan.mode,
         inner=inner,
+        inner_reason=reason,
         doc_chars=plan.doc_chars,
         doc_tokens=plan.doc_tokens,
         max_iters=plan.max_iters,
@@ -232,7 +233,7 @@ def estimate_run(
             mode_estimate(
                 plan,
                 mode,
-                selected=mode == inner,
+                selected=mode == chosen,
                 past=past.get(mode, ()),
                 cost_cap=cost_cap_usd,
                 token_cap=token_cap,

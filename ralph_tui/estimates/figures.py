@@ -90,7 +90,9 @@ class RunEstimate(BaseModel):
     mode: str
     """``qa`` or ``task``."""
     inner: str
-    """The inner mode the settings give (``auto`` picks at run time)."""
+    """The inner mode the settings give."""
+    inner_reason: str = ""
+    """Why the selected mode is the one (``auto``: its rule on these documents)."""
     doc_chars: int
     doc_tokens: int
     max_iters: int
@@ -108,15 +110,34 @@ class RunEstimate(BaseModel):
     def of_mode(self, mode: str) -> ModeEstimate:
         return next(m for m in self.modes if m.mode == mode)
 
+    def caps_reached(self) -> list[str]:
+        """The caps the selected mode's *expected* figures reach: a run that would likely
+        end ``capped`` (with its best candidate so far) rather than answer."""
+        mode = self.selected
+        if mode is None:
+            return []
+        reached = []
+        cost = mode.expected.cost_usd
+        if self.cost_cap_usd is not None and cost is not None and cost >= self.cost_cap_usd:
+            reached.append(f"the ${self.cost_cap_usd:.2f} cost cap")
+        if self.token_cap is not None and mode.expected.tokens >= self.token_cap:
+            reached.append(f"the {self.token_cap:,}-token cap")
+        return reached
+
     def cap_warning(self) -> str | None:
-        """What to say before starting a run whose worst case passes a cap (of the selected
-        mode; of any mode when none is selected), ``None`` when it does not."""
-        chosen = [self.selected] if self.selected is not None else self.modes
-        for estimate in chosen:
-            if estimate is not None and estimate.cap_stops:
-                stops = "; ".join(stop.message for stop in estimate.cap_stops)
-                return (
-                    f"{estimate.mode}: expected {estimate.expected.describe_cost()}, worst case "
-                    f"{estimate.worst.describe_cost()} ({estimate.worst.tokens:,} tokens); {stops}"
-                )
-        return None
+        """What to say before starting a run expected to reach a cap, ``None`` otherwise.
+
+        A worst case past the cap alone does not ask: every step, sub-call and iteration at
+        a full window passes any cap worth having (about $360 for a default ``rlm`` run on
+        Sonnet against the default $5 cap), so a question asked before every run would be
+        answered without reading; the cap is what stops that worst case."""
+        mode, reached = self.selected, self.caps_reached()
+        if mode is None or not reached:
+            return None
+        stops = "".join(f"; {stop.message}" for stop in mode.cap_stops)
+        return (
+            f"{mode.mode}: expected {mode.expected.describe_cost()} "
+            f"({mode.expected.tokens:,} tokens) reaches {' and '.join(reached)}, so the run "
+            f"would likely stop capped with its best candidate so far; worst case "
+            f"{mode.worst.describe_cost()}{stops}"
+        )

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ralph_tui.config import Settings
+from ralph_tui.config.inner_modes import document_tokens
 from ralph_tui.documents import Confinement, Limits, read_corpus
 from ralph_tui.documents.cache import ExtractionCache
 from ralph_tui.estimates.estimate import estimate_run, inner_modes, plan_of
@@ -15,16 +16,17 @@ from ralph_tui.estimates.figures import RunEstimate
 from ralph_tui.estimates.history import past_runs
 
 
-def documents_chars(
+def documents_size(
     settings: Settings, docs: Sequence[Path], within: Confinement | None = None
-) -> tuple[int, list[str]]:
-    """The length of the documents' text, as a run reads it, and the notes on what could not
-    be read (``InputError`` when nothing can). Conversions are kept in the out dir's cache,
+) -> tuple[int, int, list[str]]:
+    """The length of the documents' text as a run reads it, in characters and in the tokens
+    a run chooses its inner mode by, and the notes on what could not be read
+    (``InputError`` when nothing can). Conversions are kept in the out dir's cache,
     as a run keeps them, only when the out dir exists: an estimate creates nothing."""
     out = Path(settings.out_dir)
     cache = ExtractionCache(out / "cache" / "documents") if out.is_dir() else None
     corpus = read_corpus(list(docs), Limits.of(settings), None, cache, within)
-    return len(corpus.text), corpus.notices()
+    return len(corpus.text), document_tokens(corpus.text), corpus.notices()
 
 
 def estimate_for(
@@ -38,8 +40,16 @@ def estimate_for(
     within: Confinement | None = None,
 ) -> RunEstimate:
     """The estimate of a run of ``mode`` asking ``query`` of ``docs`` with ``settings``."""
-    doc_chars, notes = documents_chars(settings, docs, within)
-    plan = plan_of(settings, mode, query, doc_chars, constraints=constraints, decompose=decompose)
+    doc_chars, doc_tokens, notes = documents_size(settings, docs, within)
+    plan = plan_of(
+        settings,
+        mode,
+        query,
+        doc_chars,
+        constraints=constraints,
+        decompose=decompose,
+        doc_tokens=doc_tokens,
+    )
     estimate = estimate_run(
         plan,
         inner=settings.inner,

@@ -18,9 +18,12 @@ from __future__ import annotations
 import inspect
 import math
 from dataclasses import dataclass, replace
+from typing import get_args
 
 from ralph_tui.agents.agent_run import FALLBACK_TRAJECTORY_CHARS
+from ralph_tui.agents.direct import DIRECT_MAX_STEPS
 from ralph_tui.agents.sub_queries import SubQueryRunner
+from ralph_tui.config.inner_modes import InnerMode, direct_fits
 from ralph_tui.lcm.context import Budget
 from ralph_tui.lcm.store import CHARS_PER_TOKEN
 from ralph_tui.llm.pricing import Price
@@ -72,9 +75,14 @@ class RunPlan:
     constraint_chars: int = 0
     memory_budget_chars: int = 1500
     decompose: bool = False
+    counted_doc_tokens: int | None = None
+    """The documents' tokens as a run counts them to choose and fit its inner mode
+    (``document_tokens``; CJK text is a token a character), when the text was at hand."""
 
     @property
     def doc_tokens(self) -> int:
+        if self.counted_doc_tokens is not None:
+            return self.counted_doc_tokens
         return tokens_of(self.doc_chars)
 
     @property
@@ -268,7 +276,7 @@ def _direct_worst(plan: RunPlan, role: str) -> list[RoleSpend]:
     max_tokens = OUTPUT_TOKENS[role]
     first = TURNS["direct"].first_prompt + plan.ask_tokens + plan.doc_tokens
     limit = max(plan.generate.window - max_tokens, 0)
-    steps = plan.worker_max_steps
+    steps = min(plan.worker_max_steps, DIRECT_MAX_STEPS)
     prompts = turn_inputs(first, steps, max_tokens + FEEDBACK_TOKENS, limit)
     return [RoleSpend(role, plan.generate, steps, prompts, steps * max_tokens)]
 
@@ -365,13 +373,10 @@ def _cached_after_first(spend: RoleSpend, plan: RunPlan) -> RoleSpend:
 
 
 def fits_window(plan: RunPlan, mode: str) -> bool:
-    """Whether the mode's first prompt fits the generating model's context budget (only
-    ``direct`` puts the documents in it)."""
-    if mode != "direct":
-        return True
-    first = TURNS[mode].first_prompt + plan.ask_tokens + plan.doc_tokens
-    return first <= hard_budget(plan.generate, OUTPUT_TOKENS["worker"])
+    """Whether the mode can run on these documents: only ``direct`` puts them in the
+    prompt, and it is refused by the run's own rule (``direct_fits``) when they do not fit."""
+    return mode != "direct" or direct_fits(plan.doc_tokens, plan.generate.window)
 
 
-ESTIMATED_MODES: tuple[str, ...] = ("rlm", "lcm", "direct")
-"""The inner modes this module can estimate: each is a key of ``TURNS``."""
+ESTIMATED_MODES: tuple[InnerMode, ...] = get_args(InnerMode)
+"""The inner modes a run explores in, each estimated by its ``TURNS``."""

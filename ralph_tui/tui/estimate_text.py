@@ -55,12 +55,19 @@ def form_summary(estimate: RunEstimate) -> str:
 
 
 def confirmation_text(estimate: RunEstimate) -> str:
-    """What the confirmation before a run says: the figures and the caps they pass."""
+    """What the confirmation before a run says: the figures and the caps they reach."""
     modes = [estimate.selected] if estimate.selected is not None else estimate.modes
     lines = []
     for mode in modes:
         if mode is not None:
             lines += mode_lines(mode)
+    reached = estimate.caps_reached()
+    if reached:
+        lines += [
+            "",
+            f"The expected figure reaches {' and '.join(reached)}: the run would likely stop "
+            "capped, with its best candidate so far.",
+        ]
     cap = "none" if estimate.cost_cap_usd is None else f"${estimate.cost_cap_usd:.2f}"
     tokens = "none" if estimate.token_cap is None else f"{estimate.token_cap:,} tokens"
     lines += ["", f"Cost cap: {cap}; token cap: {tokens}."]

@@ -1,5 +1,5 @@
 """The run form's estimate, kept up to date as the form changes, and the question asked
-before a run whose worst case passes its cap (Start or Cancel, by button or key)."""
+before a run expected to reach its cap (Start or Cancel, by button or key)."""
 
 from __future__ import annotations
 
@@ -35,8 +35,8 @@ def estimate_text(screen: RunScreen) -> str:
 
 @pytest.fixture
 def capped(out_dir: Path) -> Settings:
-    """Paid models under a cost cap their worst case passes."""
-    return load_settings({"out_dir": out_dir, "cost_cap_usd": 0.5}, env_file=Path("/x/.env"))
+    """Paid models under a cost cap their expected spend reaches."""
+    return load_settings({"out_dir": out_dir, "cost_cap_usd": 0.01}, env_file=Path("/x/.env"))
 
 
 def capped_app(settings: Settings, tmp_path: Path, **kwargs: Any) -> RalphApp:
@@ -73,7 +73,8 @@ async def test_a_run_past_its_cap_asks_first_and_cancel_leaves_it(
         modal = app.screen
         assert isinstance(modal, ConfirmSpend)
         shown = str(modal.query_one("#confirm-figures", Static).render())
-        assert "the $0.50 cost cap stops it" in shown and "worst $" in shown
+        assert "the $0.01 cost cap stops it" in shown and "worst $" in shown
+        assert "likely stop capped" in shown
         await pilot.press("escape")
         await wait_for(pilot, lambda: app.screen is screen)
         assert screen.handle is None
@@ -97,8 +98,11 @@ async def test_start_in_the_question_starts_the_run(capped: Settings, tmp_path: 
         assert screen.monitor.progress.status == "passed"
 
 
-async def test_a_run_within_its_cap_starts_without_asking(out_dir: Path, tmp_path: Path) -> None:
-    roomy = load_settings({"out_dir": out_dir, "cost_cap_usd": 1e6}, env_file=Path("/x/.env"))
+@pytest.mark.parametrize("cap", [5.0, 1e6], ids=["worst-case-past-the-cap", "roomy"])
+async def test_a_run_expected_within_its_cap_starts_without_asking(
+    out_dir: Path, tmp_path: Path, cap: float
+) -> None:
+    roomy = load_settings({"out_dir": out_dir, "cost_cap_usd": cap}, env_file=Path("/x/.env"))
     app = capped_app(roomy, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         screen = run_screen(app)
