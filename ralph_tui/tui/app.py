@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import gc
 import sys
+from collections.abc import Iterable
 from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import work
-from textual.app import App
+from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.theme import Theme
@@ -198,6 +199,13 @@ class RalphApp(App[int]):
     def palette_commands(self) -> list[tuple[str, str]]:
         """App actions offered in the command palette without a key of their own."""
         return [("Doctor: check the sandbox, keys, models and converters", "doctor")]
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        """Textual's own palette commands, less its "Theme": ``ctrl+t``'s "Pick a theme
+        (remembered)" is the same action, and the palette names it once."""
+        for command in super().get_system_commands(screen):
+            if command.callback != self.action_change_theme:
+                yield command
 
     def action_doctor(self) -> None:
         from ralph_tui.tui.screens.doctor_screen import DoctorScreen

@@ -147,6 +147,7 @@ async def test_help_lists_the_keys_of_the_screen(make_app: MakeApp) -> None:
         markdown = app.screen.markdown  # type: ignore[attr-defined]
         assert "`run.start`" in markdown and "`app.sessions`" in markdown
         assert "Cancel the running run" in markdown  # Listed even while disabled.
+        assert "*`escape` or `f1` closes this help.*" in markdown
         await pilot.press("escape")
         assert not isinstance(app.screen, HelpScreen)
 
@@ -174,3 +175,12 @@ def test_preferences_past_the_json_bounds_mean_defaults(tmp_path: Path) -> None:
     (tmp_path / PREFERENCES_FILE).write_text('{"theme": ' + "[" * 100_000 + "]" * 100_000 + "}")
     prefs = load_preferences(tmp_path)
     assert prefs.theme is None and prefs.problem is not None and "nested deeper" in prefs.problem
+
+
+async def test_the_palette_offers_the_theme_once(make_app: MakeApp) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE):
+        system = [command.title for command in app.get_system_commands(app.screen)]
+        assert "Theme" not in system and "Quit" in system
+        bound = [c.title for c in bound_commands(app.screen) if c.binding_id == "app.theme"]
+        assert bound == ["Pick a theme (remembered)"]

@@ -60,13 +60,20 @@ class HelpScreen(ModalScreen[None]):
     }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,f1", "close", "Close", id="help.close"),
-    ]
+    CLOSE = Binding("escape,f1", "close", "Close", id="help.close")
+    BINDINGS: ClassVar[list[BindingType]] = [CLOSE]
 
     def __init__(self, keys: list[tuple[str, str, str]], config_dir: Path) -> None:
         super().__init__()
-        self.markdown = "\n".join([OVERVIEW, keys_table(keys), remap_note(config_dir)])
+        closing = " or ".join(f"`{key}`" for key in self.CLOSE.key.split(","))
+        self.markdown = "\n".join(
+            [
+                OVERVIEW,
+                f"*{closing} closes this help.*\n",
+                keys_table(keys),
+                remap_note(config_dir),
+            ]
+        )
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():
