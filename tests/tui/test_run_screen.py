@@ -335,3 +335,16 @@ async def test_keys_typed_while_the_screen_opened_reach_the_question(make_app: M
         question.focus(scroll_visible=False)
         await pilot.pause()
         assert question.text == "ok"
+
+
+async def test_a_long_document_path_shows_its_file_name(make_app: MakeApp) -> None:
+    app = make_app()
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, RunScreen)
+        long_path = Path("/srv/shared/projects/water-treatment/2026/annual/handbook-final.md")
+        screen.form.set_document(long_path)
+        field = screen.form.query_one("#doc", Input)
+        await wait_for(pilot, lambda: field.scroll_offset.x > 0)
+        shown = "".join(segment.text for segment in field.render_line(0))
+        assert "handbook-final.md" in shown

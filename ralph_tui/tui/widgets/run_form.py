@@ -158,7 +158,13 @@ class RunForm(VerticalScroll):
             self.query_one("#provider", Select).value = provider
 
     def set_document(self, path: Path) -> None:
-        self.query_one("#doc", Input).value = str(path)
+        """Put ``path`` in the document field, showing its end: a long path's file name is
+        what tells documents apart (an input set from code shows its start)."""
+        field = self.query_one("#doc", Input)
+        field.value = str(path)
+        field.call_after_refresh(
+            lambda: field.scroll_to(x=field.max_scroll_x, animate=False, immediate=True)
+        )
 
     @property
     def document_text(self) -> str:
