@@ -139,6 +139,19 @@ async def test_missing_keys_are_named_and_offline_is_offered(make_app: MakeApp) 
         provider.value = "auto"
         await pilot.click("#use-offline")
         assert provider.value == "offline"
+        await wait_for(pilot, lambda: not screen.form.query("#keys-warning, #use-offline"))
+
+
+async def test_the_keys_warning_goes_once_an_offline_run_has_passed(make_app: MakeApp) -> None:
+    app = make_app(runner=scripted_runner())
+    async with app.run_test(size=SIZE) as pilot:
+        screen = run_screen(app)
+        assert screen.form.query("#keys-warning") and screen.form.provider == "offline"
+        await fill_form(screen, QUESTION, DOC_NAME)
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: screen.run_state is RunState.FINISHED)
+        assert screen.monitor.progress.status == "passed"
+        await wait_for(pilot, lambda: not screen.form.query("#keys-warning, #use-offline"))
 
 
 async def test_auth_error_opens_one_error_modal_offering_offline(make_app: MakeApp) -> None:

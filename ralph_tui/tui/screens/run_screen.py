@@ -327,6 +327,8 @@ class RunScreen(Screen[None]):
         if error is None:
             passed = ending.status == "passed"
             self.notify(ending.summary(), severity="information" if passed else "warning")
+            if passed and self.form.provider == "offline":
+                self.form.drop_keys_warning()
             return
         if ending.outcome is None:
             self.form.display = True  # Nothing ran: let the user fix the form.

@@ -139,6 +139,16 @@ class RunForm(VerticalScroll):
         )
         yield Button("Use the offline provider", id="use-offline", variant="warning")
 
+    def drop_keys_warning(self) -> None:
+        """Take the missing-keys warning away: the user has chosen the offline provider, or
+        a run on it has passed; it says nothing new any more."""
+        for widget in self.query("#keys-warning, #use-offline"):
+            widget.remove()
+
+    @property
+    def provider(self) -> str:
+        return str(self.query_one("#provider", Select).value)
+
     def prefill(
         self,
         *,
@@ -242,3 +252,4 @@ class RunForm(VerticalScroll):
         elif event.button.id == "use-offline":
             self.query_one("#provider", Select).value = "offline"
             self.notify("Runs will use the offline provider (no key needed).")
+            self.drop_keys_warning()
