@@ -2,10 +2,23 @@
 
 from __future__ import annotations
 
+KNOWN_PROVIDERS = ("anthropic", "openai", "offline")
+"""The providers a ``provider:`` prefix of a model may name (``llm.models`` reads it)."""
+
+
+def model_name(spec: str) -> str:
+    """``spec`` without a ``provider:`` prefix, which counts only when it names a known
+    provider: ``openai:qwen2.5:7b`` and ``qwen2.5:7b`` are both ``qwen2.5:7b``."""
+    prefix, colon, rest = spec.strip().partition(":")
+    if colon and prefix.lower() in KNOWN_PROVIDERS and rest:
+        return rest
+    return spec.strip()
+
 
 def parse_prices(text: str) -> dict[str, tuple[float, float]]:
     """``MODEL=IN/OUT,...`` as ``{model: (in, out)}`` (USD per million tokens); a
-    ``provider:`` prefix on the model is dropped. ``ValueError`` says what is wrong."""
+    ``provider:`` prefix on the model is dropped (a colon inside a model's own name, as in
+    ``qwen2.5:7b``, is kept). ``ValueError`` says what is wrong."""
     prices: dict[str, tuple[float, float]] = {}
     for item in (part.strip() for part in text.split(",")):
         if not item:
@@ -23,5 +36,5 @@ def parse_prices(text: str) -> dict[str, tuple[float, float]]:
             ) from None
         if min(low, high) < 0:
             raise ValueError(f"{item!r}: a price cannot be negative")
-        prices[model.strip().split(":", 1)[-1].lower()] = (low, high)
+        prices[model_name(model).lower()] = (low, high)
     return prices

@@ -19,7 +19,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Literal, Union, get_args, get_origin
 
-KNOWN_PROVIDERS = ("anthropic", "openai", "offline")
+from ralph_tui.config.prices import model_name
 
 DEFAULT_CONTEXT_WINDOW = 32_768
 """Window assumed for a model we know nothing about, typically a local model behind an
@@ -188,8 +188,7 @@ def parse_model_spec(spec: str, default_provider: str) -> tuple[str, str]:
     Only the first colon splits, so ``openai:qwen2.5:7b`` is ``("openai", "qwen2.5:7b")``
     while ``qwen2.5:7b`` alone is ``(default_provider, "qwen2.5:7b")``.
     """
-    spec = spec.strip()
-    prefix, colon, rest = spec.partition(":")
-    if colon and prefix.lower() in KNOWN_PROVIDERS and rest:
-        return prefix.lower(), rest
-    return default_provider, spec
+    name = model_name(spec)
+    if name != spec.strip():
+        return spec.strip().partition(":")[0].lower(), name
+    return default_provider, name
