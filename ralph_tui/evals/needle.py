@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ralph_tui.evals.suite import EvalItem, Expectation, SuiteError
-from ralph_tui.lcm.store import CHARS_PER_TOKEN
+from ralph_tui.llm.tokens import CHARS_PER_TOKEN
 from ralph_tui.traces.atomic import write_atomic
 
 HANDBOOK = Path(__file__).parents[1] / "data" / "sample_document.md"

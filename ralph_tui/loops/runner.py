@@ -87,6 +87,8 @@ class RunOutcome:
                 "calls": usage.calls,
                 "costUsd": usage.cost_usd,
                 "unknownCostCalls": usage.unknown_cost_calls,
+                "failedCalls": usage.failed_calls,
+                "estimatedCalls": usage.estimated_calls,
                 "savedCalls": usage.saved_calls,
                 "savedInputTokens": usage.saved_input_tokens,
                 "savedOutputTokens": usage.saved_output_tokens,
@@ -368,7 +370,9 @@ def earlier_usage(record: SessionRecord) -> ModelUsage:
         output_tokens=record.output_tokens,
         calls=record.llm_calls,
         cost_usd=record.cost_usd or 0.0,
-        unknown_cost_calls=0 if cost_known else record.llm_calls,
+        # A record from before unknown_cost_calls was kept says only whether any was known.
+        unknown_cost_calls=record.unknown_cost_calls if cost_known else record.llm_calls,
+        estimated_calls=record.estimated_calls,
     )
 
 
