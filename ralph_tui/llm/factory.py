@@ -93,13 +93,9 @@ def build_clients(
             for warning in check_model(provider, model):
                 notice(f"{provider}:{model}: {warning}")
 
-    for provider, model in built:
-        if _cap_unenforceable(settings, provider, model, given):
-            notice(
-                f"--cost-cap ${settings.cost_cap_usd:.2f} cannot be enforced for "
-                f"{provider}:{model}: its price is unknown. Give it with "
-                f"--price {model}=IN/OUT (USD per million tokens), or cap tokens with --token-cap"
-            )
+    unpriced = [(p, m) for p, m in built if _cap_unenforceable(settings, p, m, given)]
+    if unpriced:
+        notice(unpriced_cap_notice(settings, unpriced))
 
     def metered(role: str) -> MeteredClient:
         inner = built[specs[role]]
@@ -166,6 +162,19 @@ def embeddings_client(
     )
     given = {model: Price(*rates) for model, rates in settings.price_table().items()}
     return _metered(inner, settings, ledger, on_notice or _ignore, on_usage, given)
+
+
+def unpriced_cap_notice(settings: Settings, unpriced: list[tuple[str, str]]) -> str:
+    """What a run says once at its start when its cost cap cannot see every call: the
+    models without a price, and the two ways to cap them."""
+    names = ", ".join(f"{provider}:{model}" for provider, model in unpriced)
+    prices = " ".join(f"--price {model}=IN/OUT" for model in dict.fromkeys(m for _, m in unpriced))
+    return (
+        f"--cost-cap ${settings.cost_cap_usd:.2f} cannot be enforced for {names}: "
+        f"{'its price is' if len(unpriced) == 1 else 'their prices are'} unknown, so the cap "
+        f"sees only priced calls. Give {prices} (USD per million tokens), or cap tokens "
+        "with --token-cap"
+    )
 
 
 def _cap_unenforceable(

@@ -136,6 +136,15 @@ async def test_metered_client_refuses_calls_past_the_cap(
             saved_cost_usd=None,
         ),
         UsageUpdated(
+            input_tokens=900,
+            output_tokens=40,
+            calls=3,
+            cost_usd=None,
+            unknown_cost_calls=2,
+            failed_calls=1,
+            estimated_calls=2,
+        ),
+        UsageUpdated(
             input_tokens=1,
             output_tokens=1,
             calls=1,
@@ -149,6 +158,7 @@ async def test_metered_client_refuses_calls_past_the_cap(
 )
 def test_a_usage_event_is_read_back_into_the_snapshot_it_reports(event: UsageUpdated) -> None:
     """A run stopped hard reports the usage its last event recorded: nothing lost on the way
-    back (unknown costs, prompt-cache figures, the sub-call cache's saving)."""
+    back (unknown costs — a failed request included, which once made an all-unknown cost read
+    back as $0 — estimated calls, prompt-cache figures, the sub-call cache's saving)."""
     again = UsageSnapshot.of_event(event).to_event()
     assert again.model_dump(exclude={"ts"}) == event.model_dump(exclude={"ts"})
