@@ -92,7 +92,7 @@ def test_a_run_on_a_server_without_usage_counts_every_call_and_says_what_is_esti
         if isinstance(event, UsageUpdated):
             printer(event)
     assert printer.status().endswith(
-        "(estimated for 2 of 3 calls), $%.4f + unknown" % usage.cost_usd
+        f"(estimated for 2 of 3 calls), ${usage.cost_usd:.4f} + unknown"
     )
 
     shown = session(result.session_id, out)
