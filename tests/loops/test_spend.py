@@ -197,4 +197,3 @@ def test_the_default_cap_over_a_model_without_a_price_is_said_at_the_start(
     assert "--cost-cap $5.00 cannot be enforced for openai:local" in said
     assert "the cap sees only priced calls" in said and "--price local=IN/OUT" in said
     assert (code, result["status"]) == (1, "failed"), "the run itself goes on"
-    assert result["usage"]["costUsd"] is None and result["usage"]["unknownCostCalls"] == 2
