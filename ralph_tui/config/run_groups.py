@@ -146,9 +146,10 @@ class BudgetSettings(SettingsGroup):
         metavar="USD|none",
         doc="Stop the run cleanly (status `capped`, its best candidate kept) once its LLM cost "
         f"reaches this many US dollars; `none` removes the cap. The default, "
-        f"${DEFAULT_COST_CAP_USD:.2f} per run, is far above what a normal run spends (a "
-        "default QA run on the default models costs cents to about a dollar) and far below "
-        "a runaway one (a model stuck on the output schema once spent $12.33 in one run). "
+        f"${DEFAULT_COST_CAP_USD:.2f} per run, is above what a default QA run spends even "
+        "using every step of every iteration (about $2.11 at the default models' prices, "
+        "measured by `bench/stuck_schema.py`) and far below a runaway one (a model stuck on "
+        "the output schema once spent $12.33 in one run). "
         "It sees only calls with a price: give others one with `--price`, or cap tokens.",
     )
     token_cap: PositiveInt | None = setting(
