@@ -1,5 +1,5 @@
 """Nothing heavy is imported before it is needed: ``ralph-tui --help``, each subcommand's
-``--help`` and the app's first paint load none of the SDKs, numpy, bm25s, nor the loop,
+``--help`` and the app's first paint load none of the SDKs, numpy, bm25s, the tokenizer, nor the loop,
 retrieval, eval or batch stacks, nor (for the first paint) the event models and document readers
 (the command line not even textual or the settings).
 
@@ -27,6 +27,7 @@ STACKS = (
     "httpx2",
     "numpy",
     "bm25s",
+    "tokenizers",
     "ralph_tui.loops",
     "ralph_tui.retrieval",
     "ralph_tui.evals",
