@@ -1,6 +1,6 @@
 """Nothing heavy is imported before it is needed: ``ralph-tui --help``, each subcommand's
-``--help`` and the app's first paint load none of the SDKs, numpy, bm25s, the tokenizer, nor the loop,
-retrieval, eval or batch stacks, nor (for the first paint) the event models and document readers
+``--help`` and the app's first paint load none of the SDKs, numpy, bm25s, the tokenizer, nor
+the loop, retrieval, eval or batch stacks, nor (for the first paint) the event models and document readers
 (the command line not even textual or the settings).
 
 Each case runs in a fresh interpreter and reads its ``sys.modules``: an import added on a
