@@ -83,6 +83,8 @@ def test_a_run_on_a_server_without_usage_counts_every_call_and_says_what_is_esti
     assert usage.unknown_cost_calls == 2 and usage.cost_usd is not None and usage.cost_usd > 0
     assert "estimated for 2 of 3 calls" in usage.describe()
     assert usage.describe().endswith(" + unknown")
+    first = next(e for e in events if isinstance(e, UsageUpdated))
+    assert (first.calls, first.cost_usd) == (0, None), "unknown from the start, not $0"
     said = [e.message for e in events if isinstance(e, Notice)]
     assert sum("estimated by a tokenizer" in m for m in said) == 2, said
 

@@ -93,8 +93,9 @@ def build_clients(
             for warning in check_model(provider, model):
                 notice(f"{provider}:{model}: {warning}")
 
-    unpriced = [(p, m) for p, m in built if _cap_unenforceable(settings, p, m, given)]
-    if unpriced:
+    unpriced = [(p, m) for p, m in built if _unpriced(p, m, given)]
+    ledger.unpriced_models = tuple(f"{p}:{m}" for p, m in unpriced)
+    if unpriced and settings.cost_cap_usd is not None:
         notice(unpriced_cap_notice(settings, unpriced))
 
     def metered(role: str) -> MeteredClient:
@@ -177,11 +178,10 @@ def unpriced_cap_notice(settings: Settings, unpriced: list[tuple[str, str]]) -> 
     )
 
 
-def _cap_unenforceable(
-    settings: Settings, provider: str, model: str, given: dict[str, Price]
-) -> bool:
-    """Whether a cost cap is set but this model's calls would cost an unknown amount."""
-    if settings.cost_cap_usd is None or provider == "offline":
+def _unpriced(provider: str, model: str, given: dict[str, Price]) -> bool:
+    """Whether this model's calls would cost an unknown amount (no list price, none given;
+    the offline baseline costs nothing)."""
+    if provider == "offline":
         return False
     return price_family(model) not in given and price_of(model) is None
 

@@ -96,6 +96,9 @@ class UsageSnapshot:
     saved_output_tokens: int = 0
     saved_cost_usd: float = 0.0
     saved_unknown_cost_calls: int = 0
+    unpriced_models: tuple[str, ...] = ()
+    """The run's models without a known price (``provider:model``): before any call is
+    answered, the cost to come is unknown, not $0."""
 
     @property
     def cost_fully_known(self) -> bool:
@@ -140,10 +143,13 @@ class UsageSnapshot:
         """The ``UsageUpdated`` event a loop emits for this snapshot.
 
         Its ``cost_usd`` is ``None`` only when no call had a known price (failed requests
-        cost nothing and say nothing about prices).
+        cost nothing and say nothing about prices), or when none was answered yet and a
+        model of the run has no price (a slow first call of an unpriced model is not $0).
         """
         answered = self.calls - self.failed_calls
-        all_unknown = self.unknown_cost_calls > 0 and self.unknown_cost_calls == answered
+        all_unknown = self.unknown_cost_calls == answered and (
+            answered > 0 or bool(self.unpriced_models)
+        )
         saved_unknown = 0 < self.saved_calls == self.saved_unknown_cost_calls
         return UsageUpdated(
             input_tokens=self.input_tokens,
@@ -199,6 +205,8 @@ class UsageLedger:
     def __init__(self, cost_cap_usd: float | None = None, token_cap: int | None = None) -> None:
         self.cost_cap_usd = cost_cap_usd
         self.token_cap = token_cap
+        self.unpriced_models: tuple[str, ...] = ()
+        """The run's models without a known price (set by whoever builds its clients)."""
         self._lock = threading.Lock()
         self._by_model: dict[str, ModelUsage] = {}
 
@@ -261,7 +269,8 @@ class UsageLedger:
             return self._snapshot()
 
     def _snapshot(self) -> UsageSnapshot:
-        return totals_of(dict(self._by_model), self.cost_cap_usd, self.token_cap)
+        totals = totals_of(dict(self._by_model), self.cost_cap_usd, self.token_cap)
+        return replace(totals, unpriced_models=self.unpriced_models)
 
     def check(self) -> None:
         """Raise ``CostCapReached`` if the known cost or the tokens have reached a cap."""

@@ -247,6 +247,12 @@ async def _run_session(
             variant=settings.variant,
         )
     )
+    start = clients.ledger.snapshot().to_event()
+    if start.calls or start.cost_usd is None:
+        # The totals a front end starts from, where they are not "nothing, $0": a resumed
+        # session's earlier legs, or a model without a price (its cost is unknown from the
+        # first call on, however long that call takes).
+        emit(start)
     stop: BaseException | None = None
     try:
         result = await _run_to_end(ctx, request, handle, external_urls)

@@ -63,6 +63,19 @@ def test_a_part_of_a_run_has_the_usage_spent_during_it() -> None:
     assert list(only_unknown.by_model) == ["anthropic:mystery"]
 
 
+def test_before_any_answer_a_model_without_a_price_makes_the_cost_unknown() -> None:
+    ledger = UsageLedger()
+    assert ledger.snapshot().to_event().cost_usd == 0.0, "nothing to pay, all prices known"
+    ledger.unpriced_models = ("anthropic:smollm2",)
+    assert ledger.snapshot().to_event().cost_usd is None
+    ledger.record_failure("anthropic", "smollm2")
+    assert ledger.snapshot().to_event().cost_usd is None, "a failed request says nothing"
+    event = ledger.record(completion("claude-haiku-4-5", 0.25)).to_event()
+    assert (event.cost_usd, event.unknown_cost_calls) == (0.25, 0), "the judge's, so far"
+    event = ledger.record(completion("smollm2", None)).to_event()
+    assert (event.cost_usd, event.unknown_cost_calls) == (0.25, 1)
+
+
 def test_a_failed_request_does_not_make_an_unknown_cost_look_known() -> None:
     ledger = UsageLedger()
     ledger.record_failure("openai", "smollm2")
