@@ -345,6 +345,11 @@ class MeteredClient:
                 if not isinstance(error, LLMConnectionError):  # one that never left is not sent
                     self._count_failure()
                 raise
+            except asyncio.CancelledError:
+                # Cancelled while the server had it (a run cancelled mid-turn, a sibling
+                # sub-call's failure): the server's log has it, so the ledger counts it too.
+                self._count_failure()
+                raise
 
         completion = await call_with_retries(
             attempt,

@@ -191,3 +191,21 @@ def test_counting_is_a_real_tokenizer_and_bounded_for_a_huge_text() -> None:
     exact_share = count_tokens(DOCUMENT) / len(DOCUMENT)
     assert counted == pytest.approx(exact_share * len(huge), rel=0.05)
     assert estimate_tokens("abcdefghi") == 3
+
+
+async def test_a_request_cancelled_while_the_server_streams_is_a_call() -> None:
+    import asyncio
+
+    api = FakeAPI()
+    api.replies.append(stream_response(ScriptedStream(gpt_stream_without_usage(), hang_after=3)))
+    ledger = UsageLedger()
+    client, _ = metered(gpt, api, ledger)
+    task = asyncio.create_task(client.chat(ASK, tools=[RUN_CODE]))
+    while not api.requests:
+        await asyncio.sleep(0.01)
+    await asyncio.sleep(0.05)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    totals = ledger.snapshot()
+    assert totals.calls == len(api.requests) == 1 and totals.failed_calls == 1
