@@ -209,3 +209,30 @@ async def test_a_request_cancelled_while_the_server_streams_is_a_call() -> None:
         await task
     totals = ledger.snapshot()
     assert totals.calls == len(api.requests) == 1 and totals.failed_calls == 1
+
+
+async def test_an_embeddings_endpoint_without_usage_is_counted_by_estimate() -> None:
+    from ralph_tui.llm.openai_client import OpenAIClient
+
+    api = FakeAPI()
+    api.reply(
+        200,
+        {
+            "object": "list",
+            "model": "text-embedding-3-small",
+            "data": [{"object": "embedding", "index": 0, "embedding": [0.1, 0.2]}],
+            "usage": {"prompt_tokens": 0, "total_tokens": 0},
+        },
+    )
+    inner = OpenAIClient(
+        "text-embedding-3-small",
+        api_key="sk-test",
+        base_url="https://api.openai.com/v1",
+        http_client=api.http_client(),
+        embed_model="text-embedding-3-small",
+    )
+    ledger = UsageLedger()
+    await MeteredClient(inner, ledger).embed([DOCUMENT])
+    totals = ledger.snapshot()
+    assert totals.calls == totals.estimated_calls == 1
+    assert totals.input_tokens == count_tokens(DOCUMENT) > 0 and totals.cost_usd > 0
