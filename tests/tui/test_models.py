@@ -133,3 +133,9 @@ def test_event_buffer_drains_in_order_up_to_a_limit() -> None:
         buffer.push(Notice(message=str(n)))
     assert [e.message for e in buffer.drain(3)] == ["0", "1", "2"]  # type: ignore[attr-defined]
     assert len(buffer.drain()) == 2 and len(buffer) == 0
+
+
+def test_the_session_table_cells_fit_and_still_say_unknown_and_estimated() -> None:
+    cells = [fmt.cost_cell(None), fmt.cost_cell(0.0123, 2), fmt.cost_cell(0.0123)]
+    assert cells == ["unknown", "$0.01+?", "$0.0123"] and all(len(c) <= 7 for c in cells)
+    assert fmt.tokens_cell(4200, 210, estimated_calls=1) == "~4.2k/210"
