@@ -170,3 +170,5 @@ def test_the_cost_cap_has_a_default_and_none_removes_it(monkeypatch: pytest.Monk
         assert Settings(_env_file=None).cost_cap_usd is None
     monkeypatch.setenv("RALPH_COST_CAP_USD", "12.5")
     assert Settings(_env_file=None).cost_cap_usd == 12.5
+    with pytest.raises(SettingsError, match="give a number of US dollars, or none for no cap"):
+        load_settings({"cost_cap_usd": "lots"})

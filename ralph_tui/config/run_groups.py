@@ -195,6 +195,11 @@ class BudgetSettings(SettingsGroup):
         """``none`` (or ``off``), from a flag, the environment or ``.env``: no cost cap."""
         if isinstance(value, str) and value.strip().lower() in NO_CAP:
             return None
+        if isinstance(value, str):
+            try:
+                float(value)
+            except ValueError:
+                raise ValueError("give a number of US dollars, or none for no cap") from None
         return value
 
     @field_validator("prices")
