@@ -45,6 +45,7 @@ from ralph_tui.documents import Confinement, Corpus, InputError
 from ralph_tui.estimates import RunEstimate, estimate_for
 from ralph_tui.events import Emit, RunStatus
 from ralph_tui.evidence import Claim, Coverage, QuoteLocation, answers_absence
+from ralph_tui.llm.spend_words import cost_words, tokens_words
 from ralph_tui.loops.requests import Mode, RunRequest
 from ralph_tui.loops.runner import RunOutcome, execute_run
 from ralph_tui.reports.bundle import EvidenceBundle
@@ -109,10 +110,25 @@ class Usage(BaseModel):
     output_tokens: int
     calls: int
     cost_usd: float | None
-    """``None`` when no call had a known price."""
+    """The known cost: ``None`` when no call had a known price; the cost of the priced calls
+    when some had none (``unknown_cost_calls``)."""
+    unknown_cost_calls: int = 0
+    """Calls whose model had no known price, left out of ``cost_usd``."""
+    estimated_calls: int = 0
+    """Calls whose server reported no usage: their tokens (and cost) are a tokenizer's
+    estimate."""
     subcall_cache_saved: CacheSaving = Field(default_factory=CacheSaving)
     """The sub-calls answered from the cache (not in ``calls``), and the tokens and cost they
     took when first paid for."""
+
+    def describe(self) -> str:
+        """``12 calls, 30,000 tokens in / 1,200 out (estimated for 3 of 12 calls), $0.0061 +
+        unknown``: as the command line says it."""
+        tokens = tokens_words(
+            self.input_tokens, self.output_tokens, self.estimated_calls, self.calls
+        )
+        spent = cost_words(self.cost_usd, self.unknown_cost_calls)
+        return f"{self.calls:,} call{'' if self.calls == 1 else 's'}, {tokens}, {spent}"
 
 
 class RunResult(BaseModel):
@@ -331,6 +347,8 @@ def _result(outcome: RunOutcome, out: Path, *, kept: bool) -> RunResult:
             output_tokens=usage.output_tokens,
             calls=usage.calls,
             cost_usd=usage.cost_usd,
+            unknown_cost_calls=usage.unknown_cost_calls,
+            estimated_calls=usage.estimated_calls,
             subcall_cache_saved=CacheSaving.of(outcome.usage),
         ),
         error=outcome.error,
@@ -456,6 +474,10 @@ class SessionSummary(BaseModel):
     input_tokens: int
     output_tokens: int
     cost_usd: float | None
+    unknown_cost_calls: int = 0
+    """Calls whose model had no known price, left out of ``cost_usd``."""
+    estimated_calls: int = 0
+    """Calls whose tokens are a tokenizer's estimate (their server reported no usage)."""
     subcall_cache_saved: CacheSaving = Field(default_factory=CacheSaving)
     """What the sub-call cache saved the session (not in the tokens and cost above)."""
     parent_session_id: str | None = None
@@ -477,6 +499,8 @@ class SessionSummary(BaseModel):
             input_tokens=record.input_tokens,
             output_tokens=record.output_tokens,
             cost_usd=record.cost_usd,
+            unknown_cost_calls=record.unknown_cost_calls,
+            estimated_calls=record.estimated_calls,
             subcall_cache_saved=record.subcall_cache_saved,
             parent_session_id=record.parent_session_id,
             error=record.error,

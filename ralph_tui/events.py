@@ -286,6 +286,11 @@ class UsageUpdated(BaseEvent):
     cost_cap_usd: float | None = None
     unknown_cost_calls: int = 0
     """Calls whose model has no known price: ``cost_usd`` leaves them out."""
+    failed_calls: int = 0
+    """Requests that failed (in ``calls``; they cost nothing and say nothing of prices)."""
+    estimated_calls: int = 0
+    """Calls whose server reported no usage: their tokens (and cost) are a tokenizer's
+    estimate, not what the provider reported."""
     cache_read_tokens: int | None = None
     """Input tokens served from the providers' prompt caches (``None``: none reported)."""
     saved_calls: int = 0

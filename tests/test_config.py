@@ -6,7 +6,13 @@ from pathlib import Path
 import pytest
 
 from ralph_tui.cli import run_cli
-from ralph_tui.config import SettingsError, load_settings, misspelled_settings, setting_specs
+from ralph_tui.config import (
+    Settings,
+    SettingsError,
+    load_settings,
+    misspelled_settings,
+    setting_specs,
+)
 
 pytestmark = pytest.mark.usefixtures("clean_env")
 
@@ -155,3 +161,14 @@ def test_config_names_the_active_variant_as_the_source_of_its_knobs(
     assert rows["worker_max_steps"] == {
         **rows["worker_max_steps"], "value": 12, "source": f"variant {variant.id}"
     }  # fmt: skip
+
+
+def test_the_cost_cap_has_a_default_and_none_removes_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert Settings(_env_file=None).cost_cap_usd == 5.0
+    for word in ("none", "None", "off"):
+        monkeypatch.setenv("RALPH_COST_CAP_USD", word)
+        assert Settings(_env_file=None).cost_cap_usd is None
+    monkeypatch.setenv("RALPH_COST_CAP_USD", "12.5")
+    assert Settings(_env_file=None).cost_cap_usd == 12.5
+    with pytest.raises(SettingsError, match="give a number of US dollars, or none for no cap"):
+        load_settings({"cost_cap_usd": "lots"})

@@ -1,7 +1,7 @@
 """Nothing heavy is imported before it is needed: ``ralph-tui --help``, each subcommand's
-``--help`` and the app's first paint load none of the SDKs, numpy, bm25s, nor the loop,
-retrieval, eval or batch stacks, nor (for the first paint) the event models and document readers
-(the command line not even textual or the settings).
+``--help`` and the app's first paint load none of the SDKs, numpy, bm25s, the tokenizer, nor
+the loop, retrieval, eval or batch stacks, nor (for the first paint) the event models and
+document readers (the command line not even textual or the settings).
 
 Each case runs in a fresh interpreter and reads its ``sys.modules``: an import added on a
 start path fails here, naming the module and who imported it is ``python -X importtime``'s
@@ -27,6 +27,7 @@ STACKS = (
     "httpx2",
     "numpy",
     "bm25s",
+    "tokenizers",
     "ralph_tui.loops",
     "ralph_tui.retrieval",
     "ralph_tui.evals",

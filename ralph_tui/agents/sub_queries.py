@@ -13,20 +13,15 @@ from typing import Any
 from ralph_tui.agents.sub_cache import SubCallCache, answer_key
 from ralph_tui.events import Emit, SubQuery
 from ralph_tui.llm.errors import CostCapReached, LLMError
+from ralph_tui.llm.tokens import estimate_tokens
 from ralph_tui.llm.types import ChatMessage, Completion, LLMClient
 from ralph_tui.llm.usage import MeteredClient
 
 PREVIEW_CHARS = 240
-CHARS_PER_TOKEN = 4
-"""A conservative estimate of characters per token, used to refuse oversized sub-prompts."""
 
 
 def preview(text: str) -> str:
     return text if len(text) <= PREVIEW_CHARS else text[: PREVIEW_CHARS - 1] + "…"
-
-
-def estimate_tokens(text: str) -> int:
-    return len(text) // CHARS_PER_TOKEN + 1
 
 
 @dataclass

@@ -28,11 +28,7 @@ from ralph_tui.events import (
     ToolExecuted,
     UsageUpdated,
 )
-from ralph_tui.llm.usage import describe_saved
-
-
-def format_cost(cost: float | None) -> str:
-    return "cost unknown" if cost is None else f"${cost:.4f}"
+from ralph_tui.llm.spend_words import cost_words, describe_saved, tokens_words
 
 
 class IndexProgressLines:
@@ -114,9 +110,10 @@ class ProgressPrinter:
             saved = "; " + describe_saved(
                 u.saved_calls, u.saved_input_tokens, u.saved_output_tokens, u.saved_cost_usd
             )
+        tokens = tokens_words(u.input_tokens, u.output_tokens, u.estimated_calls, u.calls)
         return (
-            f"step {self.step}, sub-calls {self.sub_calls}, tokens {u.input_tokens:,} in / "
-            f"{u.output_tokens:,} out, {format_cost(u.cost_usd)}{saved}"
+            f"step {self.step}, sub-calls {self.sub_calls}, {tokens}, "
+            f"{cost_words(u.cost_usd, u.unknown_cost_calls)}{saved}"
         )
 
     def run_started(self, e: RunStarted) -> str:

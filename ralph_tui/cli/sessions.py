@@ -16,6 +16,7 @@ from ralph_tui.cli.evidence_text import claim_lines, evidence_lines
 from ralph_tui.cli.settings_flags import settings_from_args
 from ralph_tui.errors import ExitCode
 from ralph_tui.events import SALVAGE_NOTE
+from ralph_tui.llm.spend_words import cost_words, estimated_words
 from ralph_tui.traces.liveness import effective_status
 from ralph_tui.traces.models import SessionRecord
 from ralph_tui.traces.session_ids import SESSIONS_DIR
@@ -161,8 +162,10 @@ def usage_line(record: SessionRecord) -> str:
     hits = ""
     if isinstance(cached, int) and record.input_tokens:
         hits = f" ({cached:,} from the prompt cache, {cached * 100 // record.input_tokens}%)"
-    cost = "cost unknown" if record.cost_usd is None else f"${record.cost_usd:.4f}"
-    line = f"{record.input_tokens:,} tokens in{hits}, {record.output_tokens:,} out, {cost}"
+    estimated = estimated_words(record.estimated_calls, record.llm_calls)
+    cost = cost_words(record.cost_usd, record.unknown_cost_calls)
+    line = f"{record.input_tokens:,} tokens in{hits}, {record.output_tokens:,} out"
+    line += f" ({estimated}), {cost}" if estimated else f", {cost}"
     if record.subcall_cache_saved.calls:
         line += "; " + record.subcall_cache_saved.describe()
     return line

@@ -13,6 +13,10 @@ from ralph_tui.config.declare import SettingsGroup, setting
 from ralph_tui.config.inner_modes import InnerChoice, inner_modes_help
 from ralph_tui.config.prices import parse_prices
 
+DEFAULT_COST_CAP_USD = 5.0
+"""The cost cap of a run that sets none (see ``BudgetSettings.cost_cap_usd``)."""
+NO_CAP = frozenset({"none", "off"})
+"""The words that remove the cost cap."""
 ProviderChoice = Literal["auto", "offline"]
 SubcallCacheScope = Literal["session", "shared", "off"]
 VARIANT_NAME = re.compile(r"[A-Za-z0-9][\w.-]*")
@@ -134,10 +138,17 @@ class BudgetSettings(SettingsGroup):
         doc="`llm_query` sub-calls per iteration (a batch counts each prompt).",
     )
     cost_cap_usd: PositiveFloat | None = setting(
-        None,
+        DEFAULT_COST_CAP_USD,
         "COST_CAP_USD",
         flag="--cost-cap",
-        doc="Stop the run cleanly once its LLM cost reaches this many US dollars.",
+        metavar="USD|none",
+        doc="Stop the run cleanly (status `capped`, its best candidate kept) once its LLM cost "
+        f"reaches this many US dollars; `none` removes the cap. The default, "
+        f"${DEFAULT_COST_CAP_USD:.2f} per run, is above what a default QA run spends even "
+        "using every step of every iteration (about $2.11 at the default models' prices, "
+        "measured by `bench/stuck_schema.py`) and far below a runaway one (a model stuck on "
+        "the output schema once spent $12.33 in one run). "
+        "It sees only calls with a price: give others one with `--price`, or cap tokens.",
     )
     token_cap: PositiveInt | None = setting(
         None,
@@ -175,6 +186,19 @@ class BudgetSettings(SettingsGroup):
         flag="--timeout",
         doc="Wall time of a whole run in seconds; past it the run ends as timed_out.",
     )
+
+    @field_validator("cost_cap_usd", mode="before")
+    @classmethod
+    def _no_cap(cls, value: object) -> object:
+        """``none`` (or ``off``), from a flag, the environment or ``.env``: no cost cap."""
+        if isinstance(value, str) and value.strip().lower() in NO_CAP:
+            return None
+        if isinstance(value, str):
+            try:
+                float(value)
+            except ValueError:
+                raise ValueError("give a number of US dollars, or none for no cap") from None
+        return value
 
     @field_validator("prices")
     @classmethod

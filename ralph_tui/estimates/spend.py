@@ -25,8 +25,8 @@ from ralph_tui.agents.direct import DIRECT_MAX_STEPS
 from ralph_tui.agents.sub_queries import SubQueryRunner
 from ralph_tui.config.inner_modes import InnerMode, direct_fits
 from ralph_tui.lcm.context import Budget
-from ralph_tui.lcm.store import CHARS_PER_TOKEN
 from ralph_tui.llm.pricing import Price
+from ralph_tui.llm.tokens import CHARS_PER_TOKEN
 from ralph_tui.roles.budgets import OUTPUT_TOKENS
 from ralph_tui.roles.judge import JUDGE
 from ralph_tui.roles.task_judge import TASK_JUDGE

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ralph_tui.atomic import write_atomic
 from ralph_tui.evals.suite import EvalItem, Expectation, SuiteError
-from ralph_tui.lcm.store import CHARS_PER_TOKEN
+from ralph_tui.llm.tokens import CHARS_PER_TOKEN
 from ralph_tui.sample import sample_document
 
 HANDBOOK = sample_document()

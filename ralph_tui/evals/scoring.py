@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from ralph_tui.evals.suite import EvalItem
-from ralph_tui.lcm.store import estimate_tokens
+from ralph_tui.llm.tokens import estimate_tokens
 
 
 class ItemScore(BaseModel):

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from ralph_tui.lcm.dag import Summary
-from ralph_tui.lcm.store import CHARS_PER_TOKEN, MESSAGE_OVERHEAD_TOKENS, estimate_tokens
+from ralph_tui.llm.tokens import CHARS_PER_TOKEN, MESSAGE_OVERHEAD_TOKENS, estimate_tokens
 
 Style = Literal["detailed", "bullets"]
 Summariser = Callable[[str, int, Style], Awaitable[str]]

@@ -24,13 +24,8 @@ from ralph_tui.lcm.compaction import (
     write_summary,
 )
 from ralph_tui.lcm.dag import Summary, message_id, summary_header
-from ralph_tui.lcm.store import (
-    CHARS_PER_TOKEN,
-    MessageStore,
-    StoredMessage,
-    estimate_tokens,
-    message_tokens,
-)
+from ralph_tui.lcm.store import MessageStore, StoredMessage, message_tokens
+from ralph_tui.llm.tokens import CHARS_PER_TOKEN, estimate_tokens
 from ralph_tui.llm.types import ChatMessage
 
 MIN_HARD_TOKENS = 256

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from ralph_tui.lcm.store import MESSAGE_OVERHEAD_TOKENS, estimate_tokens
+from ralph_tui.llm.tokens import MESSAGE_OVERHEAD_TOKENS, estimate_tokens
 
 
 class Summary(BaseModel):

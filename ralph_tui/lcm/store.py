@@ -9,20 +9,12 @@ from pydantic import BaseModel, Field
 
 from ralph_tui.atomic import append_line
 from ralph_tui.json_input import parse_json
+from ralph_tui.llm.tokens import MESSAGE_OVERHEAD_TOKENS, estimate_tokens
 from ralph_tui.llm.types import ChatMessage, ToolCall
 
-CHARS_PER_TOKEN = 4
-MESSAGE_OVERHEAD_TOKENS = 4
-"""Role and framing tokens a message costs beyond its text (an estimate)."""
 MAX_LINE_BYTES = 16 * 2**20
 """The longest stored message read back (the file lives in a session folder, which may come
 from someone else); a longer line ends the conversation there, like a torn one."""
-
-
-def estimate_tokens(text: str) -> int:
-    """Tokens of ``text``, estimated as one per four characters (rounded up): providers'
-    tokenizers differ, and the budget keeps a margin below the hard limit for that."""
-    return -(-len(text) // CHARS_PER_TOKEN)
 
 
 class StoredMessage(BaseModel):

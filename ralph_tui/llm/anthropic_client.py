@@ -13,7 +13,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from ralph_tui.llm.models import context_window_tokens
-from ralph_tui.llm.pricing import usage_cost
+from ralph_tui.llm.pricing import turn_cost
 from ralph_tui.llm.sdk_client import OnNotice, SDKClient
 from ralph_tui.llm.streaming import FirstToken, TurnAssembler
 from ralph_tui.llm.types import (
@@ -171,9 +171,7 @@ def anthropic_completion(
     latency_ms: float,
 ) -> Completion:
     """A turn's ``Completion``, priced by the requested model, else the one that answered."""
-    cost = usage_cost(requested_model, usage)
-    if cost is None and model:
-        cost = usage_cost(model, usage)
+    cost = turn_cost(requested_model, model, usage)
     return Completion(
         text=text,
         tool_calls=calls,

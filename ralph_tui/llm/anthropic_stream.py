@@ -51,6 +51,13 @@ class AnthropicTurn(TurnAssembler):
         self.cache_read: int | None = None
         self.cache_write: int | None = None
 
+    @property
+    def usage_reported(self) -> bool:
+        """Whether the stream said how many input tokens the turn took. A request always
+        has a prompt, so 0 (cache reads and writes included) is a server that does not say:
+        a LiteLLM proxy in front of llama.cpp sends 0 in ``message_start`` and nothing after."""
+        return self.input_tokens + (self.cache_read or 0) + (self.cache_write or 0) > 0
+
     def add(self, chunk: Any) -> bool:
         kind = chunk.type
         if kind == "message_start":

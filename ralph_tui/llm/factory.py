@@ -93,13 +93,10 @@ def build_clients(
             for warning in check_model(provider, model):
                 notice(f"{provider}:{model}: {warning}")
 
-    for provider, model in built:
-        if _cap_unenforceable(settings, provider, model, given):
-            notice(
-                f"--cost-cap ${settings.cost_cap_usd:.2f} cannot be enforced for "
-                f"{provider}:{model}: its price is unknown. Give it with "
-                f"--price {model}=IN/OUT (USD per million tokens), or cap tokens with --token-cap"
-            )
+    unpriced = [(p, m) for p, m in built if _unpriced(p, m, given)]
+    ledger.unpriced_models = tuple(f"{p}:{m}" for p, m in unpriced)
+    if unpriced and settings.cost_cap_usd is not None:
+        notice(unpriced_cap_notice(settings, unpriced))
 
     def metered(role: str) -> MeteredClient:
         inner = built[specs[role]]
@@ -168,11 +165,23 @@ def embeddings_client(
     return _metered(inner, settings, ledger, on_notice or _ignore, on_usage, given)
 
 
-def _cap_unenforceable(
-    settings: Settings, provider: str, model: str, given: dict[str, Price]
-) -> bool:
-    """Whether a cost cap is set but this model's calls would cost an unknown amount."""
-    if settings.cost_cap_usd is None or provider == "offline":
+def unpriced_cap_notice(settings: Settings, unpriced: list[tuple[str, str]]) -> str:
+    """What a run says once at its start when its cost cap cannot see every call: the
+    models without a price, and the two ways to cap them."""
+    names = ", ".join(f"{provider}:{model}" for provider, model in unpriced)
+    prices = " ".join(f"--price {model}=IN/OUT" for model in dict.fromkeys(m for _, m in unpriced))
+    return (
+        f"--cost-cap ${settings.cost_cap_usd:.2f} cannot be enforced for {names}: "
+        f"{'its price is' if len(unpriced) == 1 else 'their prices are'} unknown, so the cap "
+        f"sees only priced calls. Give {prices} (USD per million tokens), or cap tokens "
+        "with --token-cap"
+    )
+
+
+def _unpriced(provider: str, model: str, given: dict[str, Price]) -> bool:
+    """Whether this model's calls would cost an unknown amount (no list price, none given;
+    the offline baseline costs nothing)."""
+    if provider == "offline":
         return False
     return price_family(model) not in given and price_of(model) is None
 

@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 from ralph_tui.llm.errors import BadRequestError
 from ralph_tui.llm.models import context_window_tokens
-from ralph_tui.llm.pricing import cost_usd, usage_cost
+from ralph_tui.llm.pricing import cost_usd, turn_cost
 from ralph_tui.llm.sdk_client import OnNotice, SDKClient
 from ralph_tui.llm.sdk_errors import translate_sdk_error
 from ralph_tui.llm.streaming import FirstToken, TurnAssembler
@@ -161,9 +161,7 @@ def openai_completion(
 ) -> Completion:
     """A turn's ``Completion``, its stop reason in the common words, priced by the
     requested model, else the one that answered."""
-    cost = usage_cost(requested_model, usage)
-    if cost is None and model:
-        cost = usage_cost(model, usage)
+    cost = turn_cost(requested_model, model, usage)
     return Completion(
         text=text,
         tool_calls=calls,

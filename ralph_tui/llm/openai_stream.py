@@ -38,8 +38,9 @@ class OpenAITurn(TurnAssembler):
     @property
     def usage_reported(self) -> bool:
         """Some OpenAI-compatible servers (llama-cpp-python's) ignore ``stream_options`` and
-        send no usage chunk."""
-        return self.usage is not None
+        send no usage chunk; a usage of 0 prompt tokens says nothing either (a request always
+        has a prompt)."""
+        return self.usage is not None and (self.usage.prompt_tokens or 0) > 0
 
     def add(self, chunk: Any) -> bool:
         self.model = chunk.model or self.model

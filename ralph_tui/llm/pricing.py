@@ -116,3 +116,12 @@ def usage_cost(model: str, usage: Usage) -> float | None:
         usage.cache_read_tokens or 0,
         usage.cache_write_tokens or 0,
     )
+
+
+def turn_cost(requested_model: str, answered_model: str, usage: Usage) -> float | None:
+    """What a turn cost: priced by the model asked for, else by the one that answered (a
+    dated snapshot of it); ``None`` when neither has a known price."""
+    cost = usage_cost(requested_model, usage)
+    if cost is None and answered_model:
+        cost = usage_cost(answered_model, usage)
+    return cost

@@ -31,7 +31,10 @@ class SDKClient(ABC):
     ``_sdk`` is the SDK module and ``_client`` its async client; every SDK failure becomes
     one of our typed errors. Requests are streamed while ``streams`` is on: off with
     ``--no-stream``, and turned off (said once through ``on_notice``) when the server
-    answers a streamed request whole or rejects it for streaming.
+    answers a streamed request whole or rejects it for streaming, or when its streams do
+    not report token usage (whole requests do, on every server met so far). A turn whose
+    server reported no usage at all is said once too; ``MeteredClient`` counts its tokens
+    with a tokenizer instead (``ralph_tui.llm.tokens``), never as 0.
     """
 
     provider: str
@@ -116,7 +119,13 @@ class SDKClient(ABC):
                 self._stop_streaming(
                     f"the server does not stream (it rejected a streamed request: {error.message})"
                 )
-        return await self._chat_whole(params)
+        completion = await self._chat_whole(params)
+        if completion.usage.input_tokens <= 0:
+            self._say_once(
+                "the server reports no token usage; its calls are counted with tokens "
+                "estimated by a tokenizer"
+            )
+        return completion
 
     async def _chat_whole(self, params: dict[str, Any]) -> Completion:
         started = time.perf_counter()
@@ -156,11 +165,11 @@ class SDKClient(ABC):
             if throttle is not None:
                 throttle.close()
         if not assembler.usage_reported:
-            # Counted as 0, its turns would slip past token caps: one turn is uncounted
-            # (said), then whole requests, which report their usage.
+            # Counted as 0, its turns would slip past token caps: this turn's tokens are
+            # estimated (by MeteredClient), then whole requests, which report their usage.
             self._stop_streaming(
                 "the server's streams do not report token usage, so this turn's tokens are "
-                "not counted (--no-stream avoids even that)"
+                "estimated by a tokenizer"
             )
         return assembler.completion(_ms_since(started))
 

@@ -59,6 +59,10 @@ class Usage(BaseModel):
     say, which is not zero)."""
     cache_write_tokens: int | None = None
     """Input tokens written to the prompt cache (Anthropic reports them)."""
+    estimated: bool = False
+    """The server reported no usage for this call (or 0 input tokens for a prompt that was
+    not empty): the figures it left out were counted here by a tokenizer
+    (``ralph_tui.llm.tokens``), an estimate rather than what the provider bills."""
 
 
 class Completion(BaseModel):

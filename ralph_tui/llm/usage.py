@@ -5,6 +5,11 @@ adds its tokens but not a cost; such calls are counted, so a total is shown as "
 part + unknown" rather than silently low. With a cost cap, ``check()`` raises
 ``CostCapReached`` once the known cost reaches it. ``MeteredClient`` wraps any
 ``LLMClient``: cap check before each call, bounded retries, recording after.
+
+Every request is a call in the ledger, whatever its usage said: a call whose server reported
+no usage (or 0 input tokens for a prompt that was not empty) is counted with tokens estimated
+by a tokenizer (``ralph_tui.llm.tokens``), priced as any other, and counted among the
+``estimated_calls``, so the totals say which part of them is an estimate.
 """
 
 from __future__ import annotations
@@ -16,8 +21,9 @@ from dataclasses import dataclass, field, fields, replace
 
 from ralph_tui.events import UsageUpdated
 from ralph_tui.llm.errors import CostCapReached, LLMConnectionError, LLMError
-from ralph_tui.llm.pricing import Price
+from ralph_tui.llm.pricing import Price, turn_cost
 from ralph_tui.llm.retry import OnRetry, RetryPolicy, Sleep, call_with_retries
+from ralph_tui.llm.tokens import count_tokens, with_estimates
 from ralph_tui.llm.types import (
     ChatMessage,
     Completion,
@@ -39,6 +45,8 @@ class ModelUsage:
     cost_usd: float = 0.0
     unknown_cost_calls: int = 0
     failed_calls: int = 0
+    estimated_calls: int = 0
+    """Calls whose server reported no usage: their tokens are a tokenizer's estimate."""
     cache_read_tokens: int = 0
     """Input tokens read from the prompt cache, over the calls that said."""
     cache_reported_calls: int = 0
@@ -78,6 +86,8 @@ class UsageSnapshot:
     failed_calls: int = 0
     """Requests the server received that failed (counted in ``calls`` too): ``calls`` is every
     request sent, as a server's access log counts them."""
+    estimated_calls: int = 0
+    """Calls whose tokens are a tokenizer's estimate (their server reported no usage)."""
     cache_read_tokens: int = 0
     cache_reported_calls: int = 0
     saved_calls: int = 0
@@ -86,6 +96,9 @@ class UsageSnapshot:
     saved_output_tokens: int = 0
     saved_cost_usd: float = 0.0
     saved_unknown_cost_calls: int = 0
+    unpriced_models: tuple[str, ...] = ()
+    """The run's models without a known price (``provider:model``): before any call is
+    answered, the cost to come is unknown, not $0."""
 
     @property
     def cost_fully_known(self) -> bool:
@@ -115,6 +128,8 @@ class UsageSnapshot:
             cost_usd=event.cost_usd or 0.0,
             unknown_cost_calls=event.unknown_cost_calls,
             cost_cap_usd=event.cost_cap_usd,
+            failed_calls=event.failed_calls,
+            estimated_calls=event.estimated_calls,
             cache_read_tokens=event.cache_read_tokens or 0,
             cache_reported_calls=0 if event.cache_read_tokens is None else event.calls,
             saved_calls=event.saved_calls,
@@ -128,10 +143,13 @@ class UsageSnapshot:
         """The ``UsageUpdated`` event a loop emits for this snapshot.
 
         Its ``cost_usd`` is ``None`` only when no call had a known price (failed requests
-        cost nothing and say nothing about prices).
+        cost nothing and say nothing about prices), or when none was answered yet and a
+        model of the run has no price (a slow first call of an unpriced model is not $0).
         """
         answered = self.calls - self.failed_calls
-        all_unknown = self.unknown_cost_calls > 0 and self.unknown_cost_calls == answered
+        all_unknown = self.unknown_cost_calls == answered and (
+            answered > 0 or bool(self.unpriced_models)
+        )
         saved_unknown = 0 < self.saved_calls == self.saved_unknown_cost_calls
         return UsageUpdated(
             input_tokens=self.input_tokens,
@@ -140,6 +158,8 @@ class UsageSnapshot:
             cost_usd=None if all_unknown else self.cost_usd,
             cost_cap_usd=self.cost_cap_usd,
             unknown_cost_calls=self.unknown_cost_calls,
+            failed_calls=self.failed_calls,
+            estimated_calls=self.estimated_calls,
             cache_read_tokens=self.cache_read_tokens if self.cache_reported_calls else None,
             saved_calls=self.saved_calls,
             saved_input_tokens=self.saved_input_tokens,
@@ -168,6 +188,7 @@ def totals_of(
         by_model=by_model,
         token_cap=token_cap,
         failed_calls=sum(p.failed_calls for p in parts),
+        estimated_calls=sum(p.estimated_calls for p in parts),
         cache_read_tokens=sum(p.cache_read_tokens for p in parts),
         cache_reported_calls=sum(p.cache_reported_calls for p in parts),
         **{name: sum(getattr(p, name) for p in parts) for name in SAVED_FIELDS},
@@ -184,6 +205,8 @@ class UsageLedger:
     def __init__(self, cost_cap_usd: float | None = None, token_cap: int | None = None) -> None:
         self.cost_cap_usd = cost_cap_usd
         self.token_cap = token_cap
+        self.unpriced_models: tuple[str, ...] = ()
+        """The run's models without a known price (set by whoever builds its clients)."""
         self._lock = threading.Lock()
         self._by_model: dict[str, ModelUsage] = {}
 
@@ -207,6 +230,7 @@ class UsageLedger:
                 calls=old.calls + 1,
                 cost_usd=old.cost_usd + (completion.cost_usd or 0.0),
                 unknown_cost_calls=old.unknown_cost_calls + (0 if known else 1),
+                estimated_calls=old.estimated_calls + completion.usage.estimated,
                 cache_read_tokens=old.cache_read_tokens + (completion.usage.cache_read_tokens or 0),
                 cache_reported_calls=old.cache_reported_calls
                 + (completion.usage.cache_read_tokens is not None),
@@ -245,7 +269,8 @@ class UsageLedger:
             return self._snapshot()
 
     def _snapshot(self) -> UsageSnapshot:
-        return totals_of(dict(self._by_model), self.cost_cap_usd, self.token_cap)
+        totals = totals_of(dict(self._by_model), self.cost_cap_usd, self.token_cap)
+        return replace(totals, unpriced_models=self.unpriced_models)
 
     def check(self) -> None:
         """Raise ``CostCapReached`` if the known cost or the tokens have reached a cap."""
@@ -260,19 +285,6 @@ class UsageLedger:
             raise CostCapReached(
                 f"token cap reached: {tokens:,} tokens used of the {self.token_cap:,} cap"
             )
-
-
-def describe_saved(
-    calls: int, input_tokens: int, output_tokens: int, cost_usd: float | None
-) -> str:
-    """What the sub-call cache saved, as the command line and ``sessions show`` say it:
-    ``sub-call cache saved 12 calls, 30,000 tokens in / 1,200 out, $0.0061`` (the cost
-    left out when no saved call had a known price)."""
-    money = "" if cost_usd is None else f", ${cost_usd:.4f}"
-    return (
-        f"sub-call cache saved {calls:,} call{'' if calls == 1 else 's'}, "
-        f"{input_tokens:,} tokens in / {output_tokens:,} out{money}"
-    )
 
 
 OnUsage = Callable[[UsageSnapshot], None]
@@ -333,6 +345,11 @@ class MeteredClient:
                 if not isinstance(error, LLMConnectionError):  # one that never left is not sent
                     self._count_failure()
                 raise
+            except asyncio.CancelledError:
+                # Cancelled while the server had it (a run cancelled mid-turn, a sibling
+                # sub-call's failure): the server's log has it, so the ledger counts it too.
+                self._count_failure()
+                raise
 
         completion = await call_with_retries(
             attempt,
@@ -340,6 +357,7 @@ class MeteredClient:
             sleep=self.sleep,
             on_retry=self.on_retry,
         )
+        completion = self._with_estimates(completion, messages, tools)
         if self.price is not None:
             usage = completion.usage
             cost = self.price.cost(
@@ -351,6 +369,22 @@ class MeteredClient:
             completion = completion.model_copy(update={"cost_usd": cost})
         self._report(self.ledger.record(completion))
         return completion
+
+    def _with_estimates(
+        self,
+        completion: Completion,
+        messages: list[ChatMessage],
+        tools: list[ToolDefinition] | None,
+    ) -> Completion:
+        """``completion`` with the tokens its server did not report estimated (see
+        ``tokens.with_estimates``) and priced again by them: never counted as free."""
+        usage = with_estimates(completion, messages, tools)
+        if usage is completion.usage:
+            return completion
+        cost = turn_cost(self.model, completion.model, usage)
+        return completion.model_copy(
+            update={"usage": usage, "cost_usd": completion.cost_usd if cost is None else cost}
+        )
 
     @property
     def embed_model(self) -> str:
@@ -376,7 +410,17 @@ class MeteredClient:
         embedded = await call_with_retries(
             attempt, policy=self.retry_policy, sleep=self.sleep, on_retry=self.on_retry
         )
-        self._report(self.ledger.record(embedded.record))
+        record = embedded.record
+        if record.usage.input_tokens <= 0 and any(texts):
+            # An endpoint that reports no usage: counted, not free.
+            usage = record.usage.model_copy(
+                update={"input_tokens": count_tokens("\n".join(texts)), "estimated": True}
+            )
+            cost = turn_cost(self.embed_model, record.model, usage)
+            record = record.model_copy(
+                update={"usage": usage, "cost_usd": record.cost_usd if cost is None else cost}
+            )
+        self._report(self.ledger.record(record))
         return embedded.vectors
 
     def record_saved(self, completion: Completion) -> None:

@@ -89,6 +89,8 @@ class RunOutcome:
                 "calls": usage.calls,
                 "costUsd": usage.cost_usd,
                 "unknownCostCalls": usage.unknown_cost_calls,
+                "failedCalls": usage.failed_calls,
+                "estimatedCalls": usage.estimated_calls,
                 "savedCalls": usage.saved_calls,
                 "savedInputTokens": usage.saved_input_tokens,
                 "savedOutputTokens": usage.saved_output_tokens,
@@ -266,6 +268,12 @@ async def _run_session(
             inner_reason=inner.reason if inner.chosen_by == "auto" else None,
         )
     )
+    start = clients.ledger.snapshot().to_event()
+    if start.calls or start.cost_usd is None:
+        # The totals a front end starts from, where they are not "nothing, $0": a resumed
+        # session's earlier legs, or a model without a price (its cost is unknown from the
+        # first call on, however long that call takes).
+        emit(start)
     stop: BaseException | None = None
     try:
         result = await _run_to_end(ctx, request, handle, external_urls)
@@ -389,7 +397,9 @@ def earlier_usage(record: SessionRecord) -> ModelUsage:
         output_tokens=record.output_tokens,
         calls=record.llm_calls,
         cost_usd=record.cost_usd or 0.0,
-        unknown_cost_calls=0 if cost_known else record.llm_calls,
+        # A record from before unknown_cost_calls was kept says only whether any was known.
+        unknown_cost_calls=record.unknown_cost_calls if cost_known else record.llm_calls,
+        estimated_calls=record.estimated_calls,
     )
 
 

@@ -68,6 +68,8 @@ def build_bundle(store: TraceStore, session_id: str, settings: Settings) -> Evid
             output_tokens=record.output_tokens,
             llm_calls=record.llm_calls,
             cost_usd=record.cost_usd,
+            unknown_cost_calls=record.unknown_cost_calls,
+            estimated_calls=record.estimated_calls,
         ),
     )
 

@@ -122,6 +122,10 @@ class BundleUsage(BaseModel):
     output_tokens: int = 0
     llm_calls: int = 0
     cost_usd: float | None = None
+    unknown_cost_calls: int = 0
+    """Calls whose model had no known price, left out of ``cost_usd``."""
+    estimated_calls: int = 0
+    """Calls whose tokens are a tokenizer's estimate (their server reported no usage)."""
 
 
 class EvidenceBundle(BaseModel):

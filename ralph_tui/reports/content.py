@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from ralph_tui.evidence import VERDICT_LABELS, Claim, DocumentCoverage, QuoteLocation, Span
+from ralph_tui.llm.spend_words import cost_words, estimated_words
 from ralph_tui.reports.bundle import (
     BundleIteration,
     BundlePassage,
@@ -181,10 +182,11 @@ def when(timestamp: float | None) -> str:
 
 def usage_words(bundle: EvidenceBundle) -> str:
     usage = bundle.usage
-    cost = "cost unknown" if usage.cost_usd is None else f"${usage.cost_usd:.4f}"
+    estimated = estimated_words(usage.estimated_calls, usage.llm_calls)
     return (
         f"{usage.input_tokens:,} tokens in, {usage.output_tokens:,} out, "
-        f"{usage.llm_calls:,} model calls, {cost}"
+        f"{usage.llm_calls:,} model calls{f' ({estimated})' if estimated else ''}, "
+        f"{cost_words(usage.cost_usd, usage.unknown_cost_calls)}"
     )
 
 

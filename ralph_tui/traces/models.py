@@ -26,7 +26,8 @@ from pydantic.alias_generators import to_camel
 
 from ralph_tui.events import RUN_STATUSES, JudgeIssue, RuleResult, RunStatus, Said
 from ralph_tui.evidence import Claim, Coverage, QuoteLocation
-from ralph_tui.llm.usage import ModelUsage, UsageSnapshot, describe_saved
+from ralph_tui.llm.spend_words import describe_saved
+from ralph_tui.llm.usage import ModelUsage, UsageSnapshot
 
 LAST_SECOND = 253_402_300_799.0
 """9999-12-31 23:59:59 UTC, the last moment a date can show."""
@@ -135,6 +136,12 @@ class SessionRecord(BaseModel):
     """Known cost in US dollars (``None`` when no call had a known price)."""
     llm_calls: int = 0
     """Requests sent, over every leg of the session (as a server's log counts them)."""
+    unknown_cost_calls: int = 0
+    """Calls whose model had no known price: ``cost_usd`` leaves them out. (A session
+    written before this was recorded reads 0; its ``cost_usd`` is ``None`` when none had.)"""
+    estimated_calls: int = 0
+    """Calls whose server reported no usage: their tokens (and cost) are a tokenizer's
+    estimate. (A session written before this was recorded reads 0.)"""
     subcall_cache_saved: CacheSaving = Field(default_factory=CacheSaving)
     """What the sub-call cache saved over every leg of the session: calls not sent, so not
     counted in ``llm_calls``, the tokens or the cost."""
@@ -173,6 +180,8 @@ def usage_fields(usage: UsageSnapshot) -> dict[str, Any]:
         "output_tokens": usage.output_tokens,
         "cost_usd": event.cost_usd,
         "llm_calls": usage.calls,
+        "unknown_cost_calls": usage.unknown_cost_calls,
+        "estimated_calls": usage.estimated_calls,
         "cache_read_tokens": event.cache_read_tokens,
         "subcall_cache_saved": CacheSaving.of(usage),
     }

@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
+from ralph_tui.llm.spend_words import cost_words
+
 
 def tokens(count: int) -> str:
     """``1234`` as ``1.2k``, ``2_500_000`` as ``2.5M``: token counts fit a status line."""
@@ -15,11 +17,33 @@ def tokens(count: int) -> str:
     return f"{count / 1_000_000:.1f}M"
 
 
-def cost(usd: float | None) -> str:
-    """Dollars with enough decimals for cheap calls; ``?`` when the price is unknown."""
+def cost(usd: float | None, unknown_calls: int = 0) -> str:
+    """Dollars with enough decimals for cheap calls; ``cost unknown`` when no call had a
+    price, ``$0.0123 + unknown`` when some had not (as everything else says it)."""
+    return cost_words(usd, unknown_calls)
+
+
+def cost_cell(usd: float | None, unknown_calls: int = 0) -> str:
+    """A cost in at most 7 characters, for a table's column: ``$0.0123``, ``unknown``, or
+    ``$0.01+?`` (the known part, and more of unknown price)."""
     if usd is None:
-        return "$?"
+        return "unknown"
+    if unknown_calls > 0:
+        return f"${usd:.2f}+?" if usd < 10 else f"${usd:.0f}+?"
     return f"${usd:.4f}" if usd < 1 else f"${usd:,.2f}"
+
+
+def tokens_cell(input_tokens: int, output_tokens: int, estimated_calls: int = 0) -> str:
+    """``1.2k/56`` for a table's column, ``~1.2k/56`` when some of it is estimated."""
+    shown = f"{tokens(input_tokens)}/{tokens(output_tokens)}"
+    return f"~{shown}" if estimated_calls > 0 else shown
+
+
+def tokens_in_out(input_tokens: int, output_tokens: int, estimated_calls: int = 0) -> str:
+    """``1.2k/56``, and ``1.2k/56 estimated`` when a server reported no usage for some calls
+    (their tokens were counted by a tokenizer)."""
+    shown = f"{tokens(input_tokens)}/{tokens(output_tokens)}"
+    return f"{shown} estimated" if estimated_calls > 0 else shown
 
 
 def duration(seconds: float | None) -> str:

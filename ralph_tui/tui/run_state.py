@@ -104,6 +104,10 @@ class RunProgress:
     cache_read_tokens: int | None = None
     """Input tokens served from the prompt cache (``None``: no provider said)."""
     cost_usd: float | None = 0.0
+    unknown_cost_calls: int = 0
+    """Calls without a known price: ``cost_usd`` is only the priced calls' part."""
+    estimated_calls: int = 0
+    """Calls whose tokens a tokenizer estimated (their server reported no usage)."""
     saved_calls: int = 0
     """Sub-calls the sub-call cache answered (not paid)."""
     saved_cost_usd: float | None = 0.0
@@ -323,6 +327,7 @@ def _coverage(p: RunProgress, e: CoverageUpdated) -> set[Part]:
 
 def _usage(p: RunProgress, e: UsageUpdated) -> set[Part]:
     p.input_tokens, p.output_tokens, p.cost_usd = e.input_tokens, e.output_tokens, e.cost_usd
+    p.unknown_cost_calls, p.estimated_calls = e.unknown_cost_calls, e.estimated_calls
     p.cache_read_tokens = e.cache_read_tokens
     p.saved_calls, p.saved_cost_usd = e.saved_calls, e.saved_cost_usd
     return {"status"}

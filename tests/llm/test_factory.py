@@ -173,8 +173,9 @@ async def test_calls_are_metered_retried_and_reported(api: FakeAPI) -> None:
 def test_importing_the_llm_layer_does_not_import_the_sdks() -> None:
     code = (
         "import sys, ralph_tui.llm.factory, ralph_tui.llm.usage, ralph_tui.llm.models, "
-        "ralph_tui.llm.anthropic_client, ralph_tui.llm.openai_client\n"
-        "print(sorted(m for m in ('anthropic', 'openai', 'httpx2') if m in sys.modules))"
+        "ralph_tui.llm.anthropic_client, ralph_tui.llm.openai_client, ralph_tui.llm.tokens\n"
+        "print(sorted(m for m in ('anthropic', 'openai', 'httpx2', 'tokenizers', 'wordllama') "
+        "if m in sys.modules))"
     )
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
@@ -221,3 +222,23 @@ def test_a_set_timeout_wins_for_a_local_server() -> None:
 
 async def _no_wait(_delay: float) -> None:
     return None
+
+
+def test_a_cost_cap_that_cannot_see_some_models_is_said_once(api: FakeAPI) -> None:
+    """Two unpriced models (a proxy for the worker, a local server for the judge): one notice
+    at the start names both, and the two ways to cap them."""
+    notices: list[str] = []
+    settings = make_settings(
+        cost_cap_usd=5.0,
+        generate_model="anthropic:smollm2",
+        validate_model="openai:smollm2",
+        sub_model="openai:gpt-4o-mini",
+        **KEYS,
+    )
+    build_clients(settings, http_client=api.http_client(), on_notice=notices.append)
+    capped = [n for n in notices if "--cost-cap" in n]
+    assert capped == [
+        "--cost-cap $5.00 cannot be enforced for anthropic:smollm2, openai:smollm2: their "
+        "prices are unknown, so the cap sees only priced calls. Give --price smollm2=IN/OUT "
+        "(USD per million tokens), or cap tokens with --token-cap"
+    ]

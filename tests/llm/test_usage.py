@@ -63,6 +63,19 @@ def test_a_part_of_a_run_has_the_usage_spent_during_it() -> None:
     assert list(only_unknown.by_model) == ["anthropic:mystery"]
 
 
+def test_before_any_answer_a_model_without_a_price_makes_the_cost_unknown() -> None:
+    ledger = UsageLedger()
+    assert ledger.snapshot().to_event().cost_usd == 0.0, "nothing to pay, all prices known"
+    ledger.unpriced_models = ("anthropic:smollm2",)
+    assert ledger.snapshot().to_event().cost_usd is None
+    ledger.record_failure("anthropic", "smollm2")
+    assert ledger.snapshot().to_event().cost_usd is None, "a failed request says nothing"
+    event = ledger.record(completion("claude-haiku-4-5", 0.25)).to_event()
+    assert (event.cost_usd, event.unknown_cost_calls) == (0.25, 0), "the judge's, so far"
+    event = ledger.record(completion("smollm2", None)).to_event()
+    assert (event.cost_usd, event.unknown_cost_calls) == (0.25, 1)
+
+
 def test_a_failed_request_does_not_make_an_unknown_cost_look_known() -> None:
     ledger = UsageLedger()
     ledger.record_failure("openai", "smollm2")
@@ -136,6 +149,15 @@ async def test_metered_client_refuses_calls_past_the_cap(
             saved_cost_usd=None,
         ),
         UsageUpdated(
+            input_tokens=900,
+            output_tokens=40,
+            calls=3,
+            cost_usd=None,
+            unknown_cost_calls=2,
+            failed_calls=1,
+            estimated_calls=2,
+        ),
+        UsageUpdated(
             input_tokens=1,
             output_tokens=1,
             calls=1,
@@ -149,6 +171,7 @@ async def test_metered_client_refuses_calls_past_the_cap(
 )
 def test_a_usage_event_is_read_back_into_the_snapshot_it_reports(event: UsageUpdated) -> None:
     """A run stopped hard reports the usage its last event recorded: nothing lost on the way
-    back (unknown costs, prompt-cache figures, the sub-call cache's saving)."""
+    back (unknown costs — a failed request included, which once made an all-unknown cost read
+    back as $0 — estimated calls, prompt-cache figures, the sub-call cache's saving)."""
     again = UsageSnapshot.of_event(event).to_event()
     assert again.model_dump(exclude={"ts"}) == event.model_dump(exclude={"ts"})

@@ -168,3 +168,32 @@ async def test_usage_is_written_while_the_run_goes(tmp_path: Path) -> None:
     assert record.status == "running" and record.input_tokens == 1000 and record.llm_calls == 1
     release.set()
     assert (await run_task).status == "failed"
+
+
+def test_a_run_has_a_default_cost_cap_and_none_removes_it(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """At $2.00 a request, the default $5.00 cap ends a run capped after its third request,
+    with its best candidate; ``--cost-cap none`` lets the same run spend all it needs."""
+    pricey = ("--price", "local=1000/10000", "--maxIters", "4")
+    code, result, err, server = run(monkeypatch, capsys, tmp_path / "a", *pricey)
+    assert (code, result["status"]) == (1, "capped")
+    assert "cost cap reached: $6.0000 spent of the $5.00 cap" in result["error"]
+    assert len(server.requests) == 3 and result["output"]["answer"]
+    code, result, err, server = run(
+        monkeypatch, capsys, tmp_path / "b", *pricey, "--cost-cap", "none"
+    )
+    assert (code, result["status"]) == (1, "failed") and len(server.requests) == 8
+    assert "cannot be enforced" not in err, "no cap, nothing to warn about"
+    record = TraceStore(tmp_path / "b").load_session(result["sessionId"])
+    assert record.settings["costCapUsd"] is None and record.cost_usd == pytest.approx(16.0)
+
+
+def test_the_default_cap_over_a_model_without_a_price_is_said_at_the_start(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, result, err, _ = run(monkeypatch, capsys, tmp_path, "--maxIters", "1")
+    [said] = [line for line in err.splitlines() if "cannot be enforced" in line]
+    assert "--cost-cap $5.00 cannot be enforced for openai:local" in said
+    assert "the cap sees only priced calls" in said and "--price local=IN/OUT" in said
+    assert (code, result["status"]) == (1, "failed"), "the run itself goes on"

@@ -84,6 +84,8 @@ def test_a_client_sets_only_the_listed_settings_within_their_bounds() -> None:
             "max_iters = 5 is past what a client may set: at most the server's value (4)",
         ),
         ({"cost_cap_usd": 2.5}, "at most the server's value (2.0)"),
+        ({"cost_cap_usd": None}, "cost_cap_usd = None is past what a client may set"),
+        ({"cost_cap_usd": "none"}, "cost_cap_usd = None is past what a client may set"),
         ({"provider": "auto"}, "provider = 'auto' is past what a client may set: `offline`"),
         ({"subcall_cache": "shared"}, "subcall_cache = 'shared'"),
         ({"top_k": 101, "top_n": 101}, "top_n = 101 is past what a client may set: from 1 to 100"),
@@ -97,8 +99,16 @@ def test_a_client_may_lower_a_budget_but_not_raise_it(
     server = Settings(max_iters=4, cost_cap_usd=2.0, provider="offline", subcall_cache="session")
     with pytest.raises(SettingsError, match=re.escape(refused)):
         client_values(given, server)
-    unbounded = Settings()
+    unbounded = Settings(cost_cap_usd="none")
     assert client_values({"cost_cap_usd": 500, "run_timeout_s": 9e9}, unbounded)
+
+
+def test_a_client_meets_the_default_cost_cap_and_may_not_raise_or_remove_it() -> None:
+    server = Settings(_env_file=None)
+    assert client_values({"cost_cap_usd": 1.5}, server) == {"cost_cap_usd": 1.5}
+    for past in (5.01, None, "none"):
+        with pytest.raises(SettingsError, match=re.escape("at most the server's value (5.0)")):
+            client_values({"cost_cap_usd": past}, server)
 
 
 def test_every_listed_setting_is_declared_and_the_mcp_guide_lists_them() -> None:

@@ -116,7 +116,12 @@ def test_path_completion(tmp_path: Path) -> None:
 
 def test_formatting() -> None:
     assert (fmt.tokens(999), fmt.tokens(12_345), fmt.tokens(2_500_000)) == ("999", "12.3k", "2.5M")
-    assert (fmt.cost(None), fmt.cost(0.01234), fmt.cost(12.5)) == ("$?", "$0.0123", "$12.50")
+    assert (fmt.cost(None), fmt.cost(0.01234), fmt.cost(12.5)) == (
+        "cost unknown",
+        "$0.0123",
+        "$12.50",
+    )
+    assert fmt.cost(0.01234, unknown_calls=2) == "$0.0123 + unknown"
     assert (fmt.duration(75.3), fmt.duration(3725), fmt.duration(None)) == ("1:15", "1:02:05", "-")
     assert fmt.clip("a  b\nc", 10) == "a b c" and fmt.clip("abcdef", 4) == "abc…"
     assert fmt.short_session_id("2026-01-01/qa-1") == "qa-1"
@@ -128,3 +133,9 @@ def test_event_buffer_drains_in_order_up_to_a_limit() -> None:
         buffer.push(Notice(message=str(n)))
     assert [e.message for e in buffer.drain(3)] == ["0", "1", "2"]  # type: ignore[attr-defined]
     assert len(buffer.drain()) == 2 and len(buffer) == 0
+
+
+def test_the_session_table_cells_fit_and_still_say_unknown_and_estimated() -> None:
+    cells = [fmt.cost_cell(None), fmt.cost_cell(0.0123, 2), fmt.cost_cell(0.0123)]
+    assert cells == ["unknown", "$0.01+?", "$0.0123"] and all(len(c) <= 7 for c in cells)
+    assert fmt.tokens_cell(4200, 210, estimated_calls=1) == "~4.2k/210"

@@ -58,3 +58,23 @@ def test_a_cached_sub_call_is_marked_in_the_transcript() -> None:
     assert "cached, not paid" not in sub_query_content(asked).plain
     cached = asked.model_copy(update={"cached": True, "input_tokens": 120, "output_tokens": 4})
     assert "llm_query  cached, not paid  2 ms  120→4 tok" in sub_query_content(cached).plain
+
+
+def test_the_status_line_says_what_is_estimated_and_what_cost_is_unknown() -> None:
+    """A server that reports no usage, a model without a price: never ``$0.0000`` alone."""
+    progress = RunProgress()
+    progress.apply(scripted_events(SESSION)[0])
+    progress.apply(
+        UsageUpdated(
+            input_tokens=4200,
+            output_tokens=210,
+            calls=3,
+            cost_usd=0.0004,
+            unknown_cost_calls=2,
+            estimated_calls=2,
+        )
+    )
+    line = status_content(progress, now=T0 + 5).plain
+    assert "  tok 4.2k/210 estimated  $0.0004 + unknown  " in line
+    progress.apply(UsageUpdated(input_tokens=4200, output_tokens=210, calls=3, cost_usd=None))
+    assert "  tok 4.2k/210  cost unknown  " in status_content(progress, now=T0 + 5).plain

@@ -311,8 +311,9 @@ class SessionScreen(Screen[None]):
         summary = (
             f"{r.session_id} · {r.mode} · {self.data.status} · "
             f"{r.iterations} iteration{'s' * (r.iterations != 1)}"
-            f" · {fmt.duration(seconds)} · {fmt.tokens(r.input_tokens)}/"
-            f"{fmt.tokens(r.output_tokens)} tok · {fmt.cost(r.cost_usd)}{parent}"
+            f" · {fmt.duration(seconds)} · "
+            f"{fmt.tokens_in_out(r.input_tokens, r.output_tokens, r.estimated_calls)} tok · "
+            f"{fmt.cost(r.cost_usd, r.unknown_cost_calls)}{parent}"
         )
         info = Content.assemble(
             (summary, "bold"),

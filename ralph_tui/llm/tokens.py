@@ -1,0 +1,125 @@
+"""Counting tokens without a provider: the one home of every token figure the code makes up
+itself.
+
+Two figures, for two needs:
+
+- ``estimate_tokens`` — a quick size (characters / ``CHARS_PER_TOKEN``, rounded up), for
+  budgets checked many times a step (the LCM context, a sub-prompt against a window). It
+  needs no tokenizer and costs nothing.
+- ``count_tokens`` — what a model call used when its server did not say (a stream without
+  usage, a response whose usage is missing or 0 input tokens for a prompt that was not
+  empty). The ledger counts it as an *estimate* (``Usage.estimated``) instead of 0, so a
+  token or cost cap still sees the call.
+
+``count_tokens`` uses the BPE tokenizer that ships inside the ``wordllama`` package (Llama 2's
+vocabulary of 32,000 pieces, read from the wheel: no download, no network, the same offline
+in CI). A smaller vocabulary than the GPT-4-class and Claude tokenizers' splits text into
+somewhat more pieces, so the estimate errs high — the side a cap should err on. Where that
+file cannot be read it falls back to ``estimate_tokens``. The tokenizer loads on first use
+(about 0.1 s), never at import: nothing on the app's start path imports it.
+
+Counting is bounded: a text past ``EXACT_CHARS`` is counted on ``SAMPLES`` evenly spread
+slices and scaled by its length, so a huge prompt costs a fraction of a second.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from ralph_tui.llm.types import ChatMessage, Completion, ToolDefinition, Usage
+
+CHARS_PER_TOKEN = 4
+"""Characters per token of ``estimate_tokens``: a round figure for English text and code."""
+MESSAGE_OVERHEAD_TOKENS = 4
+"""Role and framing tokens a message costs beyond its text (an estimate)."""
+EXACT_CHARS = 200_000
+"""Texts up to this long are tokenized whole (about 0.2 s at most)."""
+SAMPLES = 8
+"""Longer ones: this many slices of ``EXACT_CHARS / SAMPLES`` characters, scaled up."""
+TOKENIZER_FILE = Path("tokenizers") / "l2_supercat_tokenizer_config.json"
+"""The tokenizer inside the ``wordllama`` package folder."""
+
+
+def estimate_tokens(text: str) -> int:
+    """Tokens of ``text``, estimated as one per ``CHARS_PER_TOKEN`` characters (rounded up):
+    providers' tokenizers differ, and budgets keep a margin below hard limits for that."""
+    return -(-len(text) // CHARS_PER_TOKEN)
+
+
+def count_tokens(text: str) -> int:
+    """Tokens of ``text`` by a real BPE tokenizer (see the module's docstring), in bounded
+    time; ``estimate_tokens`` when the tokenizer is not available."""
+    if not text:
+        return 0
+    tokenizer = _tokenizer()
+    if tokenizer is None:
+        return estimate_tokens(text)
+    if len(text) <= EXACT_CHARS:
+        return _encoded_length(tokenizer, text)
+    size = EXACT_CHARS // SAMPLES
+    step = (len(text) - size) / (SAMPLES - 1)
+    slices = [text[round(i * step) : round(i * step) + size] for i in range(SAMPLES)]
+    sampled = sum(_encoded_length(tokenizer, piece) for piece in slices)
+    return -(-sampled * len(text) // (size * SAMPLES))
+
+
+def prompt_tokens(messages: list[ChatMessage], tools: list[ToolDefinition] | None) -> int:
+    """The input tokens of a request, counted: every message's text and tool calls, the
+    tools' definitions, and ``MESSAGE_OVERHEAD_TOKENS`` per message for its framing."""
+    parts = [m.content + "".join(c.name + c.arguments for c in m.tool_calls) for m in messages]
+    parts += [json.dumps(tool.model_dump(), ensure_ascii=False) for tool in tools or []]
+    counted = count_tokens("\n".join(part for part in parts if part))
+    return counted + MESSAGE_OVERHEAD_TOKENS * len(messages) if counted else 0
+
+
+def turn_tokens(completion: Completion) -> int:
+    """The output tokens of a model's turn, counted: its text and its tool calls."""
+    calls = [call.name + call.arguments for call in completion.tool_calls]
+    return count_tokens("\n".join(part for part in [completion.text, *calls] if part))
+
+
+def with_estimates(
+    completion: Completion, messages: list[ChatMessage], tools: list[ToolDefinition] | None
+) -> Usage:
+    """``completion``'s usage as reported, or — where its server reported nothing (no usage,
+    or 0 input tokens for a prompt that was not empty) — counted by ``count_tokens`` and
+    marked ``estimated``: the input from the request, the output (unless the server gave
+    it) from the turn."""
+    usage = completion.usage
+    if usage.input_tokens > 0:
+        return usage
+    input_tokens = prompt_tokens(messages, tools)
+    if not input_tokens:
+        return usage
+    output_tokens = usage.output_tokens if usage.output_tokens > 0 else turn_tokens(completion)
+    return usage.model_copy(
+        update={"input_tokens": input_tokens, "output_tokens": output_tokens, "estimated": True}
+    )
+
+
+def _encoded_length(tokenizer: Any, text: str) -> int:
+    # The tokenizer's encode is thread-safe (the sandbox host's threads may share it).
+    return len(tokenizer.encode(text, add_special_tokens=False).ids)
+
+
+@cache
+def _tokenizer() -> Any:
+    """WordLlama's tokenizer, read from its package folder without importing ``wordllama``
+    (which loads numpy and its model, and reconfigures logging); ``None`` when missing."""
+    try:
+        spec = importlib.util.find_spec("wordllama")
+        folders = list(spec.submodule_search_locations or []) if spec else []
+        if not folders:
+            return None
+        from tokenizers import Tokenizer
+
+        tokenizer = Tokenizer.from_file(str(Path(folders[0]) / TOKENIZER_FILE))
+        tokenizer.no_padding()
+        tokenizer.no_truncation()
+        return tokenizer
+    except Exception:  # missing, or a damaged file (the tokenizer raises plain Exception)
+        return None
