@@ -193,8 +193,8 @@ class RunScreen(Screen[None]):
         return True
 
     def action_start_run(self) -> None:
-        """Start the form's run; when its worst case passes the cost or token cap, ask
-        first (the estimate is the form's, or made now in a thread)."""
+        """Start the form's run; when it is expected to reach the cost or token cap, ask
+        first (the estimate is the form's, or made now in a thread: no model is called)."""
         if self._checking_spend:
             return
         try:
@@ -211,7 +211,6 @@ class RunScreen(Screen[None]):
             self._confirm_spend(values, settings, known)
             return
         self._checking_spend = True
-        self.notify("Estimating what the run may spend before it starts…", timeout=3)
         self.run_worker(
             partial(self._estimate_for_start, values, settings),
             thread=True,
