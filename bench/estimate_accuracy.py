@@ -34,7 +34,8 @@ from typing import Any, get_args
 
 import httpx2
 
-from ralph_tui.config import InnerChoice, Settings
+from ralph_tui.config import Settings
+from ralph_tui.config.inner_modes import InnerMode
 from ralph_tui.estimates import PastRun, RunEstimate, estimate_run, plan_of
 from ralph_tui.evals.needle import DEFAULT_DEPTHS, DEFAULT_SIZES, needle_suite, parse_size
 from ralph_tui.evals.sample import sample_suite
@@ -172,9 +173,7 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--suites", default="sample,needle")
-    parser.add_argument(
-        "--inner", default=",".join(m for m in get_args(InnerChoice) if m != "auto")
-    )
+    parser.add_argument("--inner", default=",".join(get_args(InnerMode)))
     parser.add_argument("--sizes", default=",".join(str(s) for s in DEFAULT_SIZES))
     parser.add_argument("--depths", default=",".join(str(d) for d in DEFAULT_DEPTHS))
     args = parser.parse_args()

@@ -63,7 +63,9 @@ class ProgressPrinter:
     def __init__(self, stream: TextIO, *, verbose: bool = False) -> None:
         self.stream = stream
         self.verbose = verbose
-        self.step = "-"
+        self.step = "no step yet"
+        """The newest agent step, named by its agent: the worker's and a judge's steps
+        count against different budgets (``worker step 2/80``, ``judge step 1/4``)."""
         self.sub_calls = "0"
         self.usage = UsageUpdated(input_tokens=0, output_tokens=0, calls=0, cost_usd=0.0)
         self.crawl_shown: dict[str, float] = {}
@@ -92,7 +94,8 @@ class ProgressPrinter:
             ),
             Notice: lambda e: f"{e.level}: {e.message}",
             RunFinished: lambda e: (
-                f"finished: {e.status} after {e.iterations} iterations; " + self.status()
+                f"finished: {e.status} after {e.iterations} "
+                f"iteration{'' if e.iterations == 1 else 's'}; " + self.status()
             ),
         }
 
@@ -112,7 +115,7 @@ class ProgressPrinter:
             )
         tokens = tokens_words(u.input_tokens, u.output_tokens, u.estimated_calls, u.calls)
         return (
-            f"step {self.step}, sub-calls {self.sub_calls}, {tokens}, "
+            f"{self.step}, sub-calls {self.sub_calls}, {tokens}, "
             f"{cost_words(u.cost_usd, u.unknown_cost_calls)}{saved}"
         )
 
@@ -134,8 +137,8 @@ class ProgressPrinter:
         return f"  {e.phase} {outcome} in {e.duration_ms / 1000:.1f} s; {self.status()}"
 
     def agent_step(self, e: AgentStep) -> str | None:
-        self.step = f"{e.step}/{e.max_steps}"
-        return f"    {e.agent} step {self.step}: {e.action}" if self.verbose else None
+        self.step = f"{e.agent} step {e.step}/{e.max_steps}"
+        return f"    {self.step}: {e.action}" if self.verbose else None
 
     def sandbox_executed(self, e: SandboxExecuted) -> str | None:
         flag = " (timed out)" if e.timed_out else ""

@@ -1,0 +1,27 @@
+"""The command line's progress lines say whose step a count is: the worker's and a judge's
+steps count against different budgets."""
+
+from __future__ import annotations
+
+import io
+from datetime import UTC, datetime
+
+from ralph_tui.cli.progress import ProgressPrinter
+from ralph_tui.events import AgentStep, PhaseFinished
+
+T0 = datetime(2026, 1, 1, tzinfo=UTC).timestamp()
+
+
+def test_the_status_names_the_agent_whose_step_it_counts() -> None:
+    out = io.StringIO()
+    printer = ProgressPrinter(out, verbose=True)
+    assert printer.status().startswith("no step yet, sub-calls 0")
+    printer(AgentStep(ts=T0, agent="worker", step=2, max_steps=80, action="code"))
+    printer(PhaseFinished(ts=T0, phase="worker", iteration=1, duration_ms=500))
+    printer(AgentStep(ts=T0, agent="judge", step=1, max_steps=4, action="output"))
+    printer(PhaseFinished(ts=T0, phase="judge", iteration=1, duration_ms=20))
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "    worker step 2/80: code"
+    assert "; worker step 2/80, sub-calls 0" in lines[1]
+    assert lines[2] == "    judge step 1/4: output"
+    assert "; judge step 1/4, sub-calls 0" in lines[3]
