@@ -132,9 +132,14 @@ def run_suite(
     settings = settings_for(out, inner)
     items = suite_items(name, root / "docs", sizes, depths)
     rows: list[dict[str, Any]] = []
-    for item in items:
+    refused: list[str] = []
+    for item in list(items):
         doc_chars = len(Path(item.doc).read_text(encoding="utf-8"))
         before = estimate_item(item, settings, doc_chars, [])
+        if not before.of_mode(inner).fits:  # the run refuses it before any call: nothing to compare
+            refused.append(item.id)
+            items.remove(item)
+            continue
         spent = asyncio.run(run_item(item, settings))
         rows.append(
             {"item": item.id, "doc_chars": doc_chars, "spent": spent,
@@ -148,7 +153,7 @@ def run_suite(
         ]  # fmt: skip
         after = estimate_item(item, settings, row["doc_chars"], others)
         row["past"] = ratios(after, inner, row["spent"])
-    return {"suite": name, "inner": inner, "items": rows, **summary(rows)}
+    return {"suite": name, "inner": inner, "items": rows, "refused": refused, **summary(rows)}
 
 
 def worst_ratio(values: list[float]) -> float:
