@@ -177,7 +177,11 @@ def mode_estimate(
     return ModeEstimate(
         mode=mode,
         selected=selected,
-        basis=f"{calibrated.sessions} past sessions" if calibrated else SETTINGS_ONLY,
+        basis=(
+            f"{calibrated.sessions} past session{'' if calibrated.sessions == 1 else 's'}"
+            if calibrated
+            else SETTINGS_ONLY
+        ),
         past_sessions=calibrated.sessions if calibrated else 0,
         expected_iterations=round(iterations, 2),
         fits=fits,

@@ -27,7 +27,8 @@ def mode_lines(mode: ModeEstimate) -> list[str]:
     lines = [
         f"{mode.mode}{' (selected)' if mode.selected else ''}: {mode.basis}",
         f"  expected {cost_and_tokens(mode.expected)}",
-        f"  ({mode.expected_iterations:g} iterations of {mode.per_iteration.describe_cost()})",
+        f"  ({mode.expected_iterations:g} iteration{'' if mode.expected_iterations == 1 else 's'}"
+        f" of {mode.per_iteration.describe_cost()})",
         f"  worst {cost_and_tokens(mode.worst)}",
     ]
     lines += [f"  {stop.message}" for stop in mode.cap_stops]

@@ -16,6 +16,7 @@ from ralph_tui.config import Settings
 from ralph_tui.config.inner_modes import INNER_MODES
 from ralph_tui.tui.path_completion import PathSuggester
 from ralph_tui.tui.widgets.estimate_view import EstimateView
+from ralph_tui.tui.widgets.path_input import PathInput
 
 
 @dataclass(frozen=True)
@@ -86,7 +87,7 @@ class RunForm(VerticalScroll):
         yield TextArea("", id="query", soft_wrap=True, placeholder="What do you want to know?")
         yield Label("Document")
         with Horizontal(id="doc-row"):
-            yield Input(placeholder="path/to/document.md", suggester=PathSuggester(), id="doc")
+            yield PathInput(placeholder="path/to/document.md", suggester=PathSuggester(), id="doc")
             yield Button("…", id="browse", tooltip="Pick a file (ctrl+o)")
         yield EstimateView(s, self.draft, id="estimate")
         yield Label("External docs (optional)")
@@ -168,13 +169,10 @@ class RunForm(VerticalScroll):
             self.query_one("#provider", Select).value = provider
 
     def set_document(self, path: Path) -> None:
-        """Put ``path`` in the document field, showing its end: a long path's file name is
-        what tells documents apart (an input set from code shows its start)."""
-        field = self.query_one("#doc", Input)
+        """Put ``path`` in the document field, showing its end (its file name)."""
+        field = self.query_one("#doc", PathInput)
         field.value = str(path)
-        field.call_after_refresh(
-            lambda: field.scroll_to(x=field.max_scroll_x, animate=False, immediate=True)
-        )
+        field.show_end()
 
     @property
     def document_text(self) -> str:

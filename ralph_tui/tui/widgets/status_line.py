@@ -81,7 +81,9 @@ def status_content(progress: RunProgress, now: float | None = None) -> Content:
         *([f"  variant {p.variant}"] if p.variant else []),
         *([f"  {p.inner}{' (auto)' if p.inner_auto else ''}"] if p.inner else []),
         f"  {_counter('iter', p.iteration, p.max_iters)}",
-        f"  {_counter('step', p.step, p.max_steps)}",
+        # Named by its agent (worker 2/80, judge 1/4): their steps count against different
+        # budgets.
+        f"  {_counter(p.agent or 'step', p.step, p.max_steps)}",
         f"  {_counter('sub', p.sub_calls, p.sub_budget)}",
         f"  tok {fmt.tokens_in_out(p.input_tokens, p.output_tokens, p.estimated_calls)}",
         *cache_share(p),
