@@ -89,7 +89,7 @@ def test_past_sessions_of_the_same_models_become_the_basis(
     code, stdout, _ = estimate([*offline, "--json"], capsys)
     assert code == 0
     modes = {m["mode"]: m for m in json.loads(stdout)["modes"]}
-    assert modes["rlm"]["basis"] == "1 past sessions"
+    assert modes["rlm"]["basis"] == "1 past session"
     assert modes["lcm"]["basis"] == "settings only"
     spent = ran["input_tokens"] + ran["output_tokens"]
     expected = modes["rlm"]["expected"]
