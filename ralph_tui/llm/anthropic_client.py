@@ -12,8 +12,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from ralph_tui.llm.anthropic_wire import anthropic_completion, anthropic_usage
 from ralph_tui.llm.models import context_window_tokens
-from ralph_tui.llm.pricing import turn_cost
 from ralph_tui.llm.sdk_client import OnNotice, SDKClient
 from ralph_tui.llm.streaming import FirstToken, TurnAssembler
 from ralph_tui.llm.types import (
@@ -22,7 +22,6 @@ from ralph_tui.llm.types import (
     ToolCall,
     ToolChoice,
     ToolDefinition,
-    Usage,
     sendable_tool_choice,
 )
 
@@ -144,43 +143,6 @@ def completion_from_anthropic(
         model=response.model,
         requested_model=requested_model,
         latency_ms=latency_ms,
-    )
-
-
-def anthropic_usage(
-    input_tokens: int, output_tokens: int, read: int | None, written: int | None
-) -> Usage:
-    """Our ``Usage`` from the Messages API's counts (of a whole response or a stream)."""
-    return Usage(
-        # Anthropic counts cache reads and writes apart from input_tokens; ours is the total.
-        input_tokens=input_tokens + (read or 0) + (written or 0),
-        output_tokens=output_tokens,
-        cache_read_tokens=read,
-        cache_write_tokens=written,
-    )
-
-
-def anthropic_completion(
-    text: str,
-    calls: list[ToolCall],
-    usage: Usage,
-    *,
-    stop_reason: str,
-    model: str,
-    requested_model: str,
-    latency_ms: float,
-) -> Completion:
-    """A turn's ``Completion``, priced by the requested model, else the one that answered."""
-    cost = turn_cost(requested_model, model, usage)
-    return Completion(
-        text=text,
-        tool_calls=calls,
-        usage=usage,
-        stop_reason=stop_reason,
-        model=model or requested_model,
-        provider="anthropic",
-        latency_ms=latency_ms,
-        cost_usd=cost,
     )
 
 

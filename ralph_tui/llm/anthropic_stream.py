@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from ralph_tui.llm.anthropic_client import anthropic_completion, anthropic_usage
+from ralph_tui.llm.anthropic_wire import anthropic_completion, anthropic_usage
 from ralph_tui.llm.streaming import FirstToken, TurnAssembler
 from ralph_tui.llm.types import Completion, ToolCall
 

@@ -16,7 +16,8 @@ from urllib.parse import urlsplit
 
 from ralph_tui.llm.errors import BadRequestError
 from ralph_tui.llm.models import context_window_tokens
-from ralph_tui.llm.pricing import cost_usd, turn_cost
+from ralph_tui.llm.openai_wire import openai_completion, openai_usage
+from ralph_tui.llm.pricing import cost_usd
 from ralph_tui.llm.sdk_client import OnNotice, SDKClient
 from ralph_tui.llm.sdk_errors import translate_sdk_error
 from ralph_tui.llm.streaming import FirstToken, TurnAssembler
@@ -34,20 +35,11 @@ from ralph_tui.llm.types import (
 if TYPE_CHECKING:
     import httpx2
     from openai import AsyncOpenAI
-    from openai.types import CompletionUsage
     from openai.types.chat import ChatCompletion
 
 DEFAULT_EMBED_MODEL = "text-embedding-3-small"
 EMBED_BATCH = 2048
 """Inputs per embeddings request: the API's limit per call."""
-
-STOP_REASONS = {
-    "stop": "end_turn",
-    "tool_calls": "tool_use",
-    "function_call": "tool_use",
-    "length": "max_tokens",
-    "content_filter": "refusal",
-}
 
 OPENAI_HOST = "api.openai.com"
 _NEWER_FAMILY = re.compile(r"^(o\d|gpt-([5-9]|\d{2,}))")
@@ -136,41 +128,6 @@ def completion_from_openai(
         model=response.model,
         requested_model=requested_model,
         latency_ms=latency_ms,
-    )
-
-
-def openai_usage(usage: CompletionUsage | None) -> Usage:
-    """Our ``Usage`` from a response's (or a stream's last chunk's) usage."""
-    details = usage.prompt_tokens_details if usage else None
-    return Usage(
-        input_tokens=usage.prompt_tokens if usage else 0,
-        output_tokens=usage.completion_tokens if usage else 0,
-        cache_read_tokens=details.cached_tokens if details is not None else None,
-    )
-
-
-def openai_completion(
-    text: str,
-    calls: list[ToolCall],
-    usage: Usage,
-    *,
-    finish_reason: str,
-    model: str,
-    requested_model: str,
-    latency_ms: float,
-) -> Completion:
-    """A turn's ``Completion``, its stop reason in the common words, priced by the
-    requested model, else the one that answered."""
-    cost = turn_cost(requested_model, model, usage)
-    return Completion(
-        text=text,
-        tool_calls=calls,
-        usage=usage,
-        stop_reason=STOP_REASONS.get(finish_reason, finish_reason),
-        model=model or requested_model,
-        provider="openai",
-        latency_ms=latency_ms,
-        cost_usd=cost,
     )
 
 

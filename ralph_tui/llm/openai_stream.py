@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ralph_tui.llm.openai_client import openai_completion, openai_usage
+from ralph_tui.llm.openai_wire import openai_completion, openai_usage
 from ralph_tui.llm.streaming import FirstToken, TurnAssembler
 from ralph_tui.llm.types import Completion, ToolCall
 

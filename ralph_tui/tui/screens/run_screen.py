@@ -30,6 +30,7 @@ from textual.worker import Worker
 from ralph_tui.errors import ExitCode
 from ralph_tui.tui.context import app_context
 from ralph_tui.tui.event_buffer import EventBuffer
+from ralph_tui.tui.form_values import RunFormValues
 from ralph_tui.tui.requests import form_request
 from ralph_tui.tui.run_ending import RunEnding
 from ralph_tui.tui.run_handle import RunHandle, RunState
@@ -37,7 +38,7 @@ from ralph_tui.tui.screens.error_modal import ErrorAction, show_error
 from ralph_tui.tui.widgets.context_pane import ContextPane
 from ralph_tui.tui.widgets.output_pane import OutputPane
 from ralph_tui.tui.widgets.retrieval_pane import RetrievalPane
-from ralph_tui.tui.widgets.run_form import RunForm, RunFormError, RunFormValues
+from ralph_tui.tui.widgets.run_form import RunForm, RunFormError
 from ralph_tui.tui.widgets.run_monitor import RunMonitor
 from ralph_tui.tui.worker_errors import forward_worker_error
 

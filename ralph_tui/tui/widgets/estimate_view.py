@@ -16,7 +16,7 @@ from ralph_tui.errors import as_ralph_error
 
 if TYPE_CHECKING:
     from ralph_tui.estimates import RunEstimate
-    from ralph_tui.tui.widgets.run_form import RunFormValues
+    from ralph_tui.tui.form_values import RunFormValues
 
 ESTIMATE_DELAY_S = 0.4
 """How long to wait after a change before estimating: a word typed is one estimate, not one

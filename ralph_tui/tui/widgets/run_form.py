@@ -3,7 +3,6 @@ iterations, provider and models; and what the run is estimated to spend."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from textual import on
@@ -14,26 +13,10 @@ from textual.widgets import Button, Checkbox, Input, Label, Select, Static, Text
 
 from ralph_tui.config import Settings
 from ralph_tui.config.inner_modes import INNER_MODES
+from ralph_tui.tui.form_values import RunFormValues
 from ralph_tui.tui.path_completion import PathSuggester
 from ralph_tui.tui.widgets.estimate_view import EstimateView
 from ralph_tui.tui.widgets.path_input import PathInput
-
-
-@dataclass(frozen=True)
-class RunFormValues:
-    """What the form says, checked: ready to become a run request."""
-
-    mode: str
-    query: str
-    doc_path: Path
-    max_iters: int
-    decompose: bool
-    provider: str
-    generate_model: str
-    validate_model: str
-    external_docs: tuple[str, ...] = ()
-    external_provider: str = "local"
-    inner: str = "rlm"
 
 
 class RunFormError(ValueError):
