@@ -13,11 +13,11 @@ from ralph_tui.config.inner_modes import (
     INNER_MODES,
     DirectDoesNotFit,
     choose_inner,
-    document_tokens,
     resolve_inner,
 )
 from ralph_tui.llm.factory import build_clients
 from ralph_tui.llm.roles import role_window
+from ralph_tui.llm.tokens import document_tokens
 from tests.llm.llm_wire import make_settings
 
 

@@ -7,20 +7,8 @@ import argparse
 import json
 
 from ralph_tui.cli.estimate_text import estimate_lines
-from ralph_tui.estimates import RunEstimate, estimate_for
+from ralph_tui.estimates import estimate_of_request
 from ralph_tui.loops.requests import RunRequest
-
-
-def estimate_of_request(request: RunRequest) -> RunEstimate:
-    return estimate_for(
-        request.settings,
-        request.mode,
-        request.query,
-        request.doc_specs(),
-        constraints=request.constraints,
-        decompose=request.decompose,
-        within=request.within,
-    )
 
 
 def print_estimate(request: RunRequest, args: argparse.Namespace) -> int:

@@ -34,18 +34,6 @@ DIRECT_SHARE = 0.5
 rest leaves room for the answer, and a model reads a half-full window well (published
 comparisons show a plain long-context call beating RLM on short documents)."""
 
-NON_ASCII_TOKENS = 1.0
-"""Tokens counted per non-ASCII character: Chinese, Japanese or Korean text costs about one a
-character, Cyrillic or Greek less; counting one keeps the estimate on the safe side."""
-
-
-def document_tokens(text: str) -> int:
-    """The documents' size in tokens, estimated without a tokenizer: four ASCII characters
-    a token (as the agent's context counts them), one token for every other character."""
-    # Dropping what is not ASCII is done in C: a 500 MB corpus is counted in a blink.
-    other = len(text) - len(text.encode("ascii", "ignore"))
-    return -(-(len(text) - other) // 4) + int(other * NON_ASCII_TOKENS)
-
 
 @dataclass(frozen=True)
 class InnerPick:

@@ -15,7 +15,7 @@ from ralph_tui.estimates.figures import (
     RoleFigures,
     RunEstimate,
 )
-from ralph_tui.estimates.gather import estimate_for
+from ralph_tui.estimates.gather import estimate_for, estimate_of_request
 from ralph_tui.estimates.history import PastRun
 from ralph_tui.estimates.spend import ModelInfo, RunPlan
 
@@ -30,6 +30,7 @@ __all__ = [
     "RunEstimate",
     "RunPlan",
     "estimate_for",
+    "estimate_of_request",
     "estimate_run",
     "inner_modes",
     "plan_of",

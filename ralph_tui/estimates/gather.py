@@ -8,12 +8,13 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ralph_tui.config import Settings
-from ralph_tui.config.inner_modes import document_tokens
 from ralph_tui.documents import Confinement, Limits, read_corpus
 from ralph_tui.documents.cache import ExtractionCache
 from ralph_tui.estimates.estimate import estimate_run, inner_modes, plan_of
 from ralph_tui.estimates.figures import RunEstimate
 from ralph_tui.estimates.history import past_runs
+from ralph_tui.llm.tokens import document_tokens
+from ralph_tui.loops.requests import RunRequest
 
 
 def documents_size(
@@ -59,3 +60,16 @@ def estimate_for(
     )
     estimate.notes.extend(notes)
     return estimate
+
+
+def estimate_of_request(request: RunRequest) -> RunEstimate:
+    """The estimate of the run ``request`` describes (the command line's and the app's)."""
+    return estimate_for(
+        request.settings,
+        request.mode,
+        request.query,
+        request.doc_specs(),
+        constraints=request.constraints,
+        decompose=request.decompose,
+        within=request.within,
+    )

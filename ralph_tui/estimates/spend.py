@@ -26,7 +26,7 @@ from ralph_tui.agents.sub_queries import SubQueryRunner
 from ralph_tui.config.inner_modes import InnerMode, direct_fits
 from ralph_tui.lcm.context import Budget
 from ralph_tui.llm.pricing import Price
-from ralph_tui.llm.tokens import CHARS_PER_TOKEN
+from ralph_tui.llm.tokens import tokens_of_chars
 from ralph_tui.roles.budgets import OUTPUT_TOKENS
 from ralph_tui.roles.judge import JUDGE
 from ralph_tui.roles.task_judge import TASK_JUDGE
@@ -34,11 +34,6 @@ from ralph_tui.roles.task_reasoner import TASK_REASONER
 
 SUB_CALL_OUTPUT_TOKENS: int = inspect.signature(SubQueryRunner).parameters["max_tokens"].default
 """``max_tokens`` of one ``llm_query`` sub-call, as the sub-call runner sends it."""
-
-
-def tokens_of(chars: int) -> int:
-    """Tokens of ``chars`` characters, counted as the context budget counts them."""
-    return -(-max(chars, 0) // CHARS_PER_TOKEN)
 
 
 @dataclass(frozen=True)
@@ -83,12 +78,12 @@ class RunPlan:
     def doc_tokens(self) -> int:
         if self.counted_doc_tokens is not None:
             return self.counted_doc_tokens
-        return tokens_of(self.doc_chars)
+        return tokens_of_chars(self.doc_chars)
 
     @property
     def ask_tokens(self) -> int:
         """The question (or task) and the constraints given with it."""
-        return tokens_of(self.query_chars + self.constraint_chars)
+        return tokens_of_chars(self.query_chars + self.constraint_chars)
 
 
 @dataclass(frozen=True)
@@ -178,7 +173,7 @@ explores longer spends more: past sessions of the same models correct these figu
 FEEDBACK_TOKENS = 300
 """What a step's feedback adds at most besides its output and result: a refusal, a budget
 warning, a repeat warning."""
-JUDGE_QUOTES_TOKENS = tokens_of(8 * (160 + 2 * 220) + 7 * 300)
+JUDGE_QUOTES_TOKENS = tokens_of_chars(8 * (160 + 2 * 220) + 7 * 300)
 """The most a QA judge prompt holds of the candidate: 8 quotes of 160 characters, each with
 its 220-character windows either side, and 7 answer lines."""
 BRIEF_TOKENS = 1000
@@ -248,11 +243,11 @@ def explore_worst(plan: RunPlan, role: str, mode: str) -> list[RoleSpend]:
     max_tokens = OUTPUT_TOKENS[role]
     budget = Budget.of_window(plan.generate.window, max_tokens)
     first = TURNS[mode].first_prompt + plan.ask_tokens
-    growth = max_tokens + tokens_of(plan.max_runtime_chars) + FEEDBACK_TOKENS
+    growth = max_tokens + tokens_of_chars(plan.max_runtime_chars) + FEEDBACK_TOKENS
     steps = plan.worker_max_steps
     prompts = turn_inputs(first, steps, growth, budget.hard)
     summaries = steps - turns_within(first, steps, growth, budget.soft)
-    salvage = min(budget.hard, first + tokens_of(FALLBACK_TRAJECTORY_CHARS))
+    salvage = min(budget.hard, first + tokens_of_chars(FALLBACK_TRAJECTORY_CHARS))
     spends = [
         RoleSpend(role, plan.generate, steps + 1, prompts + salvage, (steps + 1) * max_tokens)
     ]
@@ -305,7 +300,7 @@ def qa_iteration(plan: RunPlan, mode: str, *, worst: bool) -> list[RoleSpend]:
 def task_iteration(plan: RunPlan, mode: str, *, worst: bool) -> list[RoleSpend]:
     """The DocReader, the reasoner over its brief and the memory, the memory compactor, and
     the task judge."""
-    memory = tokens_of(plan.memory_budget_chars)
+    memory = tokens_of_chars(plan.memory_budget_chars)
     if worst:
         brief = OUTPUT_TOKENS["doc_reader"]
         reasoner_out = OUTPUT_TOKENS["reasoner"]

@@ -19,7 +19,7 @@ from ralph_tui.agents.rlm import rlm_agent_forward
 from ralph_tui.agents.structured import AgentSpec
 from ralph_tui.agents.sub_cache import SubCallCache
 from ralph_tui.config import Settings
-from ralph_tui.config.inner_modes import InnerPick, document_tokens, resolve_inner
+from ralph_tui.config.inner_modes import InnerPick, resolve_inner
 from ralph_tui.documents import Corpus
 from ralph_tui.events import (
     Emit,
@@ -33,6 +33,7 @@ from ralph_tui.events import (
 from ralph_tui.evidence import Coverage, QuoteLocation
 from ralph_tui.external.run import ExternalDocs
 from ralph_tui.llm.factory import LLMClients
+from ralph_tui.llm.tokens import document_tokens
 from ralph_tui.loops.coverage import CoverageTracker, DocumentPlace, document_places
 from ralph_tui.retrieval.run import SANDBOX_RETRIEVE_DOC, RunRetrieval
 from ralph_tui.roles.budgets import prompted

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ralph_tui.agents.sub_cache import SubCallCache
 from ralph_tui.config import Settings, check_paths, misspelled_settings
-from ralph_tui.config.inner_modes import InnerPick, document_tokens, resolve_inner
+from ralph_tui.config.inner_modes import InnerPick, resolve_inner
 from ralph_tui.documents import Corpus, InputError, Limits, read_corpus
 from ralph_tui.documents.cache import ExtractionCache
 from ralph_tui.documents.corpus import OnProgress
@@ -35,6 +35,7 @@ from ralph_tui.evidence import Claim, Coverage, QuoteLocation
 from ralph_tui.external.run import ExternalDocs, check_external, gather_external
 from ralph_tui.llm.factory import LLMClients, build_clients
 from ralph_tui.llm.roles import role_window
+from ralph_tui.llm.tokens import document_tokens
 from ralph_tui.llm.usage import ModelUsage, UsageSnapshot
 from ralph_tui.loops.context import LoopResult, LoopState, RunCancelled, RunContext
 from ralph_tui.loops.decompose import run_decomposed

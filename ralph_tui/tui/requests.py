@@ -46,16 +46,9 @@ def form_request(values: RunFormValues, settings: Settings) -> RunRequest:
 def form_estimate(values: RunFormValues, settings: Settings) -> RunEstimate:
     """What the run the form describes is estimated to spend (reads the documents and the
     session index: call it off the app's thread)."""
-    from ralph_tui.estimates import estimate_for
+    from ralph_tui.estimates import estimate_of_request
 
-    request = form_request(values, settings)
-    return estimate_for(
-        request.settings,
-        request.mode,
-        request.query,
-        request.doc_specs(),
-        decompose=request.decompose,
-    )
+    return estimate_of_request(form_request(values, settings))
 
 
 def rerun_request(record: SessionRecord, constraints: list[str], settings: Settings) -> RunRequest:

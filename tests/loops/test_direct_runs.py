@@ -13,9 +13,10 @@ import pytest
 
 from ralph_tui import api
 from ralph_tui.cli import run_cli
-from ralph_tui.config.inner_modes import ANSWER_ROOM_TOKENS, choose_inner, document_tokens
+from ralph_tui.config.inner_modes import ANSWER_ROOM_TOKENS, choose_inner
 from ralph_tui.events import RunStarted, event_from_json
 from ralph_tui.lcm.store import MessageStore
+from ralph_tui.llm.tokens import document_tokens
 from ralph_tui.traces.store import TraceStore
 from tests.loops.test_offline_runs import SAMPLE
 
