@@ -13,7 +13,7 @@ import pytest
 from ralph_tui.cli import run_cli
 from ralph_tui.config import RecordedPathOutside, SettingSpec, load_settings, setting_specs
 from ralph_tui.traces.store import TraceStore
-from ralph_tui.tui.requests import rerun_request
+from ralph_tui.tui.core.requests import rerun_request
 
 pytestmark = pytest.mark.usefixtures("clean_env")
 

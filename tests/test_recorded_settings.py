@@ -23,7 +23,7 @@ from ralph_tui.config import (
     with_values,
 )
 from ralph_tui.traces.store import TraceStore
-from ralph_tui.tui.requests import rerun_request
+from ralph_tui.tui.core.requests import rerun_request
 
 SAMPLE = Path(__file__).parents[1] / "ralph_tui" / "data" / "sample_document.md"
 SPECIAL = {"prices": "local=1/2", "external_docs": "https://docs.example/a,https://docs.example/b"}

@@ -24,10 +24,10 @@ from ralph_tui.llm.keys import missing_keys
 from ralph_tui.sample import SAMPLE_QUESTION, sample_document
 from ralph_tui.tui.commands import RalphCommands, bound_commands
 from ralph_tui.tui.context import AppContext
-from ralph_tui.tui.run_handle import Runner, real_runner
+from ralph_tui.tui.core.run_handle import Runner, real_runner
+from ralph_tui.tui.core.user_config import THEMES_DIR, config_dir, load_preferences, save_theme
 from ralph_tui.tui.screens.run_screen import RunScreen
 from ralph_tui.tui.themes import BUILTIN_THEMES_DIR, load_catalog, pick_theme
-from ralph_tui.tui.user_config import THEMES_DIR, config_dir, load_preferences, save_theme
 
 if TYPE_CHECKING:
     from ralph_tui.tui.screens.session_screen import RerunRequested
@@ -224,7 +224,7 @@ class RalphApp(App[int]):
         self.push_screen(HelpScreen(keys, self.context.config_dir))
 
     async def on_rerun_requested(self, message: RerunRequested) -> None:
-        from ralph_tui.tui.requests import rerun_request
+        from ralph_tui.tui.core.requests import rerun_request
 
         await self.switch_mode("run")
         screen = self.screen

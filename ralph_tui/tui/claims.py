@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 
 from textual.content import Content
 
+from ralph_tui.tui.core.formatting import quote_numbers
+
 if TYPE_CHECKING:
     from ralph_tui.evidence import Claim, Verdict
 
@@ -19,13 +21,6 @@ VERDICT_MARKS: dict[Verdict | None, tuple[str, str]] = {
     None: ("· ", "$text-muted"),
 }
 """The mark before a line: its verdict, or not judged (yet)."""
-
-
-def quote_numbers(numbers: Sequence[int]) -> str:
-    """``quote 2``, ``quotes 1, 3``, or ``no quote``."""
-    if not numbers:
-        return "no quote"
-    return f"quote{'s' if len(numbers) > 1 else ''} {', '.join(map(str, numbers))}"
 
 
 def answer_content(claims: Sequence[Claim]) -> Content:

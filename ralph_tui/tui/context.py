@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from textual.app import App
 
 from ralph_tui.config import Settings
-from ralph_tui.tui.run_handle import Runner, real_runner
+from ralph_tui.tui.core.run_handle import Runner, real_runner
 
 if TYPE_CHECKING:
     from ralph_tui.validate.evidence import EvidenceMinimum

@@ -6,9 +6,9 @@ from textual.content import Content
 
 from ralph_tui.evidence import answers_absence
 from ralph_tui.traces.models import IterationTrace
-from ralph_tui.tui.diffs import constraint_lines, output_lines, unified
-from ralph_tui.tui.evidence import check_quotes, evidence_of
-from ralph_tui.tui.formatting import millis
+from ralph_tui.tui.core.diffs import constraint_lines, output_lines, unified
+from ralph_tui.tui.core.evidence import check_quotes, evidence_of
+from ralph_tui.tui.core.formatting import millis
 from ralph_tui.tui.widgets.coverage_strip import coverage_lines
 from ralph_tui.tui.widgets.output_pane import MARKS, candidate_text
 from ralph_tui.tui.widgets.validation_pane import FAIL, PASS, judge_lines, rule_line

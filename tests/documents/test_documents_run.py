@@ -14,7 +14,7 @@ from ralph_tui.documents import read_corpus
 from ralph_tui.evidence import QuoteLocation
 from ralph_tui.traces.models import SessionRecord
 from ralph_tui.traces.store import TraceStore
-from ralph_tui.tui.requests import rerun_request
+from ralph_tui.tui.core.requests import rerun_request
 from ralph_tui.tui.session_detail import iteration_content
 from ralph_tui.validate.qa import evidence_windows
 from tests.documents.fixtures import HTML_PAGE, docx_bytes, write_pdf

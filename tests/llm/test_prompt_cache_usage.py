@@ -14,7 +14,7 @@ from ralph_tui.llm.anthropic_client import AnthropicClient
 from ralph_tui.llm.openai_client import OpenAIClient
 from ralph_tui.llm.types import ChatMessage
 from ralph_tui.llm.usage import UsageLedger
-from ralph_tui.tui.run_state import RunProgress
+from ralph_tui.tui.core.run_state import RunProgress
 from ralph_tui.tui.widgets.status_line import status_content
 from tests.llm.llm_wire import FakeAPI, anthropic_message, openai_completion
 

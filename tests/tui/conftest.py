@@ -14,7 +14,7 @@ from textual.pilot import Pilot
 from ralph_tui.config import Settings, load_settings
 from ralph_tui.sample import sample_document
 from ralph_tui.tui.app import RalphApp
-from ralph_tui.tui.run_handle import Runner, real_runner
+from ralph_tui.tui.core.run_handle import Runner, real_runner
 from tests.tui.scripted import DOC_NAME, write_fixture_sessions
 
 KEY_VARIABLES = (

@@ -13,8 +13,8 @@ from textual.widgets import Input, OptionList, Select, Static, TabbedContent
 from ralph_tui.events import Notice, SandboxExecuted
 from ralph_tui.traces.models import CacheSaving, SessionRecord
 from ralph_tui.traces.store import TraceStore
-from ralph_tui.tui import formatting as fmt
 from ralph_tui.tui.app import RalphApp
+from ralph_tui.tui.core import formatting as fmt
 from ralph_tui.tui.screens.browser_screen import PAGE_SIZE, SessionBrowser
 from ralph_tui.tui.screens.session_screen import SessionScreen
 from ralph_tui.tui.widgets.session_table import (

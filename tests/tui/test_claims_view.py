@@ -10,8 +10,8 @@ from typing import Any
 from ralph_tui.events import RunFinished
 from ralph_tui.evidence import Claim
 from ralph_tui.traces.models import IterationTrace
-from ralph_tui.tui.diffs import output_lines
-from ralph_tui.tui.run_state import RunProgress
+from ralph_tui.tui.core.diffs import output_lines
+from ralph_tui.tui.core.run_state import RunProgress
 from ralph_tui.tui.session_detail import iteration_content
 from ralph_tui.tui.widgets.output_pane import OutputPane, candidate_text
 from ralph_tui.tui.widgets.validation_pane import checks_content

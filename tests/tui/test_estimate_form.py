@@ -12,8 +12,8 @@ from textual.widgets import Select, Static
 from ralph_tui.config import Settings, load_settings
 from ralph_tui.estimates import estimate_run, plan_of
 from ralph_tui.tui.app import RalphApp
-from ralph_tui.tui.estimate_text import confirmation_text, form_summary
-from ralph_tui.tui.run_handle import RunState
+from ralph_tui.tui.core.estimate_text import confirmation_text, form_summary
+from ralph_tui.tui.core.run_handle import RunState
 from ralph_tui.tui.screens.confirm_spend import ConfirmSpend
 from ralph_tui.tui.screens.run_screen import RunScreen
 from tests.tui.conftest import MakeApp, wait_for
@@ -140,7 +140,7 @@ async def test_a_slow_estimate_never_holds_up_typing(
 ) -> None:
     import threading
 
-    from ralph_tui.tui import requests
+    from ralph_tui.tui.core import requests
 
     release = threading.Event()
     real = requests.form_estimate

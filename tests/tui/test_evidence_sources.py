@@ -7,7 +7,7 @@ from pathlib import Path
 
 from textual.widgets import Label, OptionList, Select, TextArea
 
-from ralph_tui.tui.evidence import check_quotes
+from ralph_tui.tui.core.evidence import check_quotes
 from ralph_tui.tui.screens.evidence_modal import EvidenceModal
 from ralph_tui.tui.screens.run_screen import RunScreen
 from ralph_tui.tui.widgets.output_pane import quote_option

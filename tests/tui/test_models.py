@@ -5,13 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from ralph_tui.events import BaseEvent, Notice, SandboxExecuted
-from ralph_tui.tui import formatting as fmt
-from ralph_tui.tui.diffs import output_lines, unified
-from ralph_tui.tui.event_buffer import EventBuffer
-from ralph_tui.tui.evidence import check_quotes, locate
+from ralph_tui.tui.core import formatting as fmt
+from ralph_tui.tui.core.diffs import output_lines, unified
+from ralph_tui.tui.core.event_buffer import EventBuffer
+from ralph_tui.tui.core.evidence import check_quotes, locate
+from ralph_tui.tui.core.run_state import RunProgress
+from ralph_tui.tui.core.transcripts import TranscriptBook
 from ralph_tui.tui.path_completion import complete_path
-from ralph_tui.tui.run_state import RunProgress
-from ralph_tui.tui.transcripts import TranscriptBook
 from ralph_tui.validate.evidence import check_quote
 from tests.tui.scripted import FIRST_CONSTRAINTS, T0, VERIFIED_QUOTE, scripted_events
 

@@ -11,7 +11,7 @@ from textual.widgets import OptionList, TextArea
 
 from ralph_tui.traces.store import TraceStore
 from ralph_tui.tui.app import RalphApp
-from ralph_tui.tui.constraints_text import edit_in_editor, from_text
+from ralph_tui.tui.core.constraints_text import edit_in_editor, from_text
 from ralph_tui.tui.screens.browser_screen import SessionBrowser
 from ralph_tui.tui.screens.constraints_editor import ConstraintsEditor
 from ralph_tui.tui.screens.run_screen import RunScreen

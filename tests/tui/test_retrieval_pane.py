@@ -10,7 +10,7 @@ from textual.widgets import Label, OptionList, Select, Static, TabbedContent, Te
 
 from ralph_tui.events import IndexProgress, RetrievalDone, RetrievedPassage
 from ralph_tui.traces.store import TraceStore
-from ralph_tui.tui.run_state import RunProgress
+from ralph_tui.tui.core.run_state import RunProgress
 from ralph_tui.tui.screens.passage_modal import PassageModal, passage_place
 from ralph_tui.tui.screens.run_screen import RunScreen
 from ralph_tui.tui.screens.session_screen import SessionScreen

@@ -23,8 +23,8 @@ from ralph_tui.llm.usage import UsageSnapshot
 from ralph_tui.loops.runner import RunOutcome, RunRequest
 from ralph_tui.sample import sample_document
 from ralph_tui.traces.store import TraceStore
-from ralph_tui.tui.run_ending import RunEnding
-from ralph_tui.tui.run_handle import RunHandle, Runner, RunState, real_runner
+from ralph_tui.tui.core.run_ending import RunEnding
+from ralph_tui.tui.core.run_handle import RunHandle, Runner, RunState, real_runner
 from tests.tui.scripted import outcome
 
 SESSION = "2026-01-01/qa-0a0a0a0a"

@@ -15,7 +15,7 @@ from ralph_tui.events import Emit
 from ralph_tui.loops.runner import RunOutcome, RunRequest
 from ralph_tui.traces.store import TraceStore
 from ralph_tui.tui.app import RalphApp
-from ralph_tui.tui.run_handle import RunState
+from ralph_tui.tui.core.run_handle import RunState
 from ralph_tui.tui.screens.error_modal import ErrorModal
 from ralph_tui.tui.screens.evidence_modal import EvidenceModal
 from ralph_tui.tui.screens.file_picker import FilePicker

@@ -20,7 +20,7 @@ from ralph_tui.events import BaseEvent, Notice, RunFinished, event_to_json
 from ralph_tui.traces.files import EVENTS_FILE, SESSION_FILE
 from ralph_tui.traces.models import SessionRecord
 from ralph_tui.traces.store import SessionHandle, TraceStore
-from ralph_tui.tui.session_follower import EventLines, SessionFollower, is_followed_file
+from ralph_tui.tui.core.session_follower import EventLines, SessionFollower, is_followed_file
 from tests.tui.scripted import scripted_events
 
 

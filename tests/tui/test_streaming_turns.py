@@ -18,8 +18,8 @@ from ralph_tui.events import (
     SandboxExecuted,
 )
 from ralph_tui.loops.runner import RunOutcome, RunRequest
-from ralph_tui.tui.partial_turn import answer_forming, code_being_written
-from ralph_tui.tui.run_state import RunProgress
+from ralph_tui.tui.core.partial_turn import answer_forming, code_being_written
+from ralph_tui.tui.core.run_state import RunProgress
 from ralph_tui.tui.screens.run_screen import RunScreen
 from ralph_tui.tui.widgets.status_line import status_content
 from tests.tui.conftest import MakeApp, wait_for

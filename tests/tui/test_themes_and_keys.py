@@ -10,6 +10,7 @@ from textual.color import Color
 from textual.command import CommandPalette
 
 from ralph_tui.tui.commands import bound_commands, screen_commands
+from ralph_tui.tui.core.user_config import PREFERENCES_FILE, config_dir, load_preferences
 from ralph_tui.tui.screens.help_screen import HelpScreen
 from ralph_tui.tui.themes import (
     BUILTIN_THEMES_DIR,
@@ -20,7 +21,6 @@ from ralph_tui.tui.themes import (
     load_theme,
     pick_theme,
 )
-from ralph_tui.tui.user_config import PREFERENCES_FILE, config_dir, load_preferences
 from tests.tui.conftest import MakeApp, wait_for
 
 REPO = Path(__file__).parents[2]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ralph_tui.config import Settings
-from ralph_tui.tui.evidence import check_quotes
+from ralph_tui.tui.core.evidence import check_quotes
 from ralph_tui.tui.screens.evidence_modal import EvidenceModal
 from ralph_tui.validate.evidence import EvidenceMinimum, check_quote
 from ralph_tui.validate.qa import check_quotes_verbatim

@@ -12,7 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 
 from ralph_tui.estimates import RunEstimate
-from ralph_tui.tui.estimate_text import confirmation_text
+from ralph_tui.tui.core.estimate_text import confirmation_text
 
 
 class ConfirmSpend(ModalScreen[bool]):

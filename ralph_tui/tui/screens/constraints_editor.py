@@ -10,7 +10,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, TextArea
 
-from ralph_tui.tui.constraints_text import edit_in_editor, from_text, to_text
+from ralph_tui.tui.core.constraints_text import edit_in_editor, from_text, to_text
 
 
 class ConstraintsEditor(ModalScreen[list[str] | None]):

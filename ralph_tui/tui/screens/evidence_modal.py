@@ -13,7 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
 from ralph_tui.documents import Corpus
-from ralph_tui.tui.evidence import QuoteInPlace, locate, source_label
+from ralph_tui.tui.core.evidence import QuoteInPlace, locate, source_label
 from ralph_tui.validate.evidence import EvidenceMinimum, check_quote_anywhere
 
 

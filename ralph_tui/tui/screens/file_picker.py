@@ -11,7 +11,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DirectoryTree, Label
 
-from ralph_tui.tui.formatting import shown_path
+from ralph_tui.tui.core.formatting import shown_path
 
 
 class FilePicker(ModalScreen[Path | None]):

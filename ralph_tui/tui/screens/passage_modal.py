@@ -11,7 +11,7 @@ from textual.content import Content
 
 from ralph_tui.documents import Corpus
 from ralph_tui.events import RetrievedPassage
-from ralph_tui.tui.evidence import QuoteInPlace, place_of_span
+from ralph_tui.tui.core.evidence import QuoteInPlace, place_of_span
 from ralph_tui.tui.screens.evidence_modal import InPlaceModal, quote_in_place_content
 from ralph_tui.tui.widgets.retrieval_pane import scores_text
 

@@ -29,11 +29,11 @@ from textual.worker import Worker
 
 from ralph_tui.errors import ExitCode
 from ralph_tui.tui.context import app_context
-from ralph_tui.tui.event_buffer import EventBuffer
-from ralph_tui.tui.form_values import RunFormValues
-from ralph_tui.tui.requests import form_request
-from ralph_tui.tui.run_ending import RunEnding
-from ralph_tui.tui.run_handle import RunHandle, RunState
+from ralph_tui.tui.core.event_buffer import EventBuffer
+from ralph_tui.tui.core.form_values import RunFormValues
+from ralph_tui.tui.core.requests import form_request
+from ralph_tui.tui.core.run_ending import RunEnding
+from ralph_tui.tui.core.run_handle import RunHandle, RunState
 from ralph_tui.tui.screens.error_modal import ErrorAction, show_error
 from ralph_tui.tui.widgets.context_pane import ContextPane
 from ralph_tui.tui.widgets.output_pane import OutputPane
@@ -222,7 +222,7 @@ class RunScreen(Screen[None]):
     def _estimate_for_start(self, values: RunFormValues, settings: Settings) -> None:
         """In a thread: the estimate of the run about to start (``None`` if it cannot be
         made: the run then says what is wrong itself)."""
-        from ralph_tui.tui.requests import form_estimate
+        from ralph_tui.tui.core.requests import form_estimate
 
         estimate: RunEstimate | None
         try:

@@ -30,15 +30,15 @@ from ralph_tui.traces.liveness import effective_status
 from ralph_tui.traces.models import IterationTrace, SessionRecord
 from ralph_tui.traces.session_ids import session_dir
 from ralph_tui.traces.store import TraceStore
-from ralph_tui.tui import formatting as fmt
 from ralph_tui.tui.context import evidence_minimum
+from ralph_tui.tui.core import formatting as fmt
+from ralph_tui.tui.core.run_state import RunProgress
+from ralph_tui.tui.core.session_follower import FollowUpdate, SessionFollower, is_followed_file
+from ralph_tui.tui.core.transcripts import TranscriptBook
 from ralph_tui.tui.report_export import export_binding, start_export
-from ralph_tui.tui.run_state import RunProgress
 from ralph_tui.tui.screens.constraints_editor import ConstraintsEditor
 from ralph_tui.tui.screens.passage_modal import PassageModal
 from ralph_tui.tui.session_detail import diff_content, iteration_content, timeline_label
-from ralph_tui.tui.session_follower import FollowUpdate, SessionFollower, is_followed_file
-from ralph_tui.tui.transcripts import TranscriptBook
 from ralph_tui.tui.widgets.retrieval_pane import RetrievalPane
 from ralph_tui.tui.widgets.run_monitor import read_document_text
 from ralph_tui.tui.widgets.sandbox_pane import SandboxPane
@@ -408,7 +408,7 @@ class SessionScreen(Screen[None]):
         if trace is None:
             self.notify("No iteration selected.", severity="warning")
             return
-        from ralph_tui.tui.diffs import output_lines
+        from ralph_tui.tui.core.diffs import output_lines
 
         self.app.copy_to_clipboard("\n".join(output_lines(trace.output)))
         self.notify(f"Output of iteration {trace.iteration} copied to the clipboard.")

@@ -16,7 +16,7 @@ from ralph_tui.errors import as_ralph_error
 
 if TYPE_CHECKING:
     from ralph_tui.estimates import RunEstimate
-    from ralph_tui.tui.form_values import RunFormValues
+    from ralph_tui.tui.core.form_values import RunFormValues
 
 ESTIMATE_DELAY_S = 0.4
 """How long to wait after a change before estimating: a word typed is one estimate, not one
@@ -74,7 +74,7 @@ class EstimateView(Static):
 
     def _compute(self, round_: int, values: RunFormValues) -> None:
         """In a thread: the documents are read for their size, the index for past runs."""
-        from ralph_tui.tui.requests import form_estimate
+        from ralph_tui.tui.core.requests import form_estimate
 
         result: RunEstimate | str
         try:
@@ -90,7 +90,7 @@ class EstimateView(Static):
         if isinstance(result, str):
             self._settle(None, result)
             return
-        from ralph_tui.tui.estimate_text import form_summary
+        from ralph_tui.tui.core.estimate_text import form_summary
 
         self._settle((values, result), form_summary(result))
 

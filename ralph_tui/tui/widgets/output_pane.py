@@ -17,13 +17,13 @@ from textual.widgets.option_list import Option
 
 from ralph_tui.tui.claims import answer_content
 from ralph_tui.tui.context import evidence_minimum
-from ralph_tui.tui.partial_turn import answer_forming
+from ralph_tui.tui.core.partial_turn import answer_forming
 
 if TYPE_CHECKING:
     from ralph_tui.documents import Corpus
     from ralph_tui.events import ModelTurnPartial
     from ralph_tui.evidence import Claim, QuoteLocation
-    from ralph_tui.tui.evidence import Quote
+    from ralph_tui.tui.core.evidence import Quote
     from ralph_tui.validate.evidence import EvidenceMinimum
 
 MARKS = {
@@ -178,7 +178,7 @@ class OutputPane(Vertical):
             self.quotes = []
             self.query_one("#evidence", OptionList).clear_options()
             return
-        from ralph_tui.tui.evidence import check_quotes, evidence_of
+        from ralph_tui.tui.core.evidence import check_quotes, evidence_of
 
         self.quotes = check_quotes(
             evidence_of(self.output),

@@ -13,7 +13,7 @@ from textual.widgets import Button, Checkbox, Input, Label, Select, Static, Text
 
 from ralph_tui.config import Settings
 from ralph_tui.config.inner_modes import INNER_MODES
-from ralph_tui.tui.form_values import RunFormValues
+from ralph_tui.tui.core.form_values import RunFormValues
 from ralph_tui.tui.path_completion import PathSuggester
 from ralph_tui.tui.widgets.estimate_view import EstimateView
 from ralph_tui.tui.widgets.path_input import PathInput

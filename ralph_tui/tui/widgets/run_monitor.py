@@ -19,7 +19,7 @@ from textual.widget import Widget
 from textual.widgets import TabbedContent, TabPane
 from textual.worker import Worker
 
-from ralph_tui.tui.run_state import Part, RunProgress
+from ralph_tui.tui.core.run_state import Part, RunProgress
 from ralph_tui.tui.widgets.constraints_pane import ConstraintsPane
 from ralph_tui.tui.widgets.context_pane import ContextPane
 from ralph_tui.tui.widgets.coverage_strip import CoverageStrip

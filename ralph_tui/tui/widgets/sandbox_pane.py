@@ -18,8 +18,9 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from ralph_tui.tui.formatting import clip, millis
-from ralph_tui.tui.partial_turn import code_being_written
+from ralph_tui.tui.core.formatting import clip, millis
+from ralph_tui.tui.core.partial_turn import code_being_written
+from ralph_tui.tui.core.transcripts import MAX_ENTRIES
 
 if TYPE_CHECKING:
     from ralph_tui.events import (
@@ -30,7 +31,6 @@ if TYPE_CHECKING:
         ToolExecuted,
     )
 
-MAX_ENTRIES = 100
 MOUNT_PER_FLUSH = 8
 CODE_LINES = 60
 OUTPUT_LINES = 30

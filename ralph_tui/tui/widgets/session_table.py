@@ -15,7 +15,7 @@ from textual.widgets.option_list import Option
 
 from ralph_tui.traces.liveness import effective_status
 from ralph_tui.traces.models import CacheSaving, SessionRecord
-from ralph_tui.tui import formatting as fmt
+from ralph_tui.tui.core import formatting as fmt
 
 COLUMNS = (
     ("Date", 16),

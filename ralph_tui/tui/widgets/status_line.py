@@ -7,8 +7,8 @@ import time
 from textual.content import Content
 from textual.widgets import Static
 
-from ralph_tui.tui import formatting as fmt
-from ralph_tui.tui.run_state import RunProgress
+from ralph_tui.tui.core import formatting as fmt
+from ralph_tui.tui.core.run_state import RunProgress
 
 LONG_PHASE_S = 5.0
 """A phase running longer than this gets a heartbeat indicator."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ralph_tui.config import Settings, with_recorded, with_values
-from ralph_tui.tui.form_values import RunFormValues
+from ralph_tui.tui.core.form_values import RunFormValues
 
 if TYPE_CHECKING:
     from ralph_tui.estimates import RunEstimate

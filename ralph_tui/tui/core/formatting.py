@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 
@@ -89,3 +90,10 @@ def shown_path(path: Path) -> str:
         if absolute.is_relative_to(base):
             return prefix + str(absolute.relative_to(base))
     return str(absolute)
+
+
+def quote_numbers(numbers: Sequence[int]) -> str:
+    """``quote 2``, ``quotes 1, 3``, or ``no quote``."""
+    if not numbers:
+        return "no quote"
+    return f"quote{'s' if len(numbers) > 1 else ''} {', '.join(map(str, numbers))}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 from typing import Any
 
-from ralph_tui.tui.claims import quote_numbers
+from ralph_tui.tui.core.formatting import quote_numbers
 from ralph_tui.validate.claims import LINE_QUOTES, line_quotes_of
 
 

@@ -22,7 +22,7 @@ from collections.abc import Awaitable, Callable
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from ralph_tui.tui.run_ending import RunEnding, recorded_outcome
+from ralph_tui.tui.core.run_ending import RunEnding, recorded_outcome
 
 if TYPE_CHECKING:
     from ralph_tui.events import BaseEvent, Emit, RunFinished, UsageUpdated

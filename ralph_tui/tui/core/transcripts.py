@@ -12,9 +12,11 @@ from collections import deque
 from collections.abc import Iterable
 
 from ralph_tui.events import BaseEvent, IterationStarted, SandboxExecuted, SubQuery, ToolExecuted
-from ralph_tui.tui.widgets.sandbox_pane import MAX_ENTRIES
 
 Entry = SandboxExecuted | ToolExecuted | SubQuery
+
+MAX_ENTRIES = 100
+"""Sandbox entries kept: in the live pane, and per iteration of a replayed transcript."""
 
 
 class TranscriptBook:
