@@ -6,8 +6,8 @@ from __future__ import annotations
 import io
 from datetime import UTC, datetime
 
-from ralph_tui.cli.progress import ProgressPrinter
 from ralph_tui.events import AgentStep, PhaseFinished
+from ralph_tui.progress_lines import ProgressPrinter
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC).timestamp()
 

@@ -17,9 +17,9 @@ import httpx2
 import pytest
 
 from ralph_tui.api import ask, session
-from ralph_tui.cli.progress import ProgressPrinter
 from ralph_tui.events import BaseEvent, Notice, UsageUpdated
 from ralph_tui.main import main
+from ralph_tui.progress_lines import ProgressPrinter
 from ralph_tui.traces.models import SessionRecord
 from tests.llm.llm_wire import streamed
 from tests.llm.loopback import serving

@@ -8,10 +8,10 @@ import asyncio
 import json
 import sys
 
-from ralph_tui.cli.progress import IndexProgressLines
 from ralph_tui.cli.settings_flags import settings_from_args
 from ralph_tui.documents import Corpus
 from ralph_tui.events import BaseEvent, Emit, IndexProgress
+from ralph_tui.progress_lines import IndexProgressLines
 from ralph_tui.retrieval.index import DocumentIndex
 from ralph_tui.retrieval.retriever import RetrievalResult
 from ralph_tui.retrieval.search import (

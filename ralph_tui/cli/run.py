@@ -10,7 +10,6 @@ from typing import Any
 
 from ralph_tui.cli.estimate_command import print_estimate
 from ralph_tui.cli.evidence_text import claim_lines, evidence_lines
-from ralph_tui.cli.progress import ProgressPrinter
 from ralph_tui.cli.report_command import check_output, render_session
 from ralph_tui.cli.reporting import report_error
 from ralph_tui.cli.settings_flags import settings_from_args
@@ -22,6 +21,7 @@ from ralph_tui.events import ERROR_OF_STATUS, EXIT_CODE_OF_STATUS, SALVAGE_NOTE,
 from ralph_tui.evidence import answers_absence
 from ralph_tui.loops.requests import Mode, RunRequest, load_recorded, rerun_request, resume_request
 from ralph_tui.loops.runner import RunOutcome, execute_run
+from ralph_tui.progress_lines import ProgressPrinter
 from ralph_tui.reports.render import format_of_path, write_report
 from ralph_tui.traces.store import TraceStore
 from ralph_tui.validate.claims import LINE_QUOTES

@@ -152,7 +152,7 @@ class RalphApp(App[int]):
 
             highlight("x = 1", language="python")
             import_module("ralph_tui.loops.runner")
-            import_module("ralph_tui.cli.progress")
+            import_module("ralph_tui.progress_lines")
             self.call_from_thread(collect_then_freeze)
         finally:
             gc.enable()

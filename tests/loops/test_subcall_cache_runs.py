@@ -13,11 +13,11 @@ import httpx2
 import pytest
 
 from ralph_tui.cli import run_cli
-from ralph_tui.cli.progress import ProgressPrinter
 from ralph_tui.config import Settings
 from ralph_tui.events import BaseEvent, SubQuery
 from ralph_tui.loops.requests import resume_request
 from ralph_tui.loops.runner import RunOutcome, RunRequest, execute_run
+from ralph_tui.progress_lines import ProgressPrinter
 from ralph_tui.traces.session_ids import session_dir
 from ralph_tui.traces.store import TraceStore
 from tests.llm.llm_wire import openai_completion

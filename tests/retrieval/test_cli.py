@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from ralph_tui.cli import run_cli
-from ralph_tui.cli.progress import IndexProgressLines, ProgressPrinter
 from ralph_tui.events import IndexProgress, RetrievalDone
+from ralph_tui.progress_lines import IndexProgressLines, ProgressPrinter
 
 PARAGRAPHS = [
     "The pump station lifts raw water from the river intake into the settling basins.",

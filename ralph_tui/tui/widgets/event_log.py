@@ -1,4 +1,5 @@
-"""A bounded, plain-text log of the run: the same lines ``ralph-tui run`` prints."""
+"""A bounded, plain-text log of the run: the same lines ``ralph-tui run`` prints
+(``ralph_tui.progress_lines``)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ from typing import TYPE_CHECKING
 from textual.widgets import Log
 
 if TYPE_CHECKING:
-    from ralph_tui.cli.progress import ProgressPrinter
     from ralph_tui.events import BaseEvent
+    from ralph_tui.progress_lines import ProgressPrinter
 
 MAX_LOG_LINES = 2000
 
@@ -38,9 +39,9 @@ class EventLog(Log):
         self._printer = None
 
     def _new_printer(self) -> ProgressPrinter:
-        # Imported on the first event: the cli package pulls in the loops, which the
-        # app only needs once something runs.
-        from ralph_tui.cli.progress import ProgressPrinter
+        # Imported on the first event: it loads the events' models, which the first
+        # frame can do without.
+        from ralph_tui.progress_lines import ProgressPrinter
 
         self._printer = ProgressPrinter(self._buffer)
         return self._printer

@@ -1,4 +1,5 @@
-"""Headless progress: one readable stderr line per event worth a line."""
+"""Progress as lines: one readable line per event worth a line, for the command line's
+stderr and the app's log pane alike."""
 
 from __future__ import annotations
 
