@@ -14,7 +14,7 @@ from ralph_tui.llm.anthropic_client import AnthropicClient
 from ralph_tui.llm.openai_client import OpenAIClient
 from ralph_tui.llm.types import ChatMessage
 from ralph_tui.llm.usage import UsageLedger
-from ralph_tui.tui.core.run_state import RunProgress
+from ralph_tui.tui.core.run_progress import RunProgress
 from ralph_tui.tui.widgets.status_line import status_content
 from tests.llm.llm_wire import FakeAPI, anthropic_message, openai_completion
 
@@ -64,14 +64,14 @@ async def test_the_ledger_and_the_screens_report_cache_hits(
     ledger.record(await make_openai().chat(ASK))
     event = ledger.snapshot().to_event()
     assert event.cache_read_tokens == 450
-    progress = RunProgress(session_id="2026-01-01/qa-1", status="running")
+    progress = RunProgress(session_id="2026-01-01/qa-1", outcome="running")
     progress.apply(event)
     assert "cache 45%" in status_content(progress).plain
     silent = UsageLedger()
     api.reply(200, openai_completion({"content": "hi"}))
     silent.record(await make_openai().chat(ASK))
     assert silent.snapshot().to_event().cache_read_tokens is None
-    quiet = RunProgress(session_id="2026-01-01/qa-2", status="running")
+    quiet = RunProgress(session_id="2026-01-01/qa-2", outcome="running")
     quiet.apply(UsageUpdated(input_tokens=10, output_tokens=1, calls=1, cost_usd=0.0))
     assert "cache" not in status_content(quiet).plain
 

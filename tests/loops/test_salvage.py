@@ -15,7 +15,7 @@ from ralph_tui.cli import run_cli
 from ralph_tui.events import SALVAGE_NOTE
 from ralph_tui.loops import runner
 from ralph_tui.traces.store import TraceStore
-from ralph_tui.tui.core.run_state import IterationChecks
+from ralph_tui.tui.core.run_progress import IterationChecks
 from ralph_tui.tui.session_detail import iteration_content, timeline_label
 from ralph_tui.tui.widgets.output_pane import candidate_text
 from ralph_tui.tui.widgets.validation_pane import iteration_heading

@@ -13,7 +13,7 @@ from ralph_tui.events import RunStarted
 from ralph_tui.optimize.evaluator import VariantFigures
 from ralph_tui.optimize.pareto import Candidate, pareto_front
 from ralph_tui.optimize.propose import propose
-from ralph_tui.tui.core.run_state import RunProgress
+from ralph_tui.tui.core.run_progress import RunProgress
 from ralph_tui.tui.widgets.status_line import status_content
 from ralph_tui.variants.store import Variant, VariantStore
 from tests.llm.llm_wire import make_settings

@@ -117,7 +117,7 @@ async def test_open_shows_timeline_detail_diff_and_transcript(
         await pilot.press("t")
         assert screen.query_one(TabbedContent).active == "tab-transcript"
         await wait_for(pilot, lambda: len(screen.query_one("#transcript").children) > 2)
-        assert screen.progress.status == "passed" and screen.progress.isolation == "bwrap"
+        assert screen.progress.outcome == "passed" and screen.progress.isolation == "bwrap"
         await pilot.press("escape")
         assert isinstance(app.screen, SessionBrowser)
 
@@ -232,7 +232,7 @@ async def test_a_session_whose_writer_died_shows_as_crashed(
         await wait_for(pilot, lambda: getattr(app.screen, "data", None) is not None)
         screen = app.screen
         assert isinstance(screen, SessionScreen)
-        await wait_for(pilot, lambda: screen.progress.status == "crashed")
+        await wait_for(pilot, lambda: screen.progress.outcome == "crashed")
         assert not screen.progress.running
 
 

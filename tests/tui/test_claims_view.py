@@ -11,7 +11,7 @@ from ralph_tui.events import RunFinished
 from ralph_tui.evidence import Claim
 from ralph_tui.traces.models import IterationTrace
 from ralph_tui.tui.core.diffs import output_lines
-from ralph_tui.tui.core.run_state import RunProgress
+from ralph_tui.tui.core.run_progress import RunProgress
 from ralph_tui.tui.session_detail import iteration_content
 from ralph_tui.tui.widgets.output_pane import OutputPane, candidate_text
 from ralph_tui.tui.widgets.validation_pane import checks_content
@@ -141,7 +141,7 @@ async def test_the_run_screen_shows_the_claims_after_a_run(make_app: MakeApp) ->
         screen = run_screen(app)
         await fill_form(screen, QUESTION, DOC_NAME)
         await pilot.press("ctrl+r")
-        await wait_for(pilot, lambda: screen.monitor.progress.status == "passed")
+        await wait_for(pilot, lambda: screen.monitor.progress.outcome == "passed")
         await wait_for(pilot, lambda: not screen.running)
         output: Any = screen.monitor.query_one(OutputPane)
         assert [c.verdict for c in output.claims] == ["supported", "supported"]

@@ -95,7 +95,7 @@ async def test_start_in_the_question_starts_the_run(capped: Settings, tmp_path: 
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmSpend))
         await pilot.press("s")
         await wait_for(pilot, lambda: screen.run_state is RunState.FINISHED)
-        assert screen.monitor.progress.status == "passed"
+        assert screen.monitor.progress.outcome == "passed"
 
 
 @pytest.mark.parametrize("cap", [5.0, 1e6], ids=["worst-case-past-the-cap", "roomy"])

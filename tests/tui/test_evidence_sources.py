@@ -33,7 +33,7 @@ async def test_a_quote_from_a_pdf_page_opens_on_that_page(
         screen.form.set_document(pdf)
         screen.form.query_one("#provider", Select).value = "offline"
         await pilot.press("ctrl+r")
-        await wait_for(pilot, lambda: screen.monitor.progress.status == "passed")
+        await wait_for(pilot, lambda: screen.monitor.progress.outcome == "passed")
         output = screen.monitor.output
         output.show({"answer": "- ten minutes", "evidence": [PAGE_TWO]})
         await wait_for(pilot, lambda: output.corpus is not None)

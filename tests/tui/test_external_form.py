@@ -37,7 +37,7 @@ async def test_a_run_with_external_docs_from_the_form(
             assert form.values().external_docs == (f"{site.base}/docs/",)
             await pilot.press("ctrl+r")
             monitor = screen.monitor
-            await wait_for(pilot, lambda: monitor.progress.status in ("passed", "failed"), 60)
+            await wait_for(pilot, lambda: monitor.progress.outcome in ("passed", "failed"), 60)
             page = f"{site.base}/docs/a.html"
             await wait_for(pilot, lambda: page in monitor.output.external)
             assert "bearer token" in monitor.output.external[page]

@@ -31,7 +31,7 @@ async def test_auto_from_the_form_runs_direct_and_the_status_line_says_so(
         inner.value = "auto"
         await pilot.press("ctrl+r")
         progress = screen.monitor.progress
-        await wait_for(pilot, lambda: progress.status == "passed" and not screen.running)
+        await wait_for(pilot, lambda: progress.outcome == "passed" and not screen.running)
         assert (progress.inner, progress.inner_auto) == ("direct", True)
         assert "  direct (auto)  " in str(status_content(progress))
         record = TraceStore(out_dir).load_session(progress.session_id or "")

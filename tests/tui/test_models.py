@@ -9,7 +9,7 @@ from ralph_tui.tui.core import formatting as fmt
 from ralph_tui.tui.core.diffs import output_lines, unified
 from ralph_tui.tui.core.event_buffer import EventBuffer
 from ralph_tui.tui.core.evidence import check_quotes, locate
-from ralph_tui.tui.core.run_state import RunProgress
+from ralph_tui.tui.core.run_progress import RunProgress
 from ralph_tui.tui.core.transcripts import TranscriptBook
 from ralph_tui.tui.path_completion import complete_path
 from ralph_tui.validate.evidence import check_quote
@@ -28,7 +28,7 @@ def folded(events: list[BaseEvent]) -> RunProgress:
 def test_progress_follows_a_whole_run() -> None:
     events = scripted_events(SESSION)
     progress = folded(events)
-    assert (progress.status, progress.session_id, progress.iteration) == ("passed", SESSION, 2)
+    assert (progress.outcome, progress.session_id, progress.iteration) == ("passed", SESSION, 2)
     assert (progress.sub_calls, progress.sub_budget, progress.cells) == (2, 60, 2)
     assert progress.input_tokens == 4800 and progress.elapsed_s() == 20
     assert (
@@ -43,7 +43,7 @@ def test_next_constraints_are_known_after_a_failed_iteration() -> None:
     first_finished = next(i for i, e in enumerate(events) if e.type == "iteration_finished")  # type: ignore[attr-defined]
     progress = folded(events[: first_finished + 1])
     assert progress.next_constraints == FIRST_CONSTRAINTS
-    assert progress.phase is None and progress.status == "running"
+    assert progress.phase is None and progress.outcome == "running"
 
 
 def test_apply_reports_only_the_parts_an_event_changes() -> None:

@@ -52,7 +52,7 @@ async def test_edit_constraints_and_rerun_creates_a_linked_child(
         await wait_for(pilot, lambda: isinstance(app.screen, RunScreen))
         run = app.screen
         assert isinstance(run, RunScreen)
-        await wait_for(pilot, lambda: run.monitor.progress.status == "passed" and not run.running)
+        await wait_for(pilot, lambda: run.monitor.progress.outcome == "passed" and not run.running)
         child_id = run.monitor.progress.session_id
         assert run.monitor.progress.parent_session_id == parent_id
 

@@ -10,7 +10,7 @@ from textual.widgets import Label, OptionList, Select, Static, TabbedContent, Te
 
 from ralph_tui.events import IndexProgress, RetrievalDone, RetrievedPassage
 from ralph_tui.traces.store import TraceStore
-from ralph_tui.tui.core.run_state import RunProgress
+from ralph_tui.tui.core.run_progress import RunProgress
 from ralph_tui.tui.screens.passage_modal import PassageModal, passage_place
 from ralph_tui.tui.screens.run_screen import RunScreen
 from ralph_tui.tui.screens.session_screen import SessionScreen
@@ -36,7 +36,7 @@ async def test_a_task_run_lists_its_searches_and_opens_a_passage_in_place(
         screen.form.query_one("#provider", Select).value = "offline"
         await pilot.press("ctrl+r")
         monitor = screen.monitor
-        await wait_for(pilot, lambda: monitor.progress.status in ("passed", "failed"), 60)
+        await wait_for(pilot, lambda: monitor.progress.outcome in ("passed", "failed"), 60)
         await wait_for(pilot, lambda: monitor.output.document is not None)
         monitor.query_one("#extras", TabbedContent).active = "tab-retrieval"
         await pilot.pause()
@@ -67,7 +67,7 @@ async def test_a_task_run_lists_its_searches_and_opens_a_passage_in_place(
 
 
 def test_index_progress_shows_in_the_status_line_and_the_pane() -> None:
-    progress = RunProgress(session_id="2026-01-01/task-1", status="running")
+    progress = RunProgress(session_id="2026-01-01/task-1", outcome="running")
     changed = progress.apply(IndexProgress(stage="vectors", done=250, total=1000))
     assert {"retrieval", "status"} <= changed
     assert "indexing vectors 25%" in status_content(progress).plain

@@ -77,7 +77,7 @@ async def test_a_run_that_passes_is_started_running_then_ended(
         assert lifecycle.names == ["starting", "running", "ended passed"]
         assert keys(screen) == IDLE
         assert notes == [f"Run passed: {SESSION} (2 iterations recorded)."]
-        assert screen.monitor.progress.status == "passed"
+        assert screen.monitor.progress.outcome == "passed"
 
 
 class SlowToStop:
@@ -129,17 +129,21 @@ async def test_a_cancelled_run_goes_through_cancelling_and_shows_its_real_outcom
         screen.form.prefill(query="anything", doc=Path(DOC_NAME))
         await pilot.press("ctrl+r")
         assert screen.run_state is RunState.STARTING
-        await wait_for(pilot, lambda: screen.monitor.progress.status == "starting")
+        await wait_for(pilot, lambda: screen.monitor.progress.lifecycle is RunState.STARTING)
         assert keys(screen) == {"start_run": False, "cancel_run": True}
         runner.go.set()
-        await wait_for(pilot, lambda: screen.monitor.progress.status == "running")
+        await wait_for(pilot, lambda: screen.monitor.progress.outcome == "running")
         assert screen.run_state is RunState.RUNNING
         assert keys(screen) == {"start_run": False, "cancel_run": True}
         await pilot.press("ctrl+g")
         await wait_for(pilot, lambda: screen.run_state is RunState.CANCELLING)
         assert keys(screen) == {"start_run": False, "cancel_run": False}  # Under way.
         progress = screen.monitor.progress
-        assert (progress.status, progress.session_id) == ("cancelling", SESSION)
+        assert (progress.lifecycle, progress.outcome, progress.session_id) == (
+            RunState.CANCELLING,
+            "running",
+            SESSION,
+        )
         await pilot.press("ctrl+g")  # A second press changes nothing.
         runner.release.set()
         await wait_for(pilot, lambda: screen.run_state is RunState.FINISHED)
@@ -149,7 +153,7 @@ async def test_a_cancelled_run_goes_through_cancelling_and_shows_its_real_outcom
             "Cancelling: the run stops at its next step.",
             f"Run cancelled: {SESSION} (1 iteration recorded).",
         ]
-        assert (progress.status, progress.session_id) == ("cancelled", SESSION)
+        assert (progress.outcome, progress.session_id) == ("cancelled", SESSION)
 
 
 async def test_a_rerun_over_a_running_run_cancels_it_first(

@@ -56,7 +56,7 @@ async def test_start_runs_the_offline_loop_and_shows_every_pane(
         await fill_form(screen, QUESTION, DOC_NAME)
         await pilot.press("ctrl+r")
         await wait_for(
-            pilot, lambda: screen.monitor.progress.status == "passed" and not screen.running
+            pilot, lambda: screen.monitor.progress.outcome == "passed" and not screen.running
         )
         await wait_for(pilot, lambda: len(screen.monitor.sandbox.entries) > 0)
         progress = screen.monitor.progress
@@ -80,7 +80,7 @@ async def test_the_lcm_inner_mode_from_the_form_shows_its_tool_calls(
         screen.form.query_one("#inner", Select).value = "lcm"
         await pilot.press("ctrl+r")
         await wait_for(
-            pilot, lambda: screen.monitor.progress.status == "passed" and not screen.running
+            pilot, lambda: screen.monitor.progress.outcome == "passed" and not screen.running
         )
         sandbox = screen.monitor.sandbox
         await wait_for(pilot, lambda: len(sandbox.entries) >= 3)
@@ -95,7 +95,7 @@ async def test_demo_starts_a_qa_run_on_the_sample_document(make_app: MakeApp) ->
     app = make_app(demo=True)
     async with app.run_test(size=SIZE) as pilot:
         screen = run_screen(app)
-        await wait_for(pilot, lambda: screen.monitor.progress.status == "passed")
+        await wait_for(pilot, lambda: screen.monitor.progress.outcome == "passed")
         assert screen.monitor.progress.mode == "qa"
         assert screen.monitor.progress.doc_path.endswith("sample_document.md")
 
@@ -110,7 +110,7 @@ async def test_cancel_stops_the_run_and_says_cancelled(make_app: MakeApp) -> Non
         assert screen.running
         await pilot.press("ctrl+g")
         await wait_for(pilot, lambda: not screen.running)
-        assert screen.monitor.progress.status == "cancelled"
+        assert screen.monitor.progress.outcome == "cancelled"
 
 
 async def test_a_second_start_while_running_is_refused(make_app: MakeApp) -> None:
@@ -150,7 +150,7 @@ async def test_the_keys_warning_goes_once_an_offline_run_has_passed(make_app: Ma
         await fill_form(screen, QUESTION, DOC_NAME)
         await pilot.press("ctrl+r")
         await wait_for(pilot, lambda: screen.run_state is RunState.FINISHED)
-        assert screen.monitor.progress.status == "passed"
+        assert screen.monitor.progress.outcome == "passed"
         await wait_for(pilot, lambda: not screen.form.query("#keys-warning, #use-offline"))
 
 
@@ -166,7 +166,7 @@ async def test_auth_error_opens_one_error_modal_offering_offline(make_app: MakeA
         await pilot.click("#use-offline")
         await wait_for(pilot, lambda: isinstance(app.screen, RunScreen))
         assert screen.form.query_one("#provider", Select).value == "offline"
-        assert screen.monitor.progress.status == "error"
+        assert screen.monitor.progress.outcome == "error"
 
 
 async def test_bad_document_is_reported_without_a_session(make_app: MakeApp, out_dir: Path) -> None:
@@ -204,11 +204,11 @@ async def test_a_state_the_run_has_left_does_not_come_back_over_its_status(
         screen = run_screen(app)
         await fill_form(screen, QUESTION, DOC_NAME)
         await pilot.press("ctrl+r")
-        await wait_for(pilot, lambda: screen.monitor.progress.status == "passed")
+        await wait_for(pilot, lambda: screen.monitor.progress.outcome == "passed")
         assert screen.handle is not None
         screen.post_message(screen.RunStateChanged(screen.handle, RunState.STARTING))
         await pilot.pause(0.1)
-        assert screen.monitor.progress.status == "passed"
+        assert screen.monitor.progress.outcome == "passed"
         assert screen.run_state is RunState.FINISHED
 
 
@@ -218,7 +218,7 @@ async def test_evidence_marks_and_the_quote_in_place(make_app: MakeApp) -> None:
         screen = run_screen(app)
         await fill_form(screen, QUESTION, DOC_NAME)
         await pilot.press("ctrl+r")
-        await wait_for(pilot, lambda: screen.monitor.progress.status == "passed")
+        await wait_for(pilot, lambda: screen.monitor.progress.outcome == "passed")
         output = screen.monitor.output
         output.show({"answer": "- a", "evidence": [VERIFIED_QUOTE, UNVERIFIED_QUOTE]})
         await wait_for(pilot, lambda: output.document is not None)
@@ -273,7 +273,7 @@ async def test_task_memory_is_shown_and_follows_the_file(make_app: MakeApp) -> N
         await fill_form(screen, "Summarise the alarm escalation rules", DOC_NAME)
         screen.form.query_one("#mode", Select).value = "task"
         await pilot.press("ctrl+r")
-        await wait_for(pilot, lambda: screen.monitor.progress.status == "passed")
+        await wait_for(pilot, lambda: screen.monitor.progress.outcome == "passed")
         memory = screen.monitor.query_one(MemoryPane)
         await wait_for(pilot, lambda: memory.path is not None)
         assert memory.path is not None

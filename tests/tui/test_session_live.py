@@ -102,7 +102,7 @@ async def test_a_session_written_by_another_process_is_followed_live(
         writer.send("finish")
         await wait_for(pilot, lambda: screen.data is not None and screen.data.status == "passed")
         await wait_for(pilot, lambda: timeline.option_count == 2)
-        assert screen.progress.status == "passed" and not screen.progress.running
+        assert screen.progress.outcome == "passed" and not screen.progress.running
         assert " PASSED " in str(status.render())
         assert not transcript.follow  # A finished session is read, not followed.
 
@@ -117,7 +117,7 @@ async def test_a_writer_that_dies_mid_run_shows_as_crashed(
         await wait_for(pilot, lambda: screen.progress.cells == 1 and screen.progress.running)
         writer.send("exit")
         writer.process.wait()
-        await wait_for(pilot, lambda: screen.progress.status == "crashed")
+        await wait_for(pilot, lambda: screen.progress.outcome == "crashed")
         assert screen.data is not None and screen.data.status == "crashed"
         assert " CRASHED " in str(screen.query_one(RunStatusLine).render())
 

@@ -77,7 +77,7 @@ def test_session_screen(
         await wait_for(pilot, lambda: isinstance(app.screen, SessionScreen))
         screen = app.screen
         assert isinstance(screen, SessionScreen)
-        await wait_for(pilot, lambda: screen.selected == 2 and screen.progress.status == "passed")
+        await wait_for(pilot, lambda: screen.selected == 2 and screen.progress.outcome == "passed")
         await wait_for(pilot, lambda: screen.data is not None and screen.data.document is not None)
         await settle(pilot)
 

@@ -4,7 +4,7 @@ cache saved; and a cached sub-call in the transcript."""
 from __future__ import annotations
 
 from ralph_tui.events import SandboxExecuted, SubQuery, UsageUpdated
-from ralph_tui.tui.core.run_state import RunProgress
+from ralph_tui.tui.core.run_progress import RunProgress
 from ralph_tui.tui.widgets.sandbox_pane import sub_query_content
 from ralph_tui.tui.widgets.status_line import status_content
 from tests.tui.scripted import T0, scripted_events

@@ -19,7 +19,7 @@ from ralph_tui.events import (
 )
 from ralph_tui.loops.runner import RunOutcome, RunRequest
 from ralph_tui.tui.core.partial_turn import answer_forming, code_being_written
-from ralph_tui.tui.core.run_state import RunProgress
+from ralph_tui.tui.core.run_progress import RunProgress
 from ralph_tui.tui.screens.run_screen import RunScreen
 from ralph_tui.tui.widgets.status_line import status_content
 from tests.tui.conftest import MakeApp, wait_for
@@ -62,7 +62,7 @@ def test_the_turn_is_forgotten_when_its_step_ends_and_the_first_token_time_stays
         AgentStep(session_id=SESSION, agent="worker", step=1, max_steps=5, action="code")
     )
     assert "turn" in changed and progress.turn is None
-    progress.status, progress.session_id = "running", SESSION
+    progress.outcome, progress.session_id = "running", SESSION
     assert "1st token 420 ms" in status_content(progress).plain
 
 

@@ -299,7 +299,7 @@ class RunScreen(Screen[None]):
         """Show the states the run's events do not: starting (before its session exists)
         and cancelling."""
         if state is not None and state in STATE_NOTES:
-            self.monitor.show_status(state.value, STATE_NOTES[state])
+            self.monitor.show_lifecycle(state, STATE_NOTES[state])
 
     def on_run_screen_run_state_changed(self, message: RunStateChanged) -> None:
         # The handle is the truth: a message about a state it has left since (its STARTING,
@@ -323,7 +323,7 @@ class RunScreen(Screen[None]):
         """Say how the run ended: a notification, or the error modal with what it offers."""
         error = ending.error
         if ending.outcome is None:  # No session said how it ended: the status line says so.
-            self.monitor.show_status("error" if error else "cancelled", ending.summary())
+            self.monitor.show_outcome("error" if error else "cancelled", ending.summary())
         if error is None:
             passed = ending.status == "passed"
             self.notify(ending.summary(), severity="information" if passed else "warning")

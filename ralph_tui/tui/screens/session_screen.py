@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import work
 from textual.app import ComposeResult
@@ -32,7 +32,7 @@ from ralph_tui.traces.session_ids import session_dir
 from ralph_tui.traces.store import TraceStore
 from ralph_tui.tui.context import evidence_minimum
 from ralph_tui.tui.core import formatting as fmt
-from ralph_tui.tui.core.run_state import RunProgress
+from ralph_tui.tui.core.run_progress import RunProgress
 from ralph_tui.tui.core.session_follower import FollowUpdate, SessionFollower, is_followed_file
 from ralph_tui.tui.core.transcripts import TranscriptBook
 from ralph_tui.tui.report_export import export_binding, start_export
@@ -41,6 +41,9 @@ from ralph_tui.tui.screens.passage_modal import PassageModal
 from ralph_tui.tui.session_detail import diff_content, iteration_content, timeline_label
 from ralph_tui.tui.widgets.retrieval_pane import RetrievalPane
 from ralph_tui.tui.widgets.run_monitor import read_document_text
+
+if TYPE_CHECKING:
+    from ralph_tui.events import RunStatus
 from ralph_tui.tui.widgets.sandbox_pane import SandboxPane
 from ralph_tui.tui.widgets.status_line import RunStatusLine
 from ralph_tui.tui.worker_errors import forward_worker_error
@@ -62,7 +65,7 @@ class SessionData:
     traces: list[IterationTrace]
     children: list[SessionRecord]
     document: str | None = None
-    status: str = field(init=False)
+    status: RunStatus = field(init=False)
 
     def __post_init__(self) -> None:
         self.status = effective_status(self.record)
@@ -297,7 +300,7 @@ class SessionScreen(Screen[None]):
         if self.data is None or self.data.status == "running" or not self.progress.running:
             return
         record = self.data.record
-        self.progress.status = self.data.status
+        self.progress.outcome = self.data.status
         self.progress.finished_ts = record.finished_at or record.updated_at
         self.query_one(RunStatusLine).show(self.progress, self.clock())
 

@@ -13,7 +13,7 @@ from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from ralph_tui.tui.core.run_state import RunProgress
+from ralph_tui.tui.core.run_progress import RunProgress
 
 if TYPE_CHECKING:
     from ralph_tui.events import ContextCompacted, ContextSize, SummaryNode

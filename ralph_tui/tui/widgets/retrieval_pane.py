@@ -15,7 +15,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from ralph_tui.tui.core.formatting import millis
-from ralph_tui.tui.core.run_state import RunProgress
+from ralph_tui.tui.core.run_progress import RunProgress
 
 if TYPE_CHECKING:
     from ralph_tui.events import ExternalProgress, IndexProgress, RetrievalDone, RetrievedPassage

@@ -19,7 +19,7 @@ from textual.widget import Widget
 from textual.widgets import TabbedContent, TabPane
 from textual.worker import Worker
 
-from ralph_tui.tui.core.run_state import Part, RunProgress
+from ralph_tui.tui.core.run_progress import Part, RunProgress
 from ralph_tui.tui.widgets.constraints_pane import ConstraintsPane
 from ralph_tui.tui.widgets.context_pane import ContextPane
 from ralph_tui.tui.widgets.coverage_strip import CoverageStrip
@@ -34,7 +34,8 @@ from ralph_tui.tui.worker_errors import forward_worker_error
 
 if TYPE_CHECKING:
     from ralph_tui.documents import Corpus
-    from ralph_tui.events import BaseEvent, ExternalProgress
+    from ralph_tui.events import BaseEvent, ExternalProgress, RunStatus
+    from ralph_tui.tui.core.run_handle import RunState
 
 
 def read_documents(*specs: Path) -> Corpus | None:
@@ -134,10 +135,16 @@ class RunMonitor(Vertical):
         self.query_one(MemoryPane).forget()
         self._repaint({"status", "validation", "constraints", "retrieval", "context", "coverage"})
 
-    def show_status(self, status: str, message: str) -> None:
-        """Show a status the run's events do not give: starting or cancelling (its run's
-        state), or an end no session recorded; ``message`` stands in for a session id."""
-        self.progress.status, self.progress.error = status, message
+    def show_lifecycle(self, state: RunState, note: str) -> None:
+        """Show where the run is when its events cannot say: starting or cancelling;
+        ``note`` stands in for a session id until the run has one."""
+        self.progress.lifecycle, self.progress.error = state, note
+        self._repaint({"status"})
+
+    def show_outcome(self, status: RunStatus, message: str) -> None:
+        """Show an end no session recorded (nothing ran, or it stopped before its session
+        existed); ``message`` says why, in place of a session id."""
+        self.progress.outcome, self.progress.lifecycle, self.progress.error = status, None, message
         self._repaint({"status"})
 
     def feed(self, events: Sequence[BaseEvent]) -> None:

@@ -16,6 +16,7 @@ from textual.widgets.option_list import Option
 from ralph_tui.traces.liveness import effective_status
 from ralph_tui.traces.models import CacheSaving, SessionRecord
 from ralph_tui.tui.core import formatting as fmt
+from ralph_tui.tui.core.run_status import OUTCOME_STYLES
 
 COLUMNS = (
     ("Date", 16),
@@ -34,16 +35,6 @@ DROPPED_WHEN_NARROW = ("Saved", "Parent", "Tokens", "Iter")
 """Columns given up, in this order, so that the query keeps ``MIN_QUERY_WIDTH`` on a
 narrow terminal rather than every line wrapping."""
 GAP = " "
-STATUS_STYLES = {
-    "passed": "bold $text-success",
-    "failed": "bold $text-error",
-    "crashed": "bold $text-error",
-    "error": "bold $text-error",
-    "cancelled": "bold $text-warning",
-    "timed_out": "bold $text-warning",
-    "capped": "bold $text-warning",
-    "running": "bold $text-accent",
-}
 MIN_QUERY_WIDTH = 12
 SCROLLBAR_WIDTH = 2
 
@@ -107,12 +98,13 @@ def session_line(record: SessionRecord, width: int) -> Content:
     """``record`` as one line of fixed columns (those ``width`` has room for), its status
     coloured."""
     cells = dict(zip((label for label, _width in COLUMNS), session_cells(record), strict=True))
+    status_style = OUTCOME_STYLES[effective_status(record)]
     columns = shown_columns(width)
     parts: list[str | tuple[str, str]] = []
     for number, (label, cell_width) in enumerate(columns):
         text = _fixed(cells[label], cell_width or query_width(width))
         text += GAP if number < len(columns) - 1 else ""
-        parts.append((text, STATUS_STYLES.get(cells[label], "")) if label == "Status" else text)
+        parts.append((text, status_style) if label == "Status" else text)
     return Content.assemble(*parts)
 
 

@@ -8,24 +8,11 @@ from textual.content import Content
 from textual.widgets import Static
 
 from ralph_tui.tui.core import formatting as fmt
-from ralph_tui.tui.core.run_state import RunProgress
+from ralph_tui.tui.core.run_progress import RunProgress
+from ralph_tui.tui.core.run_status import IDLE, status_badge
 
 LONG_PHASE_S = 5.0
 """A phase running longer than this gets a heartbeat indicator."""
-
-STATUS_STYLES = {
-    "idle": "$text-muted",
-    "starting": "bold $text-accent",
-    "running": "bold $text-accent",
-    "cancelling": "bold $text-warning",
-    "passed": "bold $text-success",
-    "failed": "bold $text-error",
-    "cancelled": "bold $text-warning",
-    "timed_out": "bold $text-warning",
-    "capped": "bold $text-warning",
-    "crashed": "bold $text-error",
-    "error": "bold $text-error",
-}
 
 
 def _counter(label: str, value: int, of: int) -> str:
@@ -69,8 +56,9 @@ def status_content(progress: RunProgress, now: float | None = None) -> Content:
     """The line for ``progress`` at time ``now`` (the elapsed clock and heartbeat use it)."""
     p = progress
     now = time.time() if now is None else now
-    badge = (f" {p.status.upper()} ", STATUS_STYLES.get(p.status, "bold") + " reverse")
-    if p.status == "idle":
+    word, style = status_badge(p.outcome, p.lifecycle)
+    badge = (f" {word.upper()} ", f"{style} reverse")
+    if p.outcome is None and word == IDLE:
         return Content.assemble(badge, ("  no run yet: fill in the form and start one", "dim"))
     if not p.session_id:
         return Content.assemble(badge, (f"  {p.error or 'starting…'}", "$text-muted"))

@@ -11,7 +11,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from ralph_tui.tui.claims import verdict_line
-from ralph_tui.tui.core.run_state import IterationChecks
+from ralph_tui.tui.core.run_progress import IterationChecks
 
 if TYPE_CHECKING:
     from ralph_tui.events import JudgeIssue, RuleResult

@@ -35,12 +35,14 @@ if TYPE_CHECKING:
         RetrievalDone,
         RunFinished,
         RunStarted,
+        RunStatus,
         SandboxExecuted,
         SubQuery,
         ToolExecuted,
         UsageUpdated,
     )
     from ralph_tui.evidence import Claim, QuoteLocation
+    from ralph_tui.tui.core.run_handle import RunState
 
 Part = Literal[
     "status",
@@ -90,7 +92,12 @@ class RunProgress:
     """The inner mode the run explores in (``None``: not said, an older session)."""
     inner_auto: bool = False
     """Whether ``auto`` chose it (the why is in the log's first line)."""
-    status: str = "idle"
+    outcome: RunStatus | None = None
+    """What the run's events (or its session) say: ``running``, then how it ended; ``None``
+    before any run."""
+    lifecycle: RunState | None = None
+    """A state of the run's life no event reports (starting, cancelling), set by the app
+    and cleared by the next outcome; ``run_status.status_badge`` decides what is shown."""
     error: str | None = None
     iteration: int = 0
     max_iters: int = 0
@@ -182,12 +189,12 @@ class RunProgress:
 
     @property
     def running(self) -> bool:
-        return self.status == "running"
+        return self.outcome == "running"
 
 
 def _run_started(p: RunProgress, e: RunStarted) -> set[Part]:
     p.mode, p.query, p.doc_path = e.mode, e.query, e.doc_path
-    p.max_iters, p.status, p.started_ts = e.max_iters, "running", e.ts
+    p.max_iters, p.outcome, p.lifecycle, p.started_ts = e.max_iters, "running", None, e.ts
     p.generate_model, p.validate_model, p.variant = e.generate_model, e.validate_model, e.variant
     p.parent_session_id = e.parent_session_id
     p.inner, p.inner_auto = e.inner, e.inner_reason is not None
@@ -339,7 +346,7 @@ def _heartbeat(p: RunProgress, e: Heartbeat) -> set[Part]:
 
 
 def _run_finished(p: RunProgress, e: RunFinished) -> set[Part]:
-    p.status, p.error, p.finished_ts = e.status, e.error, e.ts
+    p.outcome, p.lifecycle, p.error, p.finished_ts = e.status, None, e.error, e.ts
     p.phase = p.phase_started_ts = None
     if e.output:
         if e.output != p.candidate:
