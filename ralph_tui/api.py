@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, Field, computed_field
 
 from ralph_tui.config import Settings, load_settings, with_values
+from ralph_tui.counts import counted
 from ralph_tui.documents import Confinement, Corpus, InputError
 from ralph_tui.estimates import RunEstimate, estimate_for
 from ralph_tui.events import Emit, RunStatus
@@ -128,7 +129,7 @@ class Usage(BaseModel):
             self.input_tokens, self.output_tokens, self.estimated_calls, self.calls
         )
         spent = cost_words(self.cost_usd, self.unknown_cost_calls)
-        return f"{self.calls:,} call{'' if self.calls == 1 else 's'}, {tokens}, {spent}"
+        return f"{counted(self.calls, 'call')}, {tokens}, {spent}"
 
 
 class RunResult(BaseModel):

@@ -17,6 +17,7 @@ from typing import Literal
 
 from ralph_tui.config import Settings
 from ralph_tui.config.paths import folder_problem
+from ralph_tui.counts import counted
 from ralph_tui.documents.detect import Format
 from ralph_tui.installed import add_extra_command, reinstall_command
 from ralph_tui.redact import redact_urls
@@ -213,7 +214,7 @@ def out_dir_check(settings: Settings) -> Check:
             count = db.execute("SELECT count(*) FROM sessions").fetchone()[0]
     except sqlite3.Error as exc:
         return Check("out dir", "warn", f"{index}: {exc}", "run ralph-tui sessions reindex")
-    return Check("out dir", "ok", f"{out}: {count} session{'s' * (count != 1)} indexed")
+    return Check("out dir", "ok", f"{out}: {counted(count, 'session')} indexed")
 
 
 def ray_check() -> Check:

@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable
 from typing import Any, TextIO
 
+from ralph_tui.counts import noun_for
 from ralph_tui.events import (
     AgentStep,
     BaseEvent,
@@ -96,7 +97,7 @@ class ProgressPrinter:
             Notice: lambda e: f"{e.level}: {e.message}",
             RunFinished: lambda e: (
                 f"finished: {e.status} after {e.iterations} "
-                f"iteration{'' if e.iterations == 1 else 's'}; " + self.status()
+                f"{noun_for(e.iterations, 'iteration')}; " + self.status()
             ),
         }
 

@@ -25,3 +25,19 @@ def test_the_status_names_the_agent_whose_step_it_counts() -> None:
     assert "; worker step 2/80, sub-calls 0" in lines[1]
     assert lines[2] == "    judge step 1/4: output"
     assert "; judge step 1/4, sub-calls 0" in lines[3]
+
+
+def test_a_count_names_its_noun_in_the_right_number() -> None:
+    from ralph_tui.counts import counted, noun_for
+
+    assert [counted(n, "call") for n in (0, 1, 2, 1204)] == [
+        "0 calls",
+        "1 call",
+        "2 calls",
+        "1,204 calls",
+    ]
+    assert counted(2, "entry", "entries") == "2 entries"
+    assert (
+        counted(1.5, "iteration") == "1.5 iterations" and counted(1.0, "iteration") == "1 iteration"
+    )
+    assert noun_for(1, "page") == "page" and noun_for(3, "page") == "pages"

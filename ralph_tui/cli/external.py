@@ -11,6 +11,7 @@ from typing import Any
 
 from ralph_tui.cli.settings_flags import settings_from_args
 from ralph_tui.config import Settings
+from ralph_tui.counts import counted
 from ralph_tui.events import BaseEvent, ExternalProgress
 from ralph_tui.external.cache import CachedPage, PageCache
 from ralph_tui.external.run import gather_external
@@ -39,7 +40,7 @@ def _list(cache: PageCache, *, as_json: bool) -> int:
         age = _age(page.fetched_at)
         what = f"error: {page.error}" if page.error else f"{len(page.text):,} chars  {page.title}"
         print(f"{page.url}  ({age} ago, {page.format or '-'})  {what}")
-    print(f"{len(pages)} page(s) in {cache.root}")
+    print(f"{counted(len(pages), 'page')} in {cache.root}")
     return 0
 
 
@@ -47,13 +48,14 @@ def _clear(cache: PageCache, urls: list[str]) -> int:
     """Remove the pages of ``urls`` (all pages when none is given), saying which were not
     cached. Exit 0 either way: afterwards none of them is in the cache, as asked."""
     if not urls:
-        print(f"removed {cache.clear()} page(s) from {cache.root}")
+        print(f"removed {counted(cache.clear(), 'page')} from {cache.root}")
         return 0
     distinct = list(dict.fromkeys(urls))
     absent = [url for url in distinct if not cache.remove(url)]
     for url in absent:
         print(f"not cached, nothing to remove: {url}")
-    print(f"removed {len(distinct) - len(absent)} of {len(distinct)} page(s) from {cache.root}")
+    removed = len(distinct) - len(absent)
+    print(f"removed {removed:,} of {counted(len(distinct), 'page')} from {cache.root}")
     if absent:
         print("(`ralph-tui external list` shows the cached pages)")
     return 0
@@ -72,7 +74,7 @@ async def _refresh(settings: Settings, cache: PageCache, given: list[str]) -> in
     docs = await gather_external(chosen, list(dict.fromkeys(urls)), _progress)
     for report in docs.reports:
         print(
-            f"{report.source}: {len(report.pages)} page(s), {report.fetched} downloaded, "
+            f"{report.source}: {counted(len(report.pages), 'page')}, {report.fetched} downloaded, "
             f"{report.from_cache} unchanged, {len(report.failed)} failed, "
             f"{len(report.skipped)} skipped"
         )
@@ -86,7 +88,7 @@ async def _refresh(settings: Settings, cache: PageCache, given: list[str]) -> in
 def _progress(event: BaseEvent) -> None:
     if isinstance(event, ExternalProgress) and not event.done:
         print(
-            f"crawling {event.source}: {event.kept} page(s) kept, {event.queued} queued, "
+            f"crawling {event.source}: {counted(event.kept, 'page')} kept, {event.queued} queued, "
             f"{event.failed} failed, {event.skipped} skipped",
             file=sys.stderr,
             flush=True,

@@ -9,6 +9,7 @@ import json
 import sys
 
 from ralph_tui.cli.settings_flags import settings_from_args
+from ralph_tui.counts import counted
 from ralph_tui.documents import Corpus
 from ralph_tui.events import BaseEvent, Emit, IndexProgress
 from ralph_tui.progress_lines import IndexProgressLines
@@ -70,7 +71,8 @@ def _print_index(index: DocumentIndex, corpus: Corpus, *, as_json: bool) -> None
         return
     lexical = "from the cache" if figures.lexical_from_cache else "built"
     print(
-        f"{len(corpus.documents)} document(s), {figures.chars:,} chars: {figures.chunks:,} "
+        f"{counted(len(corpus.documents), 'document')}, {figures.chars:,} chars: "
+        f"{figures.chunks:,} "
         f"chunks ({figures.chunk_size:,}-char windows, {figures.chunk_overlap:,} shared with "
         f"the next), {figures.words:,} distinct words"
     )

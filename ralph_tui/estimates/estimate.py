@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 
 from ralph_tui.config import Settings
 from ralph_tui.config.inner_modes import choose_inner
+from ralph_tui.counts import counted
 from ralph_tui.estimates.figures import (
     SETTINGS_ONLY,
     CapStop,
@@ -177,11 +178,7 @@ def mode_estimate(
     return ModeEstimate(
         mode=mode,
         selected=selected,
-        basis=(
-            f"{calibrated.sessions} past session{'' if calibrated.sessions == 1 else 's'}"
-            if calibrated
-            else SETTINGS_ONLY
-        ),
+        basis=(counted(calibrated.sessions, "past session") if calibrated else SETTINGS_ONLY),
         past_sessions=calibrated.sessions if calibrated else 0,
         expected_iterations=round(iterations, 2),
         fits=fits,

@@ -11,6 +11,8 @@ provider's count.
 
 from __future__ import annotations
 
+from ralph_tui.counts import counted, noun_for
+
 
 def money(usd: float) -> str:
     """Dollars with enough decimals for cheap calls: ``$0.0061``, ``$12.33``."""
@@ -31,9 +33,9 @@ def estimated_words(estimated_calls: int, calls: int | None = None) -> str:
     """``estimated for 3 of 12 calls`` (``''`` when no call's tokens were estimated)."""
     if estimated_calls <= 0:
         return ""
-    of = f" of {calls:,}" if calls is not None and calls > estimated_calls else ""
-    plural = "" if (calls if of else estimated_calls) == 1 else "s"
-    return f"estimated for {estimated_calls:,}{of} call{plural}"
+    total = calls if calls is not None and calls > estimated_calls else None
+    of = f" of {total:,}" if total is not None else ""
+    return f"estimated for {estimated_calls:,}{of} {noun_for(total or estimated_calls, 'call')}"
 
 
 def tokens_words(
@@ -55,6 +57,6 @@ def describe_saved(
     left out when no saved call had a known price)."""
     spent = "" if cost_usd is None else f", {money(cost_usd)}"
     return (
-        f"sub-call cache saved {calls:,} call{'' if calls == 1 else 's'}, "
+        f"sub-call cache saved {counted(calls, 'call')}, "
         f"{input_tokens:,} tokens in / {output_tokens:,} out{spent}"
     )

@@ -15,6 +15,8 @@ import functools
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 
+from ralph_tui.counts import counted
+
 WAIT_NOTICE_EVERY_S = 10.0
 """How often a waiting call hears that it is still waiting."""
 
@@ -56,8 +58,9 @@ class RunSlots:
             while not acquire.done():
                 ahead = self.waiting - 1
                 await waiting(
-                    f"waiting for a run slot: {self.size} run(s) at once are busy"
-                    + (f", {ahead} other call(s) waiting" if ahead > 0 else "")
+                    f"waiting for a run slot: {counted(self.size, 'run')} at once "
+                    f"{'is' if self.size == 1 else 'are'} busy"
+                    + (f", {counted(ahead, 'other call')} waiting" if ahead > 0 else "")
                 )
                 await asyncio.wait({acquire}, timeout=self.notice_every_s)
         except BaseException:

@@ -10,6 +10,7 @@ import base64
 import json
 from html import escape
 
+from ralph_tui.counts import counted
 from ralph_tui.evidence import DocumentCoverage
 from ralph_tui.reports.bundle import BundleIteration, EvidenceBundle
 from ralph_tui.reports.content import (
@@ -134,7 +135,7 @@ def header(bundle: EvidenceBundle) -> str:
         "<header><h1>ralph-tui report</h1>"
         f'<p class="question">{e(bundle.query)}</p>'
         f'<p class="meta">{e(bundle.mode.upper())} session <code>{e(bundle.session_id)}</code>'
-        f" · {e(bundle.status)} · {len(bundle.iterations)} iteration(s)"
+        f" · {e(bundle.status)} · {counted(len(bundle.iterations), 'iteration')}"
         f" · report made {e(when(bundle.created_at))} by {e(bundle.generator)}</p></header>"
     )
 
@@ -288,7 +289,9 @@ def timeline_section(bundle: EvidenceBundle) -> str:
 def timeline_item(step: TimelineStep) -> str:
     classes = "passed" if step.passed else "failed"
     classes += " reported" if step.reported else ""
-    facts = " · ".join(filter(None, [step.outcome, step.read, f"{step.constraints} constraint(s)"]))
+    facts = " · ".join(
+        filter(None, [step.outcome, step.read, counted(step.constraints, "constraint")])
+    )
     changes = [f"<li>+ {e(c)}</li>" for c in step.added]
     changes += [f'<li class="muted">− {e(c)}</li>' for c in step.dropped]
     return (

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from ralph_tui.counts import counted
 from ralph_tui.reports.bundle import EvidenceBundle
 from ralph_tui.reports.content import (
     QuoteView,
@@ -67,7 +68,8 @@ def render_markdown(bundle: EvidenceBundle) -> str:
     parts = [
         f"# ralph-tui report\n\n**Question:** {md(bundle.query)}\n",
         f"{md(bundle.mode.upper())} session {code(bundle.session_id)} · {md(bundle.status)} · "
-        f"{len(bundle.iterations)} iteration(s) · report made {when(bundle.created_at)} by "
+        f"{counted(len(bundle.iterations), 'iteration')} · "
+        f"report made {when(bundle.created_at)} by "
         f"{md(bundle.generator)}\n",
         "## Answer\n" if bundle.mode == "qa" else "## Task output\n",
         *answer_part(bundle),
@@ -158,8 +160,8 @@ def iterations_part(bundle: EvidenceBundle) -> list[str]:
     for step in timeline(bundle):
         reported = " (reported)" if step.reported else ""
         read = f", {step.read}" if step.read else ""
-        lines.append(f"{step.iteration}. **{md(step.outcome)}**{reported}{read}, "
-                     f"{step.constraints} constraint(s)")  # fmt: skip
+        constraints = counted(step.constraints, "constraint")
+        lines.append(f"{step.iteration}. **{md(step.outcome)}**{reported}{read}, {constraints}")
         lines += [f"   - \\+ {md(c)}" for c in step.added]
         lines += [f"   - − {md(c)}" for c in step.dropped]
         lines += [f"   - {md(problem)}" for problem in step.problems]

@@ -20,6 +20,7 @@ import httpx2
 from pydantic import BaseModel, Field, ValidationError, computed_field
 
 from ralph_tui.config import Settings
+from ralph_tui.counts import counted
 from ralph_tui.documents import InputError, Limits
 from ralph_tui.documents.cache import ExtractionCache
 from ralph_tui.documents.convert import PAGE_SEPARATOR
@@ -143,7 +144,7 @@ class VerifyReport(BaseModel):
             for status, count in self.counts.items()
         )
         verdict = "every quote holds" if self.ok else "not every quote holds"
-        return f"{len(self.quotes)} quote(s): {parts}; {verdict}"
+        return f"{counted(len(self.quotes), 'quote')}: {parts}; {verdict}"
 
 
 def load_bundle(path: Path) -> EvidenceBundle:

@@ -131,7 +131,7 @@ def test_the_external_command_lists_refreshes_and_clears_the_cache(
     out = ["--out", str(tmp_path / "out")]
     assert run_cli(["external", "refresh", site.base + "/clean/", LOCAL, *out]) == 0
     refreshed = capsys.readouterr().out
-    assert "2 page(s), 2 downloaded" in refreshed and "HTTP 404" in refreshed
+    assert "2 pages, 2 downloaded" in refreshed and "HTTP 404" in refreshed
     assert run_cli(["external", "list", "--json", *out]) == 0
     listed = json.loads(capsys.readouterr().out)
     assert {p["url"] for p in listed} == {
@@ -150,9 +150,9 @@ def test_the_external_command_lists_refreshes_and_clears_the_cache(
     assert run_cli(["external", "clear", gone, site.base + "/clean/", *out]) == 0
     cleared = capsys.readouterr().out.splitlines()
     assert cleared[0] == f"not cached, nothing to remove: {gone}"
-    assert cleared[1].startswith("removed 1 of 2 page(s) from ")
+    assert cleared[1].startswith("removed 1 of 2 pages from ")
     assert "external list" in cleared[2]
     assert run_cli(["external", "clear", *out]) == 0
-    assert "removed 1 page(s)" in capsys.readouterr().out
+    assert "removed 1 page" in capsys.readouterr().out
     assert run_cli(["external", "clear", "ftp://x", *out]) == 2
     assert "http(s) only" in capsys.readouterr().err

@@ -103,7 +103,7 @@ def test_a_local_docs_server_works_with_one_flag(
         named = site.base.replace("127.0.0.1", "docs.rebind.test") + "/clean/"
         refresh(tmp_path / "c", capsys, named, "--allow-local-docs", "--crawlDepth", "0")
         hosts = [headers["Host"] for _t, _p, headers in site.requests[before:]]
-    assert f"{url}: 2 page(s), 2 downloaded" in out
+    assert f"{url}: 2 pages, 2 downloaded" in out
     port = site.base.rsplit(":", 1)[1]
     assert hosts == [f"docs.rebind.test:{port}"] * 2, "the Host header is the URL's"
     assert len(lookups) == len(hosts), "one lookup a connection: the socket goes to that address"

@@ -130,7 +130,7 @@ async def test_a_call_beyond_the_bound_waits_is_told_so_and_leaves_the_queue_whe
     second = asyncio.create_task(hold(asyncio.Event()))
     await asyncio.sleep(0.2)
     assert slots.running == 1 and slots.waiting == 1
-    assert heard[0] == "waiting for a run slot: 1 run(s) at once are busy"
+    assert heard[0] == "waiting for a run slot: 1 run at once is busy"
     assert len(heard) >= 3, "repeated while it waits"
     second.cancel()
     with pytest.raises(asyncio.CancelledError):

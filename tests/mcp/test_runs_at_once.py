@@ -12,7 +12,7 @@ import anyio
 from ralph_tui.api import RunResult
 from tests.mcp.test_stdio_server import QUESTION, SAMPLE, connected
 
-WAITING = "waiting for a run slot: 1 run(s) at once are busy"
+WAITING = "waiting for a run slot: 1 run at once is busy"
 
 
 async def test_a_second_call_waits_for_the_slot_and_hears_that_it_waits(tmp_path: Path) -> None:

@@ -182,7 +182,7 @@ def test_the_timeline_coverage_and_usage_are_shown(bundle: EvidenceBundle) -> No
         "+ constraint 1 of iteration 3 & <more>",
         "− constraint 0 of iteration 2 & <more>",
     ]
-    assert "2 constraint(s)" in steps[2].text_content()
+    assert "2 constraints" in steps[2].text_content()
     assert "judge: line 2 is vague & short" in steps[1].text_content()
     coverage = page.get_element_by_id("coverage")
     assert "94 %" in coverage.text_content() and "backwash" in coverage.text_content()
@@ -210,7 +210,7 @@ def test_the_markdown_report_says_the_same(bundle: EvidenceBundle) -> None:
     assert "> **The filters are backwashed every 48 hours, or sooner when the head loss " in text
     assert "Pump maintenance **The pump seals are inspected every three months** by" in text
     assert f"**[5]** {PAGE_URL}, fetched 2025-10-09 08:53 UTC" in text
-    assert "3. **passed** (reported), read 94 %, 2 constraint(s)" in text
+    assert "3. **passed** (reported), read 94 %, 2 constraints" in text
     assert "   - \\+ constraint 1 of iteration 3 & \\<more\\>" in text
     assert "   - − constraint 0 of iteration 2 & \\<more\\>" in text
     # The PDF's strip has a cell per page: page 1 read whole, page 2 mostly.

@@ -112,7 +112,7 @@ def test_run_writes_its_report_at_the_end(
     assert code == 0 and outcome["status"] == "passed"
     assert f"report: {report}" in captured.err
     text = report.read_text(encoding="utf-8")
-    assert f"`{outcome['sessionId']}`" in text and "passed · 1 iteration(s)" in text
+    assert f"`{outcome['sessionId']}`" in text and "passed · 1 iteration ·" in text
 
 
 def test_run_refuses_a_report_file_it_could_not_write_before_running(

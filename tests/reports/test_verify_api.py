@@ -127,7 +127,7 @@ def test_a_quote_the_bundle_places_nowhere_is_not_located(tmp_path: Path) -> Non
     bundle = write_bundle(tmp_path / "b.json", make_bundle([source], [nowhere]))
     report = verify(bundle, out_dir=tmp_path / "out")
     assert report.quotes[0].status == "unlocated" and not report.ok
-    assert report.summary == "1 quote(s): 1 not located; not every quote holds"
+    assert report.summary == "1 quote: 1 not located; not every quote holds"
 
 
 def page_html(sentence: str) -> bytes:
@@ -215,7 +215,7 @@ async def test_offline_leaves_an_external_page_not_checked(tmp_path: Path) -> No
     [quote] = report.quotes
     assert quote.status == "not_checked" and quote.detail == "not fetched (--offline)"
     assert not report.ok and report.exit_code == 1
-    assert report.summary == "1 quote(s): 1 not checked; not every quote holds"
+    assert report.summary == "1 quote: 1 not checked; not every quote holds"
 
 
 def test_bad_input_raises_before_anything_is_read(tmp_path: Path) -> None:

@@ -68,7 +68,7 @@ def test_an_unchanged_corpus_holds_every_quote(
     code, out, err = verify(capsys, corpus)
     assert code == ExitCode.OK, err
     assert out.count("  holds  ") == 4
-    assert out.strip().endswith("4 quote(s): 4 holds; every quote holds")
+    assert out.strip().endswith("4 quotes: 4 holds; every quote holds")
     assert f"manual.md: read from {corpus.parent / 'docs' / 'manual.md'}" in out
     assert "changed since the bundle" not in out
 
@@ -85,7 +85,7 @@ def test_an_edited_file_names_the_moved_and_the_changed_quote_with_the_text_ther
     assert code == ExitCode.FAILED
     assert "the file changed since the bundle (SHA-256" in out
     assert 'now there: "Filters are backwashed every 72 hours, or early' in out
-    assert out.strip().endswith("4 quote(s): 1 holds, 2 moved, 1 changed; not every quote holds")
+    assert out.strip().endswith("4 quotes: 1 holds, 2 moved, 1 changed; not every quote holds")
 
     report = as_json(capsys, corpus)
     by_number = {quote["number"]: quote for quote in report["quotes"]}
@@ -110,7 +110,7 @@ def test_a_deleted_file_leaves_its_quotes_without_a_source(
     assert "notes.txt: missing: not at" in out and "give its new place with --doc" in out
     report = as_json(capsys, corpus)
     assert [q["status"] for q in report["quotes"]] == ["holds"] * 3 + ["source_missing"]
-    assert report["summary"].startswith("4 quote(s): 3 holds, 1 source missing")
+    assert report["summary"].startswith("4 quotes: 3 holds, 1 source missing")
 
 
 def test_a_moved_file_is_found_through_doc_by_name_or_by_its_sha256(
@@ -195,7 +195,7 @@ def test_offline_an_external_page_is_not_checked_and_the_exit_code_says_so(
     assert code == ExitCode.FAILED
     assert f"{URL}: not checked: not fetched (--offline)" in out
     assert "1  not checked" in out
-    assert out.strip().endswith("1 quote(s): 1 not checked; not every quote holds")
+    assert out.strip().endswith("1 quote: 1 not checked; not every quote holds")
 
 
 def test_a_new_converter_is_noted_while_the_quotes_still_hold(

@@ -45,7 +45,7 @@ def test_index_prints_figures_then_reuses_the_cache(
     out = tmp_path / "out"
     code, stdout, _ = run(["index", str(doc), "--out", str(out), "--chunk-size", "120"], capsys)
     assert code == 0
-    assert "1 document(s)" in stdout and "lexical (BM25): built" in stdout
+    assert "1 document," in stdout and "lexical (BM25): built" in stdout
     assert "wordllama" in stdout and "dense: " in stdout and "built" in stdout
     code, stdout, _ = run(
         ["index", str(doc), "--out", str(out), "--chunk-size", "120", "--json"], capsys

@@ -101,7 +101,7 @@ def test_validation_shows_a_verdict_per_line_and_only_the_answers_own_issues() -
         "◐ line 2 partly supported: head loss: its quote speaks of 48 hours only  [quote 1]"
         in failed
     )
-    assert "judge  2 issue(s)" in failed
+    assert "judge  2 issues" in failed
     assert "Line 1 is unsupported" not in failed, "a line's issue is shown once, as its verdict"
     passed = checks_content(progress.checks[2]).plain
     assert "✓ line 1 supported  [quote 1]" in passed and "✓ line 2 supported  [quote 2]" in passed

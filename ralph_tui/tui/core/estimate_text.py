@@ -3,6 +3,7 @@ form is a narrow column). No Textual here: the words are tested without the app.
 
 from __future__ import annotations
 
+from ralph_tui.counts import counted
 from ralph_tui.estimates import Figures, ModeEstimate, RunEstimate
 
 
@@ -27,7 +28,7 @@ def mode_lines(mode: ModeEstimate) -> list[str]:
     lines = [
         f"{mode.mode}{' (selected)' if mode.selected else ''}: {mode.basis}",
         f"  expected {cost_and_tokens(mode.expected)}",
-        f"  ({mode.expected_iterations:g} iteration{'' if mode.expected_iterations == 1 else 's'}"
+        f"  ({counted(mode.expected_iterations, 'iteration')}"
         f" of {mode.per_iteration.describe_cost()})",
         f"  worst {cost_and_tokens(mode.worst)}",
     ]

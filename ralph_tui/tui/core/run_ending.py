@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ralph_tui.counts import counted
 from ralph_tui.errors import RalphError, as_ralph_error
 
 if TYPE_CHECKING:
@@ -65,7 +66,7 @@ class RunEnding:
                 return f"{self.error.title}: {self.error.one_line()}"
             return "Run cancelled: no outcome was recorded."
         count = outcome.iterations
-        kept = f"{count or 'no'} iteration{'' if count == 1 else 's'} recorded"
+        kept = f"{counted(count, 'iteration') if count else 'no iterations'} recorded"
         if outcome.output:
             shown = "its answer" if outcome.status == "passed" else "its best candidate"
             kept += f"; {shown} is shown"

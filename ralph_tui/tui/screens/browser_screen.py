@@ -21,6 +21,7 @@ from textual.timer import Timer
 from textual.widgets import Footer, Input, Label, OptionList, Select, Static
 from textual.worker import Worker
 
+from ralph_tui.counts import counted
 from ralph_tui.events import RUN_STATUSES
 from ralph_tui.traces.models import SessionRecord
 from ralph_tui.traces.store import TraceStore
@@ -199,7 +200,7 @@ class SessionBrowser(Screen[None]):
         if self.total == 0 and self.query_state == SessionQuery():
             count = NO_SESSIONS
         else:
-            count = f"{self.total} session{'' if self.total == 1 else 's'}"
+            count = counted(self.total, "session")
         more = f" (showing {shown}: move to the end for more)" if shown < self.total else ""
         # A fixed-size label: no layout pass needed (that would reflow the whole table).
         self.query_one("#count", Label).update(count + more, layout=False)

@@ -26,6 +26,7 @@ from textual.widgets import Footer, Label, OptionList, Static, TabbedContent, Ta
 from textual.widgets.option_list import Option
 from textual.worker import Worker
 
+from ralph_tui.counts import counted
 from ralph_tui.traces.liveness import effective_status
 from ralph_tui.traces.models import IterationTrace, SessionRecord
 from ralph_tui.traces.session_ids import session_dir
@@ -313,7 +314,7 @@ class SessionScreen(Screen[None]):
         seconds = r.duration_ms / 1000 if r.duration_ms is not None else None
         summary = (
             f"{r.session_id} · {r.mode} · {self.data.status} · "
-            f"{r.iterations} iteration{'s' * (r.iterations != 1)}"
+            f"{counted(r.iterations, 'iteration')}"
             f" · {fmt.duration(seconds)} · "
             f"{fmt.tokens_in_out(r.input_tokens, r.output_tokens, r.estimated_calls)} tok · "
             f"{fmt.cost(r.cost_usd, r.unknown_cost_calls)}{parent}"

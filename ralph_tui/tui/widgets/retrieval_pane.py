@@ -14,6 +14,7 @@ from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from ralph_tui.counts import counted
 from ralph_tui.tui.core.formatting import millis
 from ralph_tui.tui.core.run_progress import RunProgress
 
@@ -104,7 +105,12 @@ def search_heading(search: RetrievalDone) -> Option:
             (f"“{search.query}”", "bold"),
             (f"  {ORIGINS.get(search.origin, search.origin)}", "$text-muted"),
             (f"  ({', '.join(notes)})" if notes else "", "$text-muted"),
-            (f"  {len(search.passages)} passage(s)" if search.passages else "  no match", ""),
+            (
+                f"  {counted(len(search.passages), 'passage')}"
+                if search.passages
+                else "  no match",
+                "",
+            ),
         ),
         disabled=True,
     )

@@ -13,6 +13,7 @@ from textual.content import Content
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from ralph_tui.counts import counted
 from ralph_tui.traces.liveness import effective_status
 from ralph_tui.traces.models import CacheSaving, SessionRecord
 from ralph_tui.tui.core import formatting as fmt
@@ -74,7 +75,7 @@ def cache_saved(saving: CacheSaving) -> str:
         return ""
     if saving.cost_usd is not None:
         return fmt.cost(saving.cost_usd)
-    return f"{saving.calls} call{'' if saving.calls == 1 else 's'}"
+    return counted(saving.calls, "call")
 
 
 def session_cells(record: SessionRecord) -> list[str]:

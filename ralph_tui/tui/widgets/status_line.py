@@ -7,6 +7,7 @@ import time
 from textual.content import Content
 from textual.widgets import Static
 
+from ralph_tui.counts import counted
 from ralph_tui.tui.core import formatting as fmt
 from ralph_tui.tui.core.run_progress import RunProgress
 from ralph_tui.tui.core.run_status import IDLE, status_badge
@@ -31,7 +32,7 @@ def cache_saved(p: RunProgress) -> list[str]:
     if not p.saved_calls:
         return []
     money = "" if p.saved_cost_usd is None else f" {fmt.cost(p.saved_cost_usd)}"
-    return [f"  saved {p.saved_calls} call{'' if p.saved_calls == 1 else 's'}{money}"]
+    return [f"  saved {counted(p.saved_calls, 'call')}{money}"]
 
 
 def first_token(p: RunProgress) -> list[str]:

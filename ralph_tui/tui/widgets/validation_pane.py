@@ -10,6 +10,7 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
+from ralph_tui.counts import counted
 from ralph_tui.tui.claims import verdict_line
 from ralph_tui.tui.core.run_progress import IterationChecks
 
@@ -61,7 +62,7 @@ def judge_lines(ok: bool, issues: Sequence[JudgeIssue], claims: Sequence[Claim])
     (``claims``), and the issues those lines' verdicts do not already say."""
     from ralph_tui.validate.claims import answer_issues
 
-    count = f"{len(issues)} issue(s)" if issues else "no issues"
+    count = counted(len(issues), "issue") if issues else "no issues"
     lines = [Content.assemble("  ", PASS if ok else FAIL, ("judge", "bold"), f"  {count}")]
     lines.extend(verdict_line(claim) for claim in claims)
     remaining = len(answer_issues(claims, [issue.message for issue in issues]))
