@@ -15,7 +15,7 @@ from typing import Annotated, ClassVar, Literal, get_args
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter
 
-from ralph_tui.errors import ExitCode, InternalError, ProviderError, RalphError
+from ralph_tui.errors import OUTCOMES, ExitCode, RalphError, outcome_of
 from ralph_tui.evidence import Claim, Coverage, QuoteLocation, Span
 from ralph_tui.json_input import parse_json
 from ralph_tui.redact import redact_urls
@@ -35,23 +35,27 @@ RUN_STATUSES: tuple[RunStatus, ...] = get_args(RunStatus)
 """Every status, in the order lists and filters show them. ``timed_out`` (``--timeout``) and
 ``capped`` (a cost or token cap) end a run early with its best candidate, like ``failed``."""
 
+KIND_OF_STATUS: dict[RunStatus, type[RalphError]] = {}
+"""The kind of error that ends a run with each status a run does not reach on its own terms
+(passed, failed): the first of ``errors.OUTCOMES`` with that status."""
+for _kind, _outcome in OUTCOMES.items():
+    if issubclass(_kind, RalphError) and _outcome.status in RUN_STATUSES:
+        KIND_OF_STATUS.setdefault(_outcome.status, _kind)
+
 ERROR_OF_STATUS: dict[RunStatus, type[RalphError]] = {
-    "error": ProviderError,
-    "crashed": InternalError,
+    status: kind for status, kind in KIND_OF_STATUS.items() if outcome_of(kind).is_error
 }
 """The kind of error a run that ended with each of these statuses reports (the command
 line's error line, the app's error modal); every other status is an ending on the run's own
 terms."""
 
-EXIT_CODE_OF_STATUS: dict[RunStatus, ExitCode] = {
+_EXIT_CODES: dict[RunStatus, ExitCode] = {
     "passed": ExitCode.OK,
     "failed": ExitCode.FAILED,
-    "timed_out": ExitCode.FAILED,
-    "capped": ExitCode.FAILED,
-    "cancelled": ExitCode.CANCELLED,
     "running": ExitCode.INTERNAL,
-    **{status: kind.exit_code for status, kind in ERROR_OF_STATUS.items()},
+    **{status: outcome_of(kind).exit_code for status, kind in KIND_OF_STATUS.items()},
 }
+EXIT_CODE_OF_STATUS: dict[RunStatus, ExitCode] = {s: _EXIT_CODES[s] for s in RUN_STATUSES}
 """What the command line exits with after a run that ended with each status (a run still
 ``running`` at its end is a bug)."""
 

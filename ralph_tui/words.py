@@ -22,6 +22,11 @@ A question names its terms by whole words (``key_terms``, ``query_terms``); a te
 its words' wholes and parts (``terms``). The offline worker and judge, the validator's term
 checks and the retrieval's lexical leg all read terms here.
 
+Sentences are cut here too, one way for every reader (``split_sentences``): after a full
+stop, question or exclamation mark and white space, or after a Chinese or Japanese one. A
+check that reads a phrase word by word (the contradiction check) takes its words from
+``tokens``: folded the same way, of any script, inner apostrophes and hyphens kept.
+
 It imports only the standard library and PyStemmer, and no name of its own package: the
 offline worker sends this module's source to the sandbox, where it runs as it is.
 """
@@ -85,6 +90,16 @@ WORD = re.compile(
 other word characters."""
 UNSPACED_CHAR = re.compile(f"[{UNSPACED}]")
 GRAMMAR_RUN = re.compile(f"[{GRAMMAR}]+")
+
+TOKEN = re.compile(r"[^\W_]+(?:['-][^\W_]+)*")
+"""A word as written: letters and digits of any script, inner apostrophes and hyphens kept."""
+
+FULL_STOPS = ".!?"
+"""Marks that end a sentence where white space follows them."""
+WIDE_FULL_STOPS = "。！？"
+"""Chinese and Japanese full stops: a sentence ends at one with no space after it."""
+CLAUSE_ENDS = ";；"
+"""Semicolons: the end of a clause, for checks that read each clause as a sentence."""
 
 
 @cache
@@ -193,6 +208,45 @@ def words_of(text: str) -> list[str]:
     return found
 
 
+def tokens(text: str) -> list[str]:
+    """The words of ``text`` folded (``fold``), in order, inner apostrophes and hyphens kept
+    ("don't", "read-only", "l'été"): for checks that compare phrases word by word."""
+    return TOKEN.findall(fold(text).replace("\u2019", "'"))
+
+
+@cache
+def sentence_end(also: str = "", lines: bool = False) -> re.Pattern[str]:
+    """The white space between two sentences (``split_sentences``), as a pattern: empty
+    after a Chinese or Japanese full stop that no space follows."""
+    spaced = re.escape(FULL_STOPS + "".join(c for c in also if c.isascii()))
+    wide = re.escape(WIDE_FULL_STOPS + "".join(c for c in also if not c.isascii()))
+    return re.compile(f"(?<=[{spaced}])\\s+|(?<=[{wide}])\\s*" + ("|\\n+" if lines else ""))
+
+
+def split_sentences(text: str, *, also: str = "", lines: bool = False) -> list[str]:
+    """``text`` cut after each sentence, as written (the white space between dropped): at a
+    full stop, question or exclamation mark followed by white space (``FULL_STOPS``), at a
+    Chinese or Japanese one whether or not a space follows (``WIDE_FULL_STOPS``), at the
+    marks of ``also`` too (``CLAUSE_ENDS``, ``":"``), and with ``lines`` at every line break.
+    The one sentence splitter: the validator's checks, the offline roles and the names of a
+    text all read sentences here."""
+    return sentence_end(also, lines).split(text)
+
+
+def sentences(text: str, *, also: str = "") -> list[str]:
+    """The sentences and lines of ``text`` (``split_sentences``), stripped, none empty."""
+    return [part.strip() for part in split_sentences(text, also=also, lines=True) if part.strip()]
+
+
+def clause_term_pairs(text: str) -> set[tuple[str, str]]:
+    """Pairs of consecutive content-word terms (``term_pairs``) within each sentence or
+    clause of ``text``: no pair spans a sentence's end."""
+    pairs: set[tuple[str, str]] = set()
+    for sentence in sentences(text, also=CLAUSE_ENDS):
+        pairs.update(term_pairs(sentence))
+    return pairs
+
+
 def word_count(text: str) -> int:
     """How many words ``text`` holds: its whitespace-separated runs holding a letter or
     digit, each character of an unspaced script counted as a word (a run without spaces
@@ -227,7 +281,7 @@ def names_of(text: str) -> list[str]:
     capital letter past the start of a sentence ("Ravensgill", "NTU") or as compounds
     (camelCase, letters with digits: "asn1Coding", "bzip2")."""
     found: dict[str, None] = {}
-    for sentence in re.split(r"(?<=[.!?:])\s+", text):
+    for sentence in split_sentences(text, also=":"):
         for position, word in enumerate(words_of(sentence)):
             capital = position > 0 and word[:1].isupper()
             if is_content(word) and (capital or parts_of(word)):

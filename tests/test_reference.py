@@ -91,6 +91,10 @@ def test_the_exit_codes_table_has_every_code_with_its_statuses() -> None:
     for code in ExitCode:
         assert f"| `{int(code)}` | `{code.name}` |" in text
     assert "| `1` | `FAILED` | `failed`, `timed_out`, `capped` |" in text
+    [failed] = [line for line in text.splitlines() if line.startswith("| `1` |")]
+    assert "`CostCapReached` (The run reached its cap; `capped`)" in failed
+    [provider] = [line for line in text.splitlines() if line.startswith("| `3` |")]
+    assert "CostCapReached" not in provider, "a cap is not a provider's failure"
 
 
 def test_the_events_reference_has_every_event_type() -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 
 from ralph_tui.words import (
+    CLAUSE_ENDS,
+    clause_term_pairs,
     fold,
     folded_words,
     key_terms,
@@ -12,10 +14,13 @@ from ralph_tui.words import (
     parts_of,
     query_terms,
     query_words,
+    sentences,
+    split_sentences,
     stems_of,
     term_pairs,
     term_set,
     terms,
+    tokens,
     word_count,
     words_of,
 )
@@ -114,3 +119,53 @@ def test_latin_words_are_unchanged() -> None:
         *["asn1cod", "asn1", "code", "asn"],
     ]
     assert word_count(text) == len(text.split())
+
+
+def test_tokens_of_english_are_those_of_the_ascii_tokenizer_they_replace() -> None:
+    text = "The loader doesn't cache read-only files; it's NOT 'enabled' by_default (v2.1)."
+    old = re.findall(r"[a-z0-9]+(?:['-][a-z0-9]+)*", text.lower().replace("\u2019", "'"))
+    assert tokens(text) == old == [
+        "the", "loader", "doesn't", "cache", "read-only", "files", "it's", "not", "enabled",
+        "by", "default", "v2", "1",
+    ]  # fmt: skip
+    assert tokens("It\u2019s here") == ["it's", "here"]
+
+
+def test_tokens_of_other_scripts_are_whole_words_folded() -> None:
+    assert tokens("L\u2019été à Zürich: ÉCOLE über-groß") == [
+        "l'été", "à", "zürich", "école", "über-gross",
+    ]  # fmt: skip
+    assert tokens("Η αποθήκη ΔΕΝ είναι ανοιχτή") == ["η", "αποθήκη", "δεν", "είναι", "ανοιχτή"]
+    assert tokens("東京の倉庫 is open") == ["東京の倉庫", "is", "open"]
+    assert tokens("ﬁle µs") == ["file", "μs"]
+
+
+def test_one_sentence_splitter_for_every_reader() -> None:
+    text = "One ends. Two asks? Three; four\nfive: six"
+    assert split_sentences(text) == ["One ends.", "Two asks?", "Three; four\nfive: six"]
+    assert split_sentences(text, lines=True) == [
+        "One ends.", "Two asks?", "Three; four", "five: six",
+    ]  # fmt: skip
+    assert sentences(text, also=CLAUSE_ENDS) == [
+        "One ends.", "Two asks?", "Three;", "four", "five: six",
+    ]  # fmt: skip
+    assert split_sentences(text, also=":") == [
+        "One ends.",
+        "Two asks?",
+        "Three; four\nfive:",
+        "six",
+    ]
+    # Chinese and Japanese full stops end a sentence with no space after them.
+    assert sentences("逆洗は毎週です。水量は多い！本当？はい") == [
+        "逆洗は毎週です。", "水量は多い！", "本当？", "はい",
+    ]  # fmt: skip
+    assert sentences("东京很大；大阪很小", also=CLAUSE_ENDS) == ["东京很大；", "大阪很小"]
+
+
+def test_no_term_pair_spans_the_end_of_a_chinese_sentence() -> None:
+    pairs = clause_term_pairs("东京很大。大阪很小。")
+    assert ("很大", "大阪") not in pairs
+    assert ("东京", "京很") in pairs and ("大阪", "阪很") in pairs
+    english = "The filters are backwashed weekly. Pumps run daily; valves rarely."
+    assert ("weekli", "pump") not in clause_term_pairs(english)
+    assert ("pump", "run") in clause_term_pairs(english)

@@ -11,8 +11,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ralph_tui.agents.sub_cache import SubCallCache, answer_key
+from ralph_tui.errors import CostCapReached
 from ralph_tui.events import Emit, SubQuery
-from ralph_tui.llm.errors import CostCapReached, LLMError
+from ralph_tui.llm.errors import LLMError
 from ralph_tui.llm.tokens import estimate_tokens
 from ralph_tui.llm.types import ChatMessage, Completion, LLMClient
 from ralph_tui.llm.usage import MeteredClient
@@ -238,7 +239,7 @@ class SubQueryRunner:
             return await self.query(item[0], item[1])
         return "[error] each item must be a prompt string or a [prompt, context_slice] pair"
 
-    def _failed(self, prompt: str, started: float, exc: LLMError) -> str:
+    def _failed(self, prompt: str, started: float, exc: LLMError | CostCapReached) -> str:
         message = f"[error] {type(exc).__name__}: {exc.message}"
         self._report(prompt, message, (time.perf_counter() - started) * 1000, error=message)
         return message

@@ -24,7 +24,7 @@ from ralph_tui.config import docs as settings_docs
 from ralph_tui.config import setting_specs
 from ralph_tui.config.docs import settings_anchor
 from ralph_tui.config.inner_modes import INNER_MODES
-from ralph_tui.errors import ExitCode
+from ralph_tui.errors import OUTCOMES, ExitCode, RalphError
 from ralph_tui.events import EXIT_CODE_OF_STATUS, BaseEvent, Event
 from ralph_tui.mcp.client_settings import CLIENT_SETTINGS
 
@@ -166,14 +166,24 @@ def _settings_rows(parser: argparse.ArgumentParser, settings_page: str) -> Itera
 
 
 def exit_codes_reference() -> str:
-    """Every exit code, what it means, and the run statuses that end with it."""
+    """Every exit code, what it means, the run statuses that end with it, and the kinds of
+    error that do (with the heading a person sees), all read from ``errors.OUTCOMES``."""
     docs = attribute_docs(ExitCode)
-    lines = ["| Code | Name | Run statuses | What it means |", "|---|---|---|---|"]
+    lines = [
+        "| Code | Name | Run statuses | What it means | Errors (heading; status) |",
+        "|---|---|---|---|---|",
+    ]
     for code in ExitCode:
         statuses = [s for s, c in EXIT_CODE_OF_STATUS.items() if c == code and s != "running"]
         shown = ", ".join(f"`{status}`" for status in statuses) or "—"
         what = cell(docs.get(code.name, ""))
-        lines.append(f"| `{int(code)}` | `{code.name}` | {shown} | {what} |")
+        kinds = [
+            f"`{kind.__name__}` ({outcome.title}; `{outcome.status}`)"
+            for kind, outcome in OUTCOMES.items()
+            if issubclass(kind, RalphError) and outcome.exit_code == code
+        ]
+        errors = ", ".join(kinds) or "—"
+        lines.append(f"| `{int(code)}` | `{code.name}` | {shown} | {what} | {errors} |")
     return "\n".join(lines) + "\n"
 
 

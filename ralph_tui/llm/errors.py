@@ -76,9 +76,3 @@ class ContextTooLongError(LLMError):
 
 class BadRequestError(LLMError):
     """The provider rejected the request as malformed (unknown model, bad parameter...)."""
-
-
-class CostCapReached(LLMError):
-    """The run's cost cap was reached; the run stops cleanly."""
-
-    stops_run = True

@@ -19,8 +19,9 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 
+from ralph_tui.errors import CostCapReached
 from ralph_tui.events import UsageUpdated
-from ralph_tui.llm.errors import CostCapReached, LLMConnectionError, LLMError
+from ralph_tui.llm.errors import LLMConnectionError, LLMError
 from ralph_tui.llm.pricing import Price, turn_cost
 from ralph_tui.llm.retry import OnRetry, RetryPolicy, Sleep, call_with_retries
 from ralph_tui.llm.tokens import count_tokens, with_estimates

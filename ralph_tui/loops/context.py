@@ -21,6 +21,7 @@ from ralph_tui.agents.sub_cache import SubCallCache
 from ralph_tui.config import Settings
 from ralph_tui.config.inner_modes import InnerPick, resolve_inner
 from ralph_tui.documents import Corpus
+from ralph_tui.errors import Cancelled
 from ralph_tui.events import (
     Emit,
     Heartbeat,
@@ -57,7 +58,7 @@ FORWARDS = {"rlm": rlm_agent_forward, "lcm": lcm_agent_forward, "direct": direct
 """The agent loop of each inner mode."""
 
 
-class RunCancelled(Exception):
+class RunCancelled(Cancelled):
     """The user cancelled the run; traces so far are kept."""
 
 

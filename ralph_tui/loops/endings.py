@@ -1,38 +1,21 @@
-"""How a run's status is decided when something stops it: one table from what stopped the
-run to the status its session is recorded with."""
+"""How a run's status is decided when something stops it: read from the one table of
+outcomes (``errors.OUTCOMES``), which the command line, the API, the MCP tools and the app
+read too."""
 
 from __future__ import annotations
 
-import asyncio
-
-from ralph_tui.errors import InternalError
-from ralph_tui.events import RunStatus
-from ralph_tui.llm.errors import CostCapReached, LLMError
-from ralph_tui.loops.context import RunCancelled
-
-
-class RunTimedOut(Exception):
-    """The run passed its ``--timeout``."""
-
-
-STATUS_OF_STOP: dict[type[BaseException], RunStatus] = {
-    RunCancelled: "cancelled",
-    asyncio.CancelledError: "cancelled",
-    KeyboardInterrupt: "cancelled",
-    RunTimedOut: "timed_out",
-    CostCapReached: "capped",
-    LLMError: "error",
-    BaseException: "crashed",
-}
-"""The status of a run stopped by each kind of exception; the most specific class wins."""
+from ralph_tui.errors import InternalError, outcome_of
+from ralph_tui.events import RUN_STATUSES, RunStatus
 
 KEEPS_BEST: frozenset[RunStatus] = frozenset({"timed_out", "capped"})
 """Statuses of a run stopped early that still report the best candidate recorded so far."""
 
 
 def status_of(stop: BaseException) -> RunStatus:
-    """The status of a run that ``stop`` ended."""
-    return next(STATUS_OF_STOP[cls] for cls in type(stop).__mro__ if cls in STATUS_OF_STOP)
+    """The status of a run that ``stop`` ended. Input is checked before a run starts, so an
+    input error raised mid-run (``rejected``: nothing ran) is a bug: ``crashed``."""
+    status = outcome_of(stop).status
+    return status if status in RUN_STATUSES else "crashed"
 
 
 def stop_message(stop: BaseException) -> str:

@@ -21,7 +21,8 @@ PHASE_ERRORS: tuple[type[Exception], ...] = (
     SandboxStartError,
     LLMError,
 )
-"""What a phase may fail with and the loop can survive (unless ``stops_run``)."""
+"""What a phase may fail with and the loop can survive (unless ``stops_run``). A cap
+(``CostCapReached``) is none of them: it always stops the run."""
 
 MODEL_FIXABLE_TAGS = frozenset({"worker_error", "doc_reader_error", "reasoner_error"})
 """Phases whose failure the next attempt can avoid by acting differently; other phases get no

@@ -21,6 +21,7 @@ from ralph_tui.config.inner_modes import InnerPick, resolve_inner
 from ralph_tui.documents import Corpus, InputError, Limits, read_corpus
 from ralph_tui.documents.cache import ExtractionCache
 from ralph_tui.documents.corpus import OnProgress
+from ralph_tui.errors import RunTimedOut
 from ralph_tui.events import (
     BaseEvent,
     Emit,
@@ -39,7 +40,7 @@ from ralph_tui.llm.tokens import document_tokens
 from ralph_tui.llm.usage import ModelUsage, UsageSnapshot
 from ralph_tui.loops.context import LoopResult, LoopState, RunCancelled, RunContext
 from ralph_tui.loops.decompose import run_decomposed
-from ralph_tui.loops.endings import KEEPS_BEST, RunTimedOut, propagates, status_of, stop_message
+from ralph_tui.loops.endings import KEEPS_BEST, propagates, status_of, stop_message
 from ralph_tui.loops.iteration import ended_with_best, reported_iteration
 from ralph_tui.loops.qa import run_qa_loop
 from ralph_tui.loops.requests import RunRequest, session_settings

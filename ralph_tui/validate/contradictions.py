@@ -19,8 +19,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ralph_tui.validate.words import sentences, tokens
-from ralph_tui.words import is_content, word_set
+from ralph_tui.words import CLAUSE_ENDS, is_content, sentences, tokens, word_set
 
 AUXILIARIES = word_set(
     """
@@ -80,7 +79,7 @@ def expand_contractions(text: str) -> str:
 def clauses(text: str) -> list[Clause]:
     """The statement clauses of ``text``: no questions, no conditional clauses."""
     found = []
-    for sentence in sentences(expand_contractions(text)):
+    for sentence in sentences(expand_contractions(text), also=CLAUSE_ENDS):
         if sentence.endswith("?"):
             continue
         for part in _CLAUSE_BREAK.split(sentence):

@@ -34,8 +34,16 @@ from ralph_tui.evidence import QuoteLocation
 from ralph_tui.validate.contradictions import find_contradictions
 from ralph_tui.validate.passages import check_passages
 from ralph_tui.validate.qa import preview
-from ralph_tui.validate.words import content_bigrams, sentences
-from ralph_tui.words import is_content, query_words, stem, term_set, words_of
+from ralph_tui.words import (
+    CLAUSE_ENDS,
+    clause_term_pairs,
+    is_content,
+    query_words,
+    sentences,
+    stem,
+    term_set,
+    words_of,
+)
 
 MIN_OUTPUT_CHARS = 80
 MIN_MEMORY_UPDATE_CHARS = 20
@@ -140,7 +148,7 @@ def _frequent_brief_phrases(brief: str, exclude: set[tuple[str, str]]) -> list[s
     """The brief's most frequent content-word pairs that the output lacks, as brief text."""
     counts: Counter[tuple[str, str]] = Counter()
     wording: dict[tuple[str, str], str] = {}
-    for sentence in sentences(brief):
+    for sentence in sentences(brief, also=CLAUSE_ENDS):
         content = [word for word in words_of(sentence) if is_content(word)]
         for first, second in itertools.pairwise(content):
             pair = (stem(first), stem(second))
@@ -152,12 +160,12 @@ def _frequent_brief_phrases(brief: str, exclude: set[tuple[str, str]]) -> list[s
 
 def check_evidence_linkage(output: str, brief: str) -> RuleResult:
     """Enough of the output's content-word bigrams must come from the brief."""
-    output_pairs = content_bigrams(output)
+    output_pairs = clause_term_pairs(output)
     if len(brief.strip()) < MIN_LINKAGE_BRIEF_CHARS or len(output_pairs) < MIN_LINKAGE_BIGRAMS:
         return RuleResult(
             name="evidence_linkage", ok=True, message="not checked: brief or output too short"
         )
-    shared = output_pairs & content_bigrams(brief)
+    shared = output_pairs & clause_term_pairs(brief)
     share = len(shared) / len(output_pairs)
     summary = (
         f"{share:.0%} of the output's content-word pairs ({len(shared)} of "

@@ -9,6 +9,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -233,3 +234,30 @@ def test_a_page_with_its_headings_beside_its_text_gives_the_same_tree() -> None:
     assert [(node.node_id, " > ".join(path)) for node, path in walk(roots)] == marked
     tokens = next(node for node, _path in walk(roots) if node.title == "Tokens")
     assert tokens.summary == "Bearer tokens go in the Authorization header."
+
+
+async def test_a_cap_reached_while_summarising_stops_the_run_not_one_summary(
+    tmp_path: Path,
+) -> None:
+    """A cap is not a failing summary: it propagates to the run, which ends ``capped``."""
+    from ralph_tui.errors import CostCapReached
+    from ralph_tui.external.cache import PageCache
+    from ralph_tui.external.summaries import summarise_trees
+    from ralph_tui.llm.usage import ModelUsage
+
+    text = GUIDE.replace("Bearer tokens go in", "Bearer tokens always go in the header. " * 6)
+    page = page_of(text)
+    api = FakeAPI()
+    ledger = UsageLedger(token_cap=1000)
+    ledger.carry(ModelUsage(input_tokens=1000, calls=1))  # an earlier leg used the cap up
+    client = OpenAIClient(
+        "gpt-4o-mini", api_key="sk-test", base_url="https://openai.test/v1",
+        http_client=api.http_client(),
+    )  # fmt: skip
+    notices: list[str] = []
+    with pytest.raises(CostCapReached, match="token cap reached"):
+        await summarise_trees(
+            [page], page_trees([page]), MeteredClient(client, ledger), PageCache(tmp_path),
+            notices.append,
+        )  # fmt: skip
+    assert notices == [] and api.requests == []

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from ralph_tui.errors import CostCapReached
 from ralph_tui.llm.errors import (
     AuthenticationError,
-    CostCapReached,
     LLMConnectionError,
     LLMError,
     OverloadedError,
@@ -70,7 +70,7 @@ async def test_retryable_errors_are_retried_until_success() -> None:
 
 
 @pytest.mark.parametrize("error", [AuthenticationError("bad key"), CostCapReached("cap")])
-async def test_non_retryable_errors_propagate_at_once(error: LLMError) -> None:
+async def test_non_retryable_errors_propagate_at_once(error: Exception) -> None:
     flaky = Flaky(error)
     with pytest.raises(type(error)):
         await call_with_retries(flaky, policy=POLICY, sleep=no_sleep)

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from ralph_tui.llm.errors import CostCapReached
+from ralph_tui.errors import CostCapReached
 from ralph_tui.llm.sdk_client import SDKClient
 from ralph_tui.llm.tokens import count_tokens, estimate_tokens
 from ralph_tui.llm.types import ChatMessage

@@ -6,10 +6,11 @@ from collections.abc import Callable
 
 import pytest
 
+from ralph_tui.errors import CostCapReached
 from ralph_tui.events import UsageUpdated
-from ralph_tui.llm.errors import CostCapReached
 from ralph_tui.llm.types import ChatMessage, Completion, LLMClient, Usage
 from ralph_tui.llm.usage import MeteredClient, UsageLedger, UsageSnapshot
+from ralph_tui.loops.phases import PHASE_ERRORS
 from tests.llm.llm_wire import FakeAPI, anthropic_message
 
 
@@ -90,7 +91,7 @@ def test_cost_cap_trips_once_reached() -> None:
     ledger.record(completion("m", 0.2))
     with pytest.raises(CostCapReached, match=r"\$0\.5000 spent of the \$0\.50 cap"):
         ledger.check()
-    assert CostCapReached.stops_run
+    assert not issubclass(CostCapReached, PHASE_ERRORS), "no phase survives it: the run stops"
 
 
 def test_no_cap_never_trips() -> None:

@@ -111,6 +111,25 @@ async def test_ask_answers_with_located_evidence_and_reports_progress(tmp_path: 
     assert "iteration 1 of 2: worker" in messages and messages[-1] == "run finished: passed"
 
 
+async def test_a_run_that_reaches_its_cap_is_a_capped_result_not_a_tool_error(
+    tmp_path: Path,
+) -> None:
+    async with connected(tmp_path) as client:
+        result = await client.call_tool(
+            "ask_documents",
+            {
+                "question": QUESTION,
+                "paths": [SAMPLE.name],
+                "settings": {**OFFLINE, "token_cap": 100},
+            },
+        )
+        assert not result.is_error, result.content
+        answer = RunResult.model_validate(result.structured_content)
+        shown = await call(client, "show_session", session_id=answer.session_id)
+    assert answer.status == "capped" and "token cap reached" in (answer.error or "")
+    assert shown["status"] == "capped"
+
+
 async def test_a_run_reports_what_the_sub_call_cache_saved(tmp_path: Path) -> None:
     network = Network(rejected=1)  # the retry asks its sub-question again
     (tmp_path / "docs").mkdir()

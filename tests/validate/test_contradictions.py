@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ralph_tui.validate.contradictions import expand_contractions, find_contradictions
+from ralph_tui.validate.task import check_no_contradictions
 
 
 @pytest.mark.parametrize(
@@ -69,3 +70,34 @@ def test_at_most_the_limit_of_pairs_is_reported() -> None:
 
 def test_contractions_are_spelled_out() -> None:
     assert expand_contractions("isn't can't won't doesn't") == ("is not can not will not does not")
+
+
+@pytest.mark.parametrize(
+    ("denied", "affirmed"),
+    [
+        ("The depot in Αθήνα is not open on Sundays.", "The depot in Πάτρα is open on Sundays."),
+        ("The depot in 東京 is not open on Sundays.", "The depot in 大阪 is open on Sundays."),
+        ("The depot at Malmö is not open on Sundays.", "The depot at Gävle is open on Sundays."),
+    ],
+)
+def test_statements_about_different_non_english_names_do_not_contradict(
+    denied: str, affirmed: str
+) -> None:
+    """Words of any script are words: two places named in Greek, Chinese or Swedish are
+    two places, not one the ASCII letters left over."""
+    assert find_contradictions(f"{denied} {affirmed}") == []
+    assert check_no_contradictions(f"{denied}\n{affirmed}").ok
+
+
+def test_a_statement_about_a_non_english_name_and_its_negation_contradict() -> None:
+    text = "The depot in Αθήνα is not open on Sundays. The depot in Αθήνα is open on Sundays."
+    assert find_contradictions(text) == [
+        ("The depot in Αθήνα is not open on Sundays.", "The depot in Αθήνα is open on Sundays.")
+    ]
+
+
+def test_a_chinese_full_stop_ends_a_clause_of_the_check() -> None:
+    text = "The depot is not open on Sundays。The depot is open on Sundays。"
+    assert find_contradictions(text) == [
+        ("The depot is not open on Sundays。", "The depot is open on Sundays。")
+    ]

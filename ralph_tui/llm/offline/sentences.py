@@ -12,12 +12,16 @@ import math
 import re
 from collections.abc import Iterator
 
-from ralph_tui.words import term_set, word_count
+from ralph_tui.words import (
+    FULL_STOPS,
+    WIDE_FULL_STOPS,
+    sentence_end,
+    split_sentences,
+    term_set,
+    word_count,
+)
 
-FULL_STOPS = ".!?"
-WIDE_FULL_STOPS = "。！？"
-"""Chinese and Japanese full stops: a sentence ends at one with no space after it."""
-SENTENCE_END = re.compile(rf"(?<=[{FULL_STOPS}])\s+|(?<=[{WIDE_FULL_STOPS}])\s*")
+SENTENCE_END = sentence_end()
 WHOLE_END = re.compile(rf"""[{FULL_STOPS}{WIDE_FULL_STOPS}:：](?:["'`)\]*_」』）]*)$""")
 
 
@@ -68,7 +72,7 @@ def sentences_of(text: str) -> list[str]:
     sentences = []
     for block in re.split(r"\n[ \t]*\n", text):
         for prose in runs_of_prose(block):
-            for part in SENTENCE_END.split(prose.strip()):
+            for part in split_sentences(prose.strip()):
                 if word_count(part) >= 5:
                     sentences.append(part)
     return sentences

@@ -5,7 +5,6 @@ Terms are ``ralph_tui.words``'s, the same the worker searches with in the sandbo
 from __future__ import annotations
 
 import itertools
-import re
 from dataclasses import dataclass
 
 from ralph_tui.words import (
@@ -16,13 +15,13 @@ from ralph_tui.words import (
     term_pairs,
     term_set,
 )
-
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")
+from ralph_tui.words import sentences as all_sentences
 
 
 def sentences(text: str, min_chars: int = 20) -> list[str]:
-    """Sentences and lines of ``text`` (stripped), dropping fragments shorter than ``min_chars``."""
-    return [s.strip() for s in _SENTENCE_END.split(text) if len(s.strip()) >= min_chars]
+    """Sentences and lines of ``text`` (``words.sentences``), dropping fragments shorter
+    than ``min_chars``."""
+    return [sentence for sentence in all_sentences(text) if len(sentence) >= min_chars]
 
 
 def support(claim: str, source: str) -> float:
