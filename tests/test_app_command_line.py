@@ -7,6 +7,9 @@ over the environment) and its run form. The app itself is replaced by a recorder
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +19,9 @@ import ralph_tui.tui.app
 from ralph_tui.cli.app_start import AppStart, FormFill
 from ralph_tui.cli.commands import COMMANDS
 from ralph_tui.main import main
+from tests.test_start_path import COMMAND_LINE, RUN_MODELS, loaded
+
+ROOT = Path(__file__).resolve().parent.parent
 
 DOC = "notes.md"
 
@@ -212,3 +218,41 @@ def test_decompose_in_qa_mode_is_refused_as_run_refuses_it(
     args = ["--query", "q", "--doc", DOC, "--mode", "qa", "--decompose", "--provider", "offline"]
     assert message_of(line) == run_refusal(args, capsys)
     assert opened == []
+
+
+START_PROGRAM = """
+import json, sys
+from ralph_tui.cli.app_start import AppStart, app_start
+start = app_start(sys.argv[1:])
+assert isinstance(start, AppStart), start
+print(json.dumps(sorted(sys.modules)))
+"""
+
+
+def test_reading_the_command_line_loads_no_run_stack_nor_the_document_readers(
+    work_dir: Path, tmp_path: Path
+) -> None:
+    """What the app's first paint waits for: the settings, not what a run loads (an existing
+    document needs no reader to be checked)."""
+    argv = [DOC, "--query", "q", "--out", str(tmp_path / "out"), "--maxIters", "2"]
+    ran = subprocess.run(
+        [sys.executable, "-c", START_PROGRAM, *argv],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=work_dir,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    modules = json.loads(ran.stdout)
+    assert "ralph_tui.config" in modules  # it did read the settings
+    assert loaded(modules, (*COMMAND_LINE, *RUN_MODELS)) == []
+
+
+def test_the_reference_documents_what_the_app_takes_and_nothing_it_refuses() -> None:
+    from ralph_tui.cli.reference import cli_reference
+
+    section = cli_reference().split("## `ralph-tui`\n")[1].split("\n## ")[0]
+    assert "`DOC`" in section and "`--query`" in section and "`--decompose`" in section
+    assert "[Output](settings.md#output) | `--out`" in section
+    for flag in ("--json", "--estimate", "--resume", "--rerun", "--report", "--verbose"):
+        assert f"`{flag}`" not in section, flag

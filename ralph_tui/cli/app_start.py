@@ -30,8 +30,8 @@ from ralph_tui.version import __version__
 if TYPE_CHECKING:
     from ralph_tui.config import Settings
 
-FORM_MODE = "qa"
-"""The mode the app's run form holds when ``--mode`` does not say (``--decompose``: task)."""
+FORM_MODE_HELP = "qa, the form's; task with --decompose"
+"""What the app's run form holds when ``--mode`` does not say, as ``--help`` says it."""
 HELP_OPTIONS = frozenset({"-h", "--help", "--version"})
 """What is answered without reading the settings (the top help stays light)."""
 
@@ -66,14 +66,29 @@ class AppStart:
 
 def app_parser(*, every_run_flag: bool) -> argparse.ArgumentParser:
     """The app's parser: the documents, ``--version``, and ``run``'s arguments — every one
-    (``every_run_flag``: to parse), or the request's alone (to answer ``--help`` without
-    loading the settings)."""
+    (``every_run_flag``: to parse; those the app has no use for hidden from its help), or
+    the request's alone (to answer ``--help`` without loading the settings)."""
     parser = OneLineParser(
         prog="ralph-tui",
-        description=DESCRIPTION,
+        usage=app_usage(),
         epilog=commands_text(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    add_app_arguments(parser)
+    if every_run_flag:
+        from ralph_tui.cli.arguments.run import add_run_arguments
+
+        add_run_arguments(parser, default_mode=FORM_MODE_HELP)
+        for action in run_only_actions(parser):
+            action.help = argparse.SUPPRESS
+    else:
+        add_request_arguments(parser, default_mode=FORM_MODE_HELP)
+    parser.description = DESCRIPTION  # (run's arguments set run's)
+    return parser
+
+
+def add_app_arguments(parser: argparse.ArgumentParser) -> None:
+    """What the app takes beside ``run``'s arguments: ``--version`` and the documents."""
     parser.add_argument("--version", action="version", version=f"ralph-tui {__version__}")
     parser.add_argument(
         "docs",
@@ -82,15 +97,17 @@ def app_parser(*, every_run_flag: bool) -> argparse.ArgumentParser:
         metavar="DOC",
         help="a document for the run form (a file, a folder of them or a glob, as --doc)",
     )
-    if every_run_flag:
-        from ralph_tui.cli.arguments.run import add_run_arguments
 
-        add_run_arguments(parser)
-    else:
-        add_request_arguments(parser, default_mode=f"{FORM_MODE}, the form's")
-    usage = parser.format_usage().removeprefix("usage: ").strip()
-    parser.usage = f"{usage} [settings flags]\n       ralph-tui COMMAND [--help] ..."
-    return parser
+
+def app_usage() -> str:
+    """The two ways to call ``ralph-tui``: the app, or a command (the settings' flags folded
+    into one, as the reference shows them)."""
+    light = argparse.ArgumentParser(prog="ralph-tui")
+    add_app_arguments(light)
+    add_request_arguments(light)
+    usage = " ".join(light.format_usage().removeprefix("usage: ").split())
+    app = textwrap.fill(f"{usage} [settings flags]", 80, subsequent_indent=" " * 17)
+    return f"{app}\n       ralph-tui COMMAND [--help] ..."
 
 
 def commands_text() -> str:
@@ -130,15 +147,18 @@ def app_start(argv: list[str]) -> AppStart | int:
         return report_error(as_ralph_error(exc), as_json=False)
 
 
-def refuse_run_only_flags(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
-    """Refuse, in one line, a flag of ``run`` the app has no use for: it is neither a
-    setting nor one of the request's arguments, which the form takes."""
+def run_only_actions(parser: argparse.ArgumentParser) -> list[argparse.Action]:
+    """The flags of ``run`` the app has no use for: neither a setting nor one of the
+    request's arguments, which the form takes."""
     from ralph_tui.config import setting_specs
 
-    taken = request_dests() | set(setting_specs())
-    for action in parser._actions:
-        if not action.option_strings or action.dest in taken:
-            continue
+    taken = request_dests() | set(setting_specs()) | {"help", "version"}
+    return [a for a in parser._actions if a.option_strings and a.dest not in taken]
+
+
+def refuse_run_only_flags(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Refuse, in one line, a flag of ``run`` the app has no use for."""
+    for action in run_only_actions(parser):
         if getattr(args, action.dest, action.default) != action.default:
             flag = max(action.option_strings, key=len)
             parser.error(f"{flag} is for `ralph-tui run` (a run on the command line), not the app")
@@ -177,6 +197,8 @@ def check_document(doc: Path) -> None:
     """Refuse ``doc`` as a run would: a file that does not exist, a folder with no
     document, a glob that matches nothing; a missing one named like a subcommand is
     pointed to it (it was taken as a document for not being the first word)."""
+    if doc.is_file():
+        return  # the common case, and nothing to check: the document readers load later
     from ralph_tui.documents import InputError
     from ralph_tui.documents.inputs import MISSING_HINT, gather, missing_document
 

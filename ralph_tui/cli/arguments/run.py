@@ -9,9 +9,10 @@ from ralph_tui.cli.arguments.request import add_request_arguments
 from ralph_tui.cli.settings_flags import add_settings_flags
 
 
-def add_run_arguments(run: argparse.ArgumentParser) -> None:
+def add_run_arguments(run: argparse.ArgumentParser, default_mode: str = "task") -> None:
+    """``default_mode``: the mode ``--help`` says a run has without ``--mode``."""
     run.description = "Run a session."
-    add_request_arguments(run)
+    add_request_arguments(run, default_mode)
     run.add_argument("--json", action="store_true", help="print the result as one JSON object")
     run.add_argument(
         "--estimate",
