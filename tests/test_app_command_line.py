@@ -74,7 +74,7 @@ def test_the_out_dir_and_settings_flags_reach_the_app(
     start = started(["--out", str(out), "--maxIters", "2", "--provider", "offline"], opened)
     assert Path(start.settings.out_dir) == out
     assert start.settings.max_iters == 2 and start.settings.provider == "offline"
-    assert start.form == FormFill()
+    assert start.form == FormFill(provider="offline")
     assert opened[0]["demo"] is False
 
 
@@ -98,6 +98,8 @@ def test_documents_query_and_mode_fill_the_form(opened: list[dict[str, Any]]) ->
     assert start.form == FormFill(
         mode="task", query="How often?", docs=(Path(DOC), Path(".")), decompose=False
     )
+    opened.clear()
+    assert started([DOC, "--provider", "offline"], opened).form.provider == "offline"
 
 
 def test_options_and_documents_may_come_in_any_order(opened: list[dict[str, Any]]) -> None:

@@ -53,6 +53,8 @@ class FormFill:
     query: str | None = None
     docs: tuple[Path, ...] = ()
     decompose: bool = False
+    provider: str | None = None
+    """Given as a flag: shown as given (without keys the form would show offline)."""
 
 
 @dataclass(frozen=True)
@@ -190,7 +192,13 @@ def form_fill(args: argparse.Namespace) -> FormFill:
         from ralph_tui.documents import InputError
 
         raise InputError("--decompose works in task mode only")
-    return FormFill(mode=mode, query=args.query, docs=docs, decompose=args.decompose)
+    return FormFill(
+        mode=mode,
+        query=args.query,
+        docs=docs,
+        decompose=args.decompose,
+        provider=getattr(args, "provider", None),
+    )
 
 
 def check_document(doc: Path) -> None:

@@ -209,7 +209,12 @@ class RalphApp(App[int]):
         screen, fill = self.screen, self.form_fill
         if isinstance(screen, RunScreen) and fill is not None:
             form = screen.form
-            form.prefill(mode=fill.mode, query=fill.query, decompose=fill.decompose or None)
+            form.prefill(
+                mode=fill.mode,
+                query=fill.query,
+                provider=fill.provider,
+                decompose=fill.decompose or None,
+            )
             if fill.docs:
                 form.set_documents(fill.docs)
 

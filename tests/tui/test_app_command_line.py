@@ -138,6 +138,23 @@ def test_the_document_line_as_a_person_types_it(tmp_path: Path) -> None:
     assert documents_of_line("   ") == []
 
 
+async def test_a_provider_given_as_a_flag_is_shown_as_given(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without keys the form offers the offline provider; one asked for by name is kept,
+    with the warning that says what it lacks."""
+    app = app_of([DOC_NAME, "--provider", "auto"], tmp_path / "config", monkeypatch)
+    async with app.run_test(size=SIZE) as pilot:
+        form = run_screen(app).form
+        await wait_for(pilot, lambda: form.document_text == DOC_NAME)
+        assert form.provider == "auto" and form.query("#keys-warning")
+    app = app_of([DOC_NAME], tmp_path / "config", monkeypatch)
+    async with app.run_test(size=SIZE) as pilot:
+        form = run_screen(app).form
+        await wait_for(pilot, lambda: form.document_text == DOC_NAME)
+        assert form.provider == "offline"
+
+
 def test_an_app_opened_without_flags_still_reads_the_environment(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
