@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ralph_tui.cli.app import ABOUT, OneLineParser
-from ralph_tui.cli.arguments.request import add_request_arguments
+from ralph_tui.cli.arguments.request import DECOMPOSE_NEEDS_TASK, add_request_arguments
 from ralph_tui.cli.commands import COMMANDS, DEMO, DEMO_HELP
 from ralph_tui.version import __version__
 
@@ -191,7 +191,7 @@ def form_fill(args: argparse.Namespace) -> FormFill:
     if args.decompose and mode != "task":
         from ralph_tui.documents import InputError
 
-        raise InputError("--decompose works in task mode only")
+        raise InputError(DECOMPOSE_NEEDS_TASK)
     return FormFill(
         mode=mode,
         query=args.query,

@@ -7,6 +7,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+DECOMPOSE_NEEDS_TASK = "--decompose works in task mode only"
+"""How ``run`` and the app refuse ``--decompose`` in QA mode."""
+
 
 def add_request_arguments(parser: argparse.ArgumentParser, default_mode: str = "task") -> None:
     """The arguments; ``default_mode`` is what ``--help`` says the mode is without ``--mode``
