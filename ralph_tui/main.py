@@ -1,5 +1,7 @@
-"""Entry point of the ``ralph-tui`` command: the app with no arguments or ``demo``, else the CLI
-(``demo --headless``: the demo's run on the command line).
+"""Entry point of the ``ralph-tui`` command: a subcommand when the first word names one
+(``demo --headless``: the demo's run on the command line), else the app — with no arguments
+at once, or with its run form and settings read from the command line first
+(``ralph_tui.cli.app_start``).
 
 Whatever stops the command early ends it with one line, never a traceback: Ctrl-C while it
 is still starting (exit 130), SIGTERM (exit 143, handled like Ctrl-C), and a reader that
@@ -28,6 +30,10 @@ def main(argv: list[str] | None = None) -> int:
 
         args = headless_demo_arguments([a for a in args[1:] if a != "--headless"])
     try:
+        from ralph_tui.cli.commands import COMMANDS, DEMO
+
+        if args[0] not in (DEMO, *COMMANDS):
+            return open_app(args)
         from ralph_tui.cli import run_cli
         from ralph_tui.cli.stopping import stop_on_sigterm
 
@@ -41,6 +47,20 @@ def main(argv: list[str] | None = None) -> int:
         error = as_ralph_error(stop)
         print(f"ralph-tui: {error.one_line()}", file=sys.stderr)
         return int(error.exit_code)
+
+
+def open_app(args: list[str]) -> int:
+    """The app, its settings and run form from ``args`` (or ``--help``, or one line saying
+    what is wrong, before it starts)."""
+    from ralph_tui.cli.app_start import app_start
+
+    start = app_start(args)
+    if isinstance(start, int):
+        return start
+    gc.disable()  # as for the app with no arguments: on again after the first paint
+    from ralph_tui.tui.app import run_app
+
+    return run_app(start=start)
 
 
 def closed_pipe() -> int:

@@ -15,10 +15,13 @@ import sys
 from collections.abc import Iterable
 from typing import NoReturn
 
-from ralph_tui.cli.commands import COMMANDS
+from ralph_tui.cli.commands import COMMANDS, DEMO, DEMO_HELP
 from ralph_tui.cli.reporting import report_error
 from ralph_tui.errors import ExitCode, as_ralph_error
 from ralph_tui.version import __version__
+
+ABOUT = "Grounded, evidence-backed document analysis with LLMs."
+"""What ``ralph-tui`` is, as its help says first."""
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -53,14 +56,12 @@ def build_parser(arguments_of: Iterable[str] | None = None) -> argparse.Argument
     ``arguments_of`` (default: all), the others known by their help line alone."""
     parser = OneLineParser(
         prog="ralph-tui",
-        description="Grounded, evidence-backed document analysis with LLMs. "
-        "With no arguments, ralph-tui opens the terminal app.",
+        description=f"{ABOUT} With no command, ralph-tui opens the terminal app "
+        "(see ralph-tui --help).",
     )
     parser.add_argument("--version", action="version", version=f"ralph-tui {__version__}")
     sub = parser.add_subparsers(dest="command", parser_class=OneLineParser)
-    demo = sub.add_parser(
-        "demo", help="open the app and start a QA run on the sample document offline"
-    )
+    demo = sub.add_parser(DEMO, help=DEMO_HELP)
     demo.add_argument(
         "--headless",
         action="store_true",

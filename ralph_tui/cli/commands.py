@@ -42,6 +42,11 @@ def _resolve(target: str) -> Any:
     return getattr(import_module(module), name)
 
 
+DEMO = "demo"
+"""The one subcommand ``ralph_tui.main`` runs itself: the app (or, ``--headless``, ``run``) on
+the sample document."""
+DEMO_HELP = "open the app and start a QA run on the sample document offline"
+
 COMMANDS: dict[str, Subcommand] = {
     "run": Subcommand(
         "run a session headless",

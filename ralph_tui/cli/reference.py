@@ -20,6 +20,7 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
 from ralph_tui.cli.app import build_parser
+from ralph_tui.cli.app_start import app_parser
 from ralph_tui.config import docs as settings_docs
 from ralph_tui.config import setting_specs
 from ralph_tui.config.docs import settings_anchor
@@ -88,12 +89,20 @@ def markdown_text_lines(text: str) -> str:
 def cli_reference(settings_page: str = "settings.md") -> str:
     """Every command and subcommand of ``ralph-tui``: usage, what it does, and its flags;
     the settings' flags linked, group by group, to ``settings_page``."""
-    return "\n".join(_command_sections(build_parser(), None, settings_page)).strip() + "\n"
+    sections = _command_sections(
+        app_parser(every_run_flag=True), None, settings_page, subcommands_of=build_parser()
+    )
+    return "\n".join(sections).strip() + "\n"
 
 
 def _command_sections(
-    parser: argparse.ArgumentParser, summary: str | None, settings_page: str
+    parser: argparse.ArgumentParser,
+    summary: str | None,
+    settings_page: str,
+    subcommands_of: argparse.ArgumentParser | None = None,
 ) -> Iterator[str]:
+    """The section of ``parser``, then of each subcommand of ``subcommands_of`` (default:
+    ``parser``'s own; ``ralph-tui``'s section is the app's, its subcommands the CLI's)."""
     depth = max(2, parser.prog.count(" ") + 1)
     yield f"{'#' * depth} `{parser.prog}`\n"
     about = parser.description or summary
@@ -110,7 +119,7 @@ def _command_sections(
         yield "| Settings | Flags |\n|---|---|"
         yield from settings_rows
         yield ""
-    for action in parser._actions:
+    for action in (subcommands_of or parser)._actions:
         if isinstance(action, argparse._SubParsersAction):
             helps = {choice.dest: choice.help for choice in action._choices_actions}
             for name, sub in action.choices.items():

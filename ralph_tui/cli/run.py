@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ralph_tui.cli.arguments.request import DECOMPOSE_NEEDS_TASK
 from ralph_tui.cli.estimate_command import print_estimate
 from ralph_tui.cli.evidence_text import claim_lines, evidence_lines
 from ralph_tui.cli.report_command import check_output, render_session
@@ -35,7 +36,7 @@ def build_request(args: argparse.Namespace) -> tuple[RunRequest, str | None]:
         raise InputError("--query and --doc are required (or --resume / --rerun SESSION_ID)")
     mode: Mode = "qa" if args.mode == "qa" else "task"
     if args.decompose and mode != "task":
-        raise InputError("--decompose works in task mode only")
+        raise InputError(DECOMPOSE_NEEDS_TASK)
     request = RunRequest(
         mode=mode,
         query=args.query,

@@ -23,7 +23,7 @@ from ralph_tui.documents.convert import (
 )
 from ralph_tui.documents.detect import Format, UnreadableFile, detect_format
 from ralph_tui.documents.errors import InputError
-from ralph_tui.documents.inputs import gather
+from ralph_tui.documents.inputs import gather, missing_document
 
 DOCUMENT_SEPARATOR = "\n\n"
 CACHED_FORMATS = frozenset({"pdf", "html", "docx"})
@@ -191,7 +191,7 @@ def read_one(
     """One document, converted; ``InputError`` (one line, naming the file) if it cannot be.
     ``within``: ``path`` is a real path inside it, opened as such (see ``read_file``)."""
     if not path.exists():
-        raise InputError(f"document not found: {path} (check the path)")
+        raise missing_document(path)
     size = _size(path)
     if size > limits.file_bytes:
         raise _past_cap(path, size, limits)

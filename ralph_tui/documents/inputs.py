@@ -42,6 +42,14 @@ def gather(specs: list[Path], within: Confinement | None = None) -> Inputs:
     return found
 
 
+MISSING_HINT = "check the path"
+
+
+def missing_document(path: Path) -> InputError:
+    """The error for a document that is not there (what every way of starting a run says)."""
+    return InputError(f"document not found: {path}", hint=MISSING_HINT)
+
+
 def _add_file(found: Inputs, path: Path, within: Confinement | None) -> None:
     if within is None or not path.exists():
         found.files.append((path, path.name))

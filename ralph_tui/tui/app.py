@@ -1,7 +1,9 @@
 """The ralph-tui app: a run screen and a session browser, themes, keys, palette, help.
 
 ``run_app()`` is what ``ralph-tui`` with no arguments runs; ``run_app(demo=True)`` is
-``ralph-tui demo``: a QA run on the bundled sample document with the offline provider.
+``ralph-tui demo``: a QA run on the bundled sample document with the offline provider;
+``run_app(start=...)`` is ``ralph-tui DOC --query ... --out ...``: the app with the command
+line's settings and its run form filled.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from ralph_tui.tui.screens.run_screen import RunScreen
 from ralph_tui.tui.themes import BUILTIN_THEMES_DIR, load_catalog, pick_theme
 
 if TYPE_CHECKING:
+    from ralph_tui.cli.app_start import AppStart, FormFill
     from ralph_tui.tui.screens.session_screen import RerunRequested
 
 
@@ -115,6 +118,7 @@ class RalphApp(App[int]):
         runner: Runner = real_runner,
         config_path: Path | None = None,
         start_mode: str = "run",
+        form_fill: FormFill | None = None,
     ) -> None:
         super().__init__()
         self.context = AppContext(
@@ -125,6 +129,8 @@ class RalphApp(App[int]):
         )
         self.demo = demo
         self.start_mode = start_mode
+        self.form_fill = form_fill
+        """What the command line put in the run form, set once the form is there."""
         self._preferences_notes = self._apply_preferences()
 
     def on_mount(self) -> None:
@@ -133,6 +139,8 @@ class RalphApp(App[int]):
         self.theme_changed_signal.subscribe(self, self._remember_theme)
         if self.start_mode != self.DEFAULT_MODE:
             self.switch_mode(self.start_mode)
+        if self.form_fill is not None:
+            self.call_after_refresh(self.fill_form)
         if self.demo:
             self.call_after_refresh(self.start_demo)
         self.call_after_refresh(self._warm_up)
@@ -196,6 +204,20 @@ class RalphApp(App[int]):
             )
             screen.action_start_run()
 
+    def fill_form(self) -> None:
+        """Put what the command line gave (documents, query, mode) in the run form."""
+        screen, fill = self.screen, self.form_fill
+        if isinstance(screen, RunScreen) and fill is not None:
+            form = screen.form
+            form.prefill(
+                mode=fill.mode,
+                query=fill.query,
+                provider=fill.provider,
+                decompose=fill.decompose or None,
+            )
+            if fill.docs:
+                form.set_documents(fill.docs)
+
     def palette_commands(self) -> list[tuple[str, str]]:
         """App actions offered in the command palette without a key of their own."""
         return [("Doctor: check the sandbox, keys, models and converters", "doctor")]
@@ -241,13 +263,17 @@ class RalphApp(App[int]):
         self.notify(f"Re-running {record.session_id} with {len(constraints)} constraint(s).")
 
 
-def run_app(demo: bool = False) -> int:
-    """Open the app (``demo``: and start the sample QA run offline); the exit code."""
-    try:
-        settings = load_settings()
-    except SettingsError as exc:
-        print(f"ralph-tui: {exc}", file=sys.stderr)
-        return 2
-    app = RalphApp(settings, demo=demo)
+def run_app(demo: bool = False, start: AppStart | None = None) -> int:
+    """Open the app (``demo``: and start the sample QA run offline; ``start``: with these
+    settings and this in its run form); the exit code."""
+    if start is not None:
+        settings, form_fill = start.settings, start.form
+    else:
+        try:
+            settings, form_fill = load_settings(), None
+        except SettingsError as exc:
+            print(f"ralph-tui: {exc}", file=sys.stderr)
+            return 2
+    app = RalphApp(settings, demo=demo, form_fill=form_fill)
     app.run()
     return app.return_code or 0

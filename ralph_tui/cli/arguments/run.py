@@ -5,21 +5,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from ralph_tui.cli.arguments.request import add_request_arguments
 from ralph_tui.cli.settings_flags import add_settings_flags
 
 
-def add_run_arguments(run: argparse.ArgumentParser) -> None:
+def add_run_arguments(run: argparse.ArgumentParser, default_mode: str = "task") -> None:
+    """``default_mode``: the mode ``--help`` says a run has without ``--mode``."""
     run.description = "Run a session."
-    run.add_argument("--mode", choices=["qa", "task"], help="qa or task (default: task)")
-    run.add_argument("--query", help="the question (qa) or the task (task)")
-    run.add_argument(
-        "--doc",
-        type=Path,
-        action="append",
-        help="a document (text, Markdown, PDF, HTML, Word), a folder of them, or a glob; "
-        "repeat for several",
-    )
-    run.add_argument("--decompose", action="store_true", help="split the task into sub-tasks")
+    add_request_arguments(run, default_mode)
     run.add_argument("--json", action="store_true", help="print the result as one JSON object")
     run.add_argument(
         "--estimate",

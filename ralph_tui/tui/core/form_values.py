@@ -22,3 +22,5 @@ class RunFormValues:
     external_docs: tuple[str, ...] = ()
     external_provider: str = "local"
     inner: str = "rlm"
+    more_docs: tuple[Path, ...] = ()
+    """The documents after the first (``doc_path``), read along with it."""

@@ -38,6 +38,7 @@ def form_request(values: RunFormValues, settings: Settings) -> RunRequest:
         mode="task" if values.mode == "task" else "qa",
         query=values.query,
         doc_path=values.doc_path,
+        more_docs=list(values.more_docs),
         settings=run_settings,
         decompose=values.decompose,
     )

@@ -3,6 +3,7 @@ iterations, provider and models; and what the run is estimated to spend."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from textual import on
@@ -13,6 +14,7 @@ from textual.widgets import Button, Checkbox, Input, Label, Select, Static, Text
 
 from ralph_tui.config import Settings
 from ralph_tui.config.inner_modes import INNER_MODES
+from ralph_tui.tui.core.document_line import documents_line, documents_of_line
 from ralph_tui.tui.core.form_values import RunFormValues
 from ralph_tui.tui.path_completion import PathSuggester
 from ralph_tui.tui.widgets.estimate_view import EstimateView
@@ -140,8 +142,9 @@ class RunForm(VerticalScroll):
         query: str | None = None,
         doc: Path | None = None,
         provider: str | None = None,
+        decompose: bool | None = None,
     ) -> None:
-        """Set some fields (the demo and re-runs use this)."""
+        """Set some fields (the demo, re-runs and the command line use this)."""
         if mode is not None:
             self.query_one("#mode", Select).value = mode
         if query is not None:
@@ -150,11 +153,18 @@ class RunForm(VerticalScroll):
             self.set_document(doc)
         if provider is not None:
             self.query_one("#provider", Select).value = provider
+        if decompose is not None:
+            self.query_one("#decompose", Checkbox).value = decompose
 
     def set_document(self, path: Path) -> None:
         """Put ``path`` in the document field, showing its end (its file name)."""
+        self.set_documents([path])
+
+    def set_documents(self, paths: Sequence[Path]) -> None:
+        """Put ``paths`` in the document field, quoted as a shell would where there are
+        several, showing the end (the last one's file name)."""
         field = self.query_one("#doc", PathInput)
-        field.value = str(path)
+        field.value = documents_line(paths)
         field.show_end()
 
     @property
@@ -182,8 +192,8 @@ class RunForm(VerticalScroll):
         """The values as they stand, the question allowed empty (what an estimate needs);
         ``RunFormError`` names the first other field that is wrong."""
         query = self.query_one("#query", TextArea).text.strip()
-        doc = self.document_text.strip()
-        if not doc:
+        docs = documents_of_line(self.document_text)
+        if not docs:
             raise RunFormError("Choose a document (type a path or press ctrl+o).")
         try:
             max_iters = int(self.query_one("#max-iters", Input).value)
@@ -199,7 +209,8 @@ class RunForm(VerticalScroll):
         return RunFormValues(
             mode=mode,
             query=query,
-            doc_path=Path(doc).expanduser(),
+            doc_path=docs[0],
+            more_docs=tuple(docs[1:]),
             max_iters=max_iters,
             decompose=decompose,
             provider=str(self.query_one("#provider", Select).value),
