@@ -164,7 +164,7 @@ def test_bad_input_with_json_prints_one_object(
 
 
 def test_the_app_ends_a_capped_run_as_capped_not_as_a_provider_failure() -> None:
-    from ralph_tui.tui.run_ending import RunEnding
+    from ralph_tui.tui.core.run_ending import RunEnding
 
     ending = RunEnding.of_error(CostCapReached("cost cap reached: $5.01 spent of the $5.00 cap"))
     assert ending.status == "capped"

@@ -73,7 +73,7 @@ async def test_the_form_is_filled_and_a_run_from_it_writes_into_the_out_dir(
         await pilot.press("ctrl+r")
         await wait_for(
             pilot,
-            lambda: screen.monitor.progress.status == "passed" and not screen.running,
+            lambda: screen.monitor.progress.outcome == "passed" and not screen.running,
             timeout=30,
         )
         session_id = screen.monitor.progress.session_id

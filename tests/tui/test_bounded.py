@@ -7,8 +7,8 @@ from pathlib import Path
 
 from ralph_tui.events import Emit, RunFinished, RunStarted, SandboxExecuted
 from ralph_tui.loops.runner import RunOutcome, RunRequest
-from ralph_tui.tui.core.transcripts import MAX_ENTRIES
 from ralph_tui.tui.screens.run_screen import RunScreen
+from ralph_tui.tui.widgets.sandbox_pane import MAX_ENTRIES
 from tests.tui.conftest import MakeApp, wait_for
 from tests.tui.scripted import DOC_NAME, outcome
 

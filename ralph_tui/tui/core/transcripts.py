@@ -15,14 +15,11 @@ from ralph_tui.events import BaseEvent, IterationStarted, SandboxExecuted, SubQu
 
 Entry = SandboxExecuted | ToolExecuted | SubQuery
 
-MAX_ENTRIES = 100
-"""Sandbox entries kept: in the live pane, and per iteration of a replayed transcript."""
-
 
 class TranscriptBook:
     """Sandbox entries per iteration (0 holds any that came before iteration 1 started)."""
 
-    def __init__(self, per_iteration: int = MAX_ENTRIES) -> None:
+    def __init__(self, per_iteration: int) -> None:
         self.per_iteration = per_iteration
         self.current = 0
         self._entries: dict[int, deque[Entry]] = {}

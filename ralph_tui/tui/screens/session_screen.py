@@ -42,6 +42,7 @@ from ralph_tui.tui.screens.passage_modal import PassageModal
 from ralph_tui.tui.session_detail import diff_content, iteration_content, timeline_label
 from ralph_tui.tui.widgets.retrieval_pane import RetrievalPane
 from ralph_tui.tui.widgets.run_monitor import read_document_text
+from ralph_tui.tui.widgets.sandbox_pane import MAX_ENTRIES
 
 if TYPE_CHECKING:
     from ralph_tui.events import RunStatus
@@ -170,7 +171,7 @@ class SessionScreen(Screen[None]):
         """Now, in Unix seconds: what a running session's elapsed time is counted to."""
         self.data: SessionData | None = None
         self.progress = RunProgress()
-        self.book = TranscriptBook()
+        self.book = TranscriptBook(per_iteration=MAX_ENTRIES)
         self.selected: int | None = None
         self._stop_follow = asyncio.Event()
 
@@ -251,7 +252,7 @@ class SessionScreen(Screen[None]):
     def _followed(self, update: FollowUpdate) -> None:
         if update.restarted:
             self.progress = RunProgress()
-            self.book = TranscriptBook()
+            self.book = TranscriptBook(per_iteration=MAX_ENTRIES)
             self.query_one(SandboxPane).reset()
             self._learn_isolation(self.data.traces if self.data else [])
         if update.events:

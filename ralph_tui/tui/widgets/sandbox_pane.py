@@ -20,7 +20,6 @@ from textual.widgets import Static
 
 from ralph_tui.tui.core.formatting import clip, millis
 from ralph_tui.tui.core.partial_turn import code_being_written
-from ralph_tui.tui.core.transcripts import MAX_ENTRIES
 
 if TYPE_CHECKING:
     from ralph_tui.events import (
@@ -31,6 +30,8 @@ if TYPE_CHECKING:
         ToolExecuted,
     )
 
+MAX_ENTRIES = 100
+"""Sandbox entries kept: in the live pane, and per iteration of a replayed transcript."""
 MOUNT_PER_FLUSH = 8
 CODE_LINES = 60
 OUTPUT_LINES = 30
