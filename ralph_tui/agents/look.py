@@ -14,7 +14,6 @@ the provider reports it, or estimated with the picture counted when it reports n
 
 from __future__ import annotations
 
-import asyncio
 import base64
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -90,7 +89,7 @@ def look_function(runner: SubQueryRunner, setup: PageLook) -> Look:
         if setup.no_images is not None:
             return f"[error] look: {setup.no_images}; read the text of {where} instead"
         try:
-            image = await asyncio.to_thread(setup.pages.render, chosen, number)
+            image = await setup.pages.render(chosen, number)
         except PageRefused as exc:
             return f"[error] {exc}"
         picture = ImagePart(

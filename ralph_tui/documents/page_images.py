@@ -2,22 +2,27 @@
 
 A page is rendered in colour (a chart's series differ by colour) with pypdfium2, at most
 ``MAX_PIXELS`` and ``MAX_EDGE`` pixels: what Anthropic's Messages API reads without scaling
-down (about 940 x 1220 px for a Letter page, 110 dpi: a filing's 8-point table figures stay
-legible), about 1,500 input tokens at either provider. The page is rendered from the bytes
-the document was converted from, read again and checked against its SHA-256: a file changed
-or swapped since the run read it is refused, never rendered.
+down (about 930 x 1210 px for a Letter page, 110 dpi: a filing's 8-point table figures stay
+legible), about 1,500 input tokens at either provider; 150-250 KB of PNG and 0.2-0.3 s for a
+10-K page. The page is rendered from the bytes the document was converted from, read again
+and checked against its SHA-256 (a file changed or swapped since the run read it is
+refused, never rendered), in a child process (``page_render.py``) stopped after
+``RENDER_TIMEOUT_S``.
 
 Every refusal is a ``PageRefused`` whose message is the one line the model is shown.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import hashlib
-import io
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
 
+from ralph_tui.documents import page_render
 from ralph_tui.documents.confine import read_file
 from ralph_tui.documents.corpus import Document
 
@@ -27,6 +32,8 @@ MAX_EDGE = 1568
 """Longest edge of a rendered page, in pixels (the same provider's other bound)."""
 MAX_PNG_BYTES = 4 * 1024 * 1024
 """A rendered page's PNG past this is refused (Anthropic takes at most 5 MB an image)."""
+RENDER_TIMEOUT_S = 30.0
+"""A page not rendered in this time is refused (and its renderer killed)."""
 NAMES_SHOWN = 8
 """Document names a refusal lists at most."""
 
@@ -44,10 +51,6 @@ class PageImage:
     png: bytes
     width: int
     height: int
-
-    @property
-    def sha256(self) -> str:
-        return hashlib.sha256(self.png).hexdigest()
 
 
 class DocumentPages:
@@ -82,31 +85,19 @@ class DocumentPages:
         """The page's text as the run converted it."""
         return (document.pages or [""])[page - 1]
 
-    def render(self, document: Document, page: int) -> PageImage:
+    async def render(self, document: Document, page: int) -> PageImage:
         """The page rendered (see the module's docstring); ``PageRefused`` when its file
-        changed, cannot be read, or its picture comes out too large."""
-        import pypdfium2 as pdfium
-
-        data = self._bytes(document)
-        try:
-            pdf = pdfium.PdfDocument(data)
-        except pdfium.PdfiumError as exc:
-            raise PageRefused(f"look: {document.name} cannot be opened to render ({exc})") from None
-        try:
-            if not 1 <= page <= len(pdf):
-                raise PageRefused(f"look: {document.name} has no page {page} to render")
-            image = _rendered(pdf[page - 1])
-        finally:
-            pdf.close()
-        buffer = io.BytesIO()
-        image.save(buffer, format="PNG")
-        png = buffer.getvalue()
+        changed or cannot be read, the page cannot be rendered in time, or its picture
+        comes out too large."""
+        data = await asyncio.to_thread(self._bytes, document)
+        png = await _rendered(data, page, f"page {page} of {document.name}")
         if len(png) > MAX_PNG_BYTES:
             raise PageRefused(
                 f"look: page {page} of {document.name} renders to {len(png) // 1024:,} KB, past "
                 f"the {MAX_PNG_BYTES // 1024:,} KB a picture may have; read its text instead"
             )
-        return PageImage(document.name, page, png, image.width, image.height)
+        width, height = _png_size(png)
+        return PageImage(document.name, page, png, width, height)
 
     def _document(self, name: object) -> Document:
         pdfs = [document for document in self.documents if document.format == "pdf"]
@@ -145,16 +136,36 @@ class DocumentPages:
         return self._verified[document.name]
 
 
-def _rendered(page: Any) -> Any:
-    """The page as an RGB Pillow image within ``MAX_PIXELS`` and ``MAX_EDGE``."""
+async def _rendered(data: bytes, page: int, where: str) -> bytes:
+    """The PNG of page ``page`` of the PDF ``data``, from a child ``page_render.py``
+    (isolated: no script folder or environment on its path)."""
+    script = str(Path(page_render.__file__))
+    child = await asyncio.create_subprocess_exec(
+        *(sys.executable, "-I", script, str(page), str(MAX_EDGE), str(MAX_PIXELS)),
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
     try:
-        width, height = page.get_size()
-        fits = min(MAX_EDGE / max(width, height, 1), (MAX_PIXELS / max(width * height, 1)) ** 0.5)
-        # pdfium rounds each side up to a whole pixel: a hair less keeps it within bounds.
-        scale = fits * 0.99
-        return page.render(scale=scale).to_pil().convert("RGB")
+        png, error = await asyncio.wait_for(child.communicate(data), RENDER_TIMEOUT_S)
+    except TimeoutError:
+        raise PageRefused(
+            f"look: {where} did not render in {RENDER_TIMEOUT_S:.0f} s; read its text instead"
+        ) from None
     finally:
-        page.close()
+        if child.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                child.kill()
+            await child.wait()
+    if child.returncode != 0:
+        reason = error.decode("utf-8", "replace").strip()[:200] or f"exit {child.returncode}"
+        raise PageRefused(f"look: {where} cannot be rendered ({reason})")
+    return png
+
+
+def _png_size(png: bytes) -> tuple[int, int]:
+    """Width and height from a PNG's header (its IHDR chunk)."""
+    return int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
 
 
 def _names(documents: Sequence[Document]) -> str:

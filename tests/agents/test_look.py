@@ -21,7 +21,7 @@ from ralph_tui.agents.look import MAX_QUESTION_CHARS, PageLook, look_function, n
 from ralph_tui.agents.rlm import rlm_agent_forward
 from ralph_tui.agents.sub_cache import SubCallCache
 from ralph_tui.agents.sub_queries import SubQueryBudget, SubQueryRunner
-from ralph_tui.documents import read_corpus
+from ralph_tui.documents import page_images, read_corpus
 from ralph_tui.documents.corpus import Corpus
 from ralph_tui.documents.page_images import MAX_EDGE, MAX_PIXELS, DocumentPages
 from ralph_tui.events import SubQuery
@@ -279,6 +279,17 @@ async def test_a_file_changed_since_it_was_read_is_not_rendered(
     assert sub_api.requests == []
 
 
+async def test_a_page_that_does_not_render_in_time_is_refused(
+    events: Recorder, corpus: Corpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(page_images, "RENDER_TIMEOUT_S", 0.001)
+    sub_api = FakeAPI()
+    runner = runner_for(openai_sub(sub_api), events)
+    answer = await look_function(runner, PageLook(pages_of(corpus), None))(2, "What is drawn?")
+    assert answer.startswith("[error] look: page 2 of report.pdf did not render in ")
+    assert sub_api.requests == [] and runner.budget.used == 0
+
+
 async def test_a_picture_past_the_sub_models_window_is_refused(
     events: Recorder, corpus: Corpus
 ) -> None:
@@ -298,7 +309,7 @@ async def test_a_look_without_reported_usage_counts_the_picture(
     runner = runner_for(MeteredClient(openai_sub(sub_api), ledger), events)
     await look_function(runner, PageLook(pages_of(corpus), None))(2, "What is drawn?")
     totals = ledger.snapshot()
-    rendered = pages_of(corpus).render(corpus.documents[0], 2)
+    rendered = await pages_of(corpus).render(corpus.documents[0], 2)
     picture = image_tokens(rendered.width, rendered.height)
     assert totals.estimated_calls == 1 and totals.input_tokens > picture > 1000
 
