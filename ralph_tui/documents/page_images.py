@@ -16,7 +16,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import hashlib
+import os
+import stat
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -123,6 +126,9 @@ class DocumentPages:
     def _bytes(self, document: Document) -> bytes:
         if document.name not in self._verified:
             try:
+                if not stat.S_ISREG(os.stat(document.path).st_mode):
+                    # A pipe put in its place would never end the read.
+                    raise OSError(errno.EINVAL, "no longer a regular file")
                 data = read_file(document.path, self.max_file_bytes)
             except OSError as exc:
                 raise PageRefused(

@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import io
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -277,6 +278,18 @@ async def test_a_file_changed_since_it_was_read_is_not_rendered(
     answer = await look(2, "What is drawn?")
     assert answer == "[error] look: report.pdf changed on disk since the run read it; not rendered"
     assert sub_api.requests == []
+
+
+async def test_a_pipe_put_in_place_of_the_file_is_refused(
+    events: Recorder, corpus: Corpus, tmp_path: Path
+) -> None:
+    (tmp_path / "report.pdf").unlink()
+    os.mkfifo(tmp_path / "report.pdf")
+    runner = runner_for(openai_sub(FakeAPI()), events)
+    answer = await look_function(runner, PageLook(pages_of(corpus), None))(2, "What is drawn?")
+    assert answer == (
+        "[error] look: report.pdf cannot be read again to render (no longer a regular file)"
+    )
 
 
 async def test_a_page_that_does_not_render_in_time_is_refused(
