@@ -6,6 +6,7 @@ every bad argument a model may pass refused in one line."""
 from __future__ import annotations
 
 import base64
+import hashlib
 import io
 import json
 import os
@@ -20,7 +21,7 @@ from ralph_tui.agents.agent_run import AgentVariable, RLMSpec
 from ralph_tui.agents.lcm_agent import lcm_agent_forward
 from ralph_tui.agents.look import MAX_QUESTION_CHARS, PageLook, look_function, no_images
 from ralph_tui.agents.rlm import rlm_agent_forward
-from ralph_tui.agents.sub_cache import SubCallCache
+from ralph_tui.agents.sub_cache import SubCallCache, answer_key
 from ralph_tui.agents.sub_queries import SubQueryBudget, SubQueryRunner
 from ralph_tui.documents import page_images, read_corpus
 from ralph_tui.documents.corpus import Corpus
@@ -338,3 +339,16 @@ def test_image_input_is_declared_per_model_and_the_setting_overrides_it() -> Non
         "pictures are turned off (--sub-images off)"
     )
     assert no_images("on", "offline", "offline-sub") == "the offline baseline reads no pictures"
+
+
+def test_a_prompt_without_pictures_keeps_its_cache_address() -> None:
+    """Answers kept before pictures existed are still found; a picture changes the address."""
+    sampling = {"max_tokens": 2048, "temperature": None}
+    old = hashlib.sha256(
+        json.dumps(["openai:m", sampling, "p", None], sort_keys=True).encode()
+    ).hexdigest()
+    assert answer_key("openai:m", sampling, "p", None) == old
+    assert answer_key("openai:m", sampling, "p", None, ["ab"]) != old
+    assert answer_key("openai:m", sampling, "p", None, ["ab"]) != answer_key(
+        "openai:m", sampling, "p", None, ["cd"]
+    )
