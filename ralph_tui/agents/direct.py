@@ -36,6 +36,7 @@ from ralph_tui.agents.agent_run import (
     open_store,
     other_inputs,
 )
+from ralph_tui.agents.look import PageLook
 from ralph_tui.agents.output_tool import (
     OUTPUT_TOOL_NAME,
     ArgumentsError,
@@ -154,6 +155,7 @@ async def direct_agent_forward(
     function_docs: Sequence[str] = (),
     store_path: Path | None = None,
     sub_cache: SubCallCache | None = None,
+    look: PageLook | None = None,
 ) -> RLMResult[T]:
     """Answer from the documents in the prompt (the same arguments and result as
     ``rlm_agent_forward``; there are no sub-calls, functions or sandbox to use them).
@@ -161,7 +163,7 @@ async def direct_agent_forward(
     ``MaxStepsError`` when ``DIRECT_MAX_STEPS`` turns give no valid output (nothing was
     explored, so nothing is salvaged), ``AgentStuckError`` when ``STUCK_REPEATS`` in a row
     come out the same. The conversation is kept at ``store_path``."""
-    del sub_client, on_notice, functions, function_docs, sub_cache
+    del sub_client, on_notice, functions, function_docs, sub_cache, look
     spec = dataclasses.replace(spec, max_steps=min(spec.max_steps, DIRECT_MAX_STEPS))
     text = document_of(variables)
     system = build_direct_system(spec, prompt_documents(variables))

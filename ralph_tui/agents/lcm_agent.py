@@ -29,6 +29,7 @@ from ralph_tui.agents.agent_run import (
 from ralph_tui.agents.lcm_prompt import build_lcm_system, describe_document
 from ralph_tui.agents.lcm_tools import Tool, call_tool
 from ralph_tui.agents.llm_map import LLM_MAP_DOC
+from ralph_tui.agents.look import LOOK_DOC, PageLook, look_function
 from ralph_tui.agents.output_tool import (
     OUTPUT_TOOL_NAME,
     ArgumentsError,
@@ -152,13 +153,15 @@ async def lcm_agent_forward(
     function_docs: Sequence[str] = (),
     store_path: Path | None = None,
     sub_cache: SubCallCache | None = None,
+    look: PageLook | None = None,
 ) -> RLMResult[T]:
     """Run the LCM loop (the same arguments and result as ``rlm_agent_forward``); on step
     exhaustion salvage an output flagged ``fallback`` from what the tools returned.
 
     ``functions`` (the run's ``retrieve``) become tools beside the operators, described by
     ``function_docs``. The conversation is kept at ``store_path``; one left there for the
-    same inputs is taken up where it stopped; sub-calls take the answers ``sub_cache`` holds."""
+    same inputs is taken up where it stopped; sub-calls take the answers ``sub_cache`` holds.
+    With ``look`` the model gets the ``look`` tool over the run's PDF pages."""
     del on_notice  # no sandbox: nothing to warn about
     text = document_of(variables)
     table = variables.get("documents")
@@ -175,6 +178,7 @@ async def lcm_agent_forward(
         *function_docs,
         LLM_MAP_DOC,
         EXPAND_DOC,
+        *([LOOK_DOC] if look is not None else []),
     ]
     system = build_lcm_system(
         spec.definition,
@@ -197,6 +201,8 @@ async def lcm_agent_forward(
         "llm_map": Tool.of("llm_map", LLM_MAP_DOC, llm_map),
         "expand": Tool.of("expand", EXPAND_DOC, operators.expand),
     }
+    if look is not None:
+        run.tools["look"] = Tool.of("look", LOOK_DOC, look_function(runner, look))
     if resumed:
         _answer_dangling(run)
     for step in range(1, spec.max_steps + 1):

@@ -8,6 +8,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ralph_tui.agents.look import MAX_QUESTION_CHARS
 from ralph_tui.agents.output_tool import ArgumentsError, parse_json_object
 from ralph_tui.agents.rlm_prompt import shrink
 from ralph_tui.llm.types import ToolCall, ToolDefinition
@@ -52,6 +53,11 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "instruction": {"type": "string"},
         "schema": {"type": "object", "description": "A JSON Schema every answer must match."},
     },
+    "look": {
+        "page": {"type": "integer", "minimum": 1, "description": "A PDF page number."},
+        "question": {"type": "string", "maxLength": MAX_QUESTION_CHARS},
+        "document": {"type": "string", "description": "The PDF's name, when there are several."},
+    },
     "expand": {
         "summary_id": {"type": "string", "description": "A summary's id, e.g. S0001."},
         "max_tokens": {"type": "integer", "minimum": 1},
@@ -63,6 +69,7 @@ REQUIRED = {
     "retrieve": ["query"],
     "llm_map": ["items", "instruction"],
     "expand": ["summary_id"],
+    "look": ["page", "question"],
 }
 
 

@@ -19,6 +19,7 @@ from ralph_tui.agents.agent_run import (
     sub_calls,
 )
 from ralph_tui.agents.llm_map import LLM_MAP_DOC
+from ralph_tui.agents.look import LOOK_DOC, PageLook, look_function
 from ralph_tui.agents.output_tool import (
     ArgumentsError,
     parse_json_object,
@@ -178,6 +179,7 @@ async def rlm_agent_forward(
     function_docs: Sequence[str] = (),
     store_path: Path | None = None,
     sub_cache: SubCallCache | None = None,
+    look: PageLook | None = None,
 ) -> RLMResult[T]:
     """Run the RLM loop; on step exhaustion salvage an output flagged ``fallback`` from what
     the sandbox printed, or raise ``MaxStepsError`` when it printed nothing to salvage from;
@@ -187,11 +189,16 @@ async def rlm_agent_forward(
     ``functions`` are host functions the sandbox gets beside ``llm_query``; the prompt lists
     ``function_docs`` (one line each) under the sandbox's functions. With ``store_path``
     every message of the conversation is also appended there (JSON lines). Sub-calls take
-    the answers ``sub_cache`` holds instead of paying for them again."""
+    the answers ``sub_cache`` holds instead of paying for them again. With ``look`` the
+    sandbox gets ``look(page, question)`` over the run's PDF pages."""
     text = document_of(variables)
     runner, llm_map = sub_calls(spec, sub_client, emit, text, sub_cache)
     budget = runner.budget
     docs = [*function_docs, EXPAND_DOC, GREP_DOC, LLM_MAP_DOC]
+    more = dict(functions or {})
+    if look is not None:
+        more["look"] = look_function(runner, look)
+        docs.append(LOOK_DOC)
     store = open_store(store_path)
     run = _RLMRun(client, spec, inputs, variables, emit, runner, docs, store, text)
     operators = Operators(run.context, text, emit, spec.name)
@@ -203,7 +210,7 @@ async def rlm_agent_forward(
     async with await Sandbox.start(
         globals={name: var.value for name, var in variables.items()},
         functions={
-            **(functions or {}),
+            **more,
             "llm_query": runner.query,
             "llm_query_batched": runner.query_batched,
             "expand": operators.expand,

@@ -1,11 +1,12 @@
-"""The sub-call cache: answers of ``llm_query``, ``llm_query_batched`` and ``llm_map`` kept
-under the out dir (``<out>/cache/subcalls.sqlite``), so a question asked again is not paid
-for again.
+"""The sub-call cache: answers of ``llm_query``, ``llm_query_batched``, ``llm_map`` and
+``look`` kept under the out dir (``<out>/cache/subcalls.sqlite``), so a question asked again
+is not paid for again.
 
 An answer is addressed by what decides it: the sub-model, its sampling settings, the exact
-prompt and the JSON Schema it must match. Its value is the answer and the usage it was paid
-with. A scope keeps sessions apart (``session``: one session's iterations and legs share
-answers) or not (``shared``: every session under the out dir does).
+prompt, the JSON Schema it must match and the pictures sent with it (their bytes' hash).
+Its value is the answer and the usage it was paid with. A scope keeps sessions apart
+(``session``: one session's iterations and legs share answers) or not (``shared``: every
+session under the out dir does).
 
 The file is shared by every process writing to the out dir, as the session index is (WAL
 mode, a busy timeout, retried write transactions). Its size is bounded: past
@@ -22,7 +23,7 @@ import sqlite3
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -64,10 +65,19 @@ _CORRUPT_CODES = frozenset({sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB})
 
 
 def answer_key(
-    model: str, sampling: dict[str, Any], prompt: str, schema: dict[str, Any] | None
+    model: str,
+    sampling: dict[str, Any],
+    prompt: str,
+    schema: dict[str, Any] | None,
+    images: Sequence[str] = (),
 ) -> str:
-    """The address of an answer: a digest of everything that decides it."""
-    what = json.dumps([model, sampling, prompt, schema], sort_keys=True, ensure_ascii=False)
+    """The address of an answer: a digest of everything that decides it (``images``: the
+    SHA-256 of each picture sent with the prompt; a prompt without pictures keeps the
+    address it always had)."""
+    parts: list[Any] = [model, sampling, prompt, schema]
+    if images:
+        parts.append(list(images))
+    what = json.dumps(parts, sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(what.encode("utf-8", "surrogatepass")).hexdigest()
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -14,8 +15,8 @@ from ralph_tui.agents.sub_cache import SubCallCache, answer_key
 from ralph_tui.errors import CostCapReached
 from ralph_tui.events import Emit, SubQuery
 from ralph_tui.llm.errors import LLMError
-from ralph_tui.llm.tokens import estimate_tokens
-from ralph_tui.llm.types import ChatMessage, Completion, LLMClient
+from ralph_tui.llm.tokens import estimate_tokens, images_tokens
+from ralph_tui.llm.types import ChatMessage, Completion, ImagePart, LLMClient
 from ralph_tui.llm.usage import MeteredClient
 
 PREVIEW_CHARS = 240
@@ -130,7 +131,7 @@ class SubQueryRunner:
         """The sampling settings of every sub-call (part of an answer's address)."""
         return {"max_tokens": self.max_tokens, "temperature": None}
 
-    def _refusal(self, prompt: str) -> str | None:
+    def _refusal(self, prompt: str, images: Sequence[ImagePart] = ()) -> str | None:
         if self.budget.cost_cap_hit is not None:
             return "[error] The run's cost cap was reached. Finish now with what you have."
         if not self.budget.take():
@@ -138,13 +139,13 @@ class SubQueryRunner:
                 f"[error] The llm_query budget ({self.budget.limit} calls) is exhausted. "
                 "Do not call llm_query again; finish with what you have and set resultReady."
             )
-        tokens = estimate_tokens(prompt)
+        tokens = estimate_tokens(prompt) + images_tokens(list(images))
         window = self.client.context_window_tokens
         if tokens + self.max_tokens > window:
             return (
-                f"[error] Sub-prompt refused: about {tokens:,} tokens ({len(prompt):,} characters)"
-                f" plus {self.max_tokens:,} for the answer exceeds the sub-model's window of "
-                f"{window:,} tokens. Pass a smaller slice."
+                f"[error] Sub-prompt refused: about {tokens:,} tokens ({len(prompt):,} characters"
+                f"{' and a picture' if images else ''}) plus {self.max_tokens:,} for the answer "
+                f"exceeds the sub-model's window of {window:,} tokens. Pass a smaller slice."
             )
         return None
 
@@ -157,20 +158,24 @@ class SubQueryRunner:
         prompt: str,
         context_slice: str | None = None,
         schema: dict[str, Any] | None = None,
+        images: Sequence[ImagePart] = (),
     ) -> SubAnswer:
-        """One sub-call whose answer must match ``schema`` (when given): from the cache when
-        it holds the answer, else paid for (and then kept there)."""
+        """One sub-call whose answer must match ``schema`` (when given), with ``images``
+        sent before the prompt (``look``): from the cache when it holds the answer, else
+        paid for (and then kept there)."""
         full = prompt if context_slice is None else f"{prompt}\n\n---\n{context_slice}"
         if self.cache is None:
-            return SubAnswer(await self._paid(full))
-        key = answer_key(f"{self.client.provider}:{self.client.model}", self.sampling, full, schema)
+            return SubAnswer(await self._paid(full, None, images))
+        model = f"{self.client.provider}:{self.client.model}"
+        hashes = [image.sha256 for image in images]
+        key = answer_key(model, self.sampling, full, schema, hashes)
         async with self._asking.setdefault(key, asyncio.Lock()):
             started = time.perf_counter()
             kept = await self.cache.get(key)
             if kept is not None:
                 self._saved(full, kept, started)
                 return SubAnswer(kept.text, key, cached=True)
-            return SubAnswer(await self._paid(full, key), key)
+            return SubAnswer(await self._paid(full, key, images), key)
 
     async def forget(self, answer: SubAnswer) -> None:
         """Drop ``answer`` from the cache: its asker could not use it, so the next asker
@@ -191,10 +196,12 @@ class SubQueryRunner:
             cached=True,
         )
 
-    async def _paid(self, full: str, key: str | None = None) -> str:
+    async def _paid(
+        self, full: str, key: str | None = None, images: Sequence[ImagePart] = ()
+    ) -> str:
         """Ask the sub-model (under the budget and the concurrency limit); the answer is
         kept under ``key`` when one is given."""
-        refusal = self._refusal(full)
+        refusal = self._refusal(full, images)
         if refusal is not None:
             self._report(full, refusal, 0.0, error=refusal)
             return refusal
@@ -202,7 +209,8 @@ class SubQueryRunner:
         async with self.semaphore:
             try:
                 completion = await self.client.chat(
-                    [ChatMessage(role="user", content=full)], max_tokens=self.max_tokens
+                    [ChatMessage(role="user", content=full, images=list(images))],
+                    max_tokens=self.max_tokens,
                 )
             except CostCapReached as exc:
                 self.budget.cost_cap_hit = exc

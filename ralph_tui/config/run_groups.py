@@ -19,6 +19,7 @@ NO_CAP = frozenset({"none", "off"})
 """The words that remove the cost cap."""
 ProviderChoice = Literal["auto", "offline"]
 SubcallCacheScope = Literal["session", "shared", "off"]
+SubImages = Literal["auto", "on", "off"]
 VARIANT_NAME = re.compile(r"[A-Za-z0-9][\w.-]*")
 """What a variant is called by (``v1a2b3c4d``, ``baseline``): a name, never a path, as it
 names a file of the variant store."""
@@ -48,6 +49,15 @@ class ModelSettings(SettingsGroup):
         "SUB_MODEL",
         flag="--sub-model",
         doc="Model answering `llm_query` calls from sandbox code (default: the generate model).",
+    )
+    sub_images: SubImages = setting(
+        "auto",
+        "SUB_IMAGES",
+        flag="--sub-images",
+        doc="Whether `look(page)` sends the sub-model the rendered page: `auto` when its model "
+        "is declared to take images (Claude 3 and later; GPT-4o, 4.1, 5; o1, o3, o4-mini), "
+        "`on` for one the table does not know (a local vision model), `off` never (`look` "
+        "then refuses; the offline baseline answers from the page's text either way).",
     )
     provider: ProviderChoice = setting(
         "auto",

@@ -82,7 +82,14 @@ def _blocks_of(message: ChatMessage) -> list[Block]:
                 "content": message.content,
             }
         ]
-    blocks: list[Block] = [{"type": "text", "text": message.content}] if message.content else []
+    blocks: list[Block] = [
+        {
+            "type": "image",
+            "source": {"type": "base64", "media_type": image.media_type, "data": image.data},
+        }
+        for image in message.images
+    ]
+    blocks += [{"type": "text", "text": message.content}] if message.content else []
     blocks += [
         {"type": "tool_use", "id": call.id, "name": call.name, "input": _input_of(call)}
         for call in message.tool_calls

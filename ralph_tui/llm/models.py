@@ -53,6 +53,32 @@ CONTEXT_WINDOWS: tuple[tuple[str, int], ...] = (
 )
 """Context windows by family prefix; the first matching prefix wins, so specific first."""
 
+IMAGE_INPUT: tuple[tuple[str, bool], ...] = (
+    ("claude-2", False),
+    ("claude-instant", False),
+    ("claude-", True),
+    ("gpt-4o-audio", False),
+    ("gpt-4o-mini-audio", False),
+    ("gpt-4o", True),
+    ("chatgpt-4o", True),
+    ("gpt-4.1", True),
+    ("gpt-4.5", True),
+    ("gpt-5", True),
+    ("gpt-4-turbo-preview", False),
+    ("gpt-4-turbo", True),
+    ("gpt-4-vision", True),
+    ("o1-mini", False),
+    ("o1-preview", False),
+    ("o1", True),
+    ("o3-mini", False),
+    ("o3", True),
+    ("o4-mini", True),
+)
+"""Which model families take images in a user message (the providers' model pages), by
+family prefix; the first matching prefix wins, so specific first. A model not listed (a
+local model behind an OpenAI-compatible server) is taken as text-only: the ``sub_images``
+setting says otherwise for one that is not."""
+
 ANTHROPIC_DEPRECATION_TABLES = (
     ("anthropic._data.deprecated_models", "DEPRECATED_MODELS"),
     ("anthropic.resources.messages.messages", "DEPRECATED_MODELS"),
@@ -180,6 +206,15 @@ def context_window_tokens(provider: str, name: str) -> int:
     if provider == "openai" and name in openai_chat_models():
         return KNOWN_OPENAI_CONTEXT_WINDOW
     return DEFAULT_CONTEXT_WINDOW
+
+
+def accepts_images(provider: str, name: str) -> bool:
+    """Whether ``name`` takes images as input, as ``IMAGE_INPUT`` declares (the offline
+    baseline never does: it answers a page from its text)."""
+    if provider not in ("anthropic", "openai"):
+        return False
+    lowered = name.lower()
+    return next((takes for prefix, takes in IMAGE_INPUT if lowered.startswith(prefix)), False)
 
 
 def parse_model_spec(spec: str, default_provider: str) -> tuple[str, str]:

@@ -80,9 +80,26 @@ def to_openai_messages(messages: list[ChatMessage]) -> list[dict[str, Any]]:
                     ],
                 }
             )
+        elif message.images:
+            wire.append({"role": message.role, "content": _parts_of(message)})
         else:
             wire.append({"role": message.role, "content": message.content})
     return wire
+
+
+def _parts_of(message: ChatMessage) -> list[dict[str, Any]]:
+    """A message with images as content parts: each image a ``data:`` URL (sent at
+    ``high`` detail: a page's table is unreadable at ``low``), then the text."""
+    parts: list[dict[str, Any]] = [
+        {
+            "type": "image_url",
+            "image_url": {"url": f"data:{image.media_type};base64,{image.data}", "detail": "high"},
+        }
+        for image in message.images
+    ]
+    if message.content:
+        parts.append({"type": "text", "text": message.content})
+    return parts
 
 
 def to_openai_tools(tools: list[ToolDefinition]) -> list[dict[str, Any]]:

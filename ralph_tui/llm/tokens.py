@@ -30,7 +30,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from ralph_tui.llm.types import ChatMessage, Completion, ToolDefinition, Usage
+from ralph_tui.llm.types import ChatMessage, Completion, ImagePart, ToolDefinition, Usage
 
 CHARS_PER_TOKEN = 4
 """Characters per token of ``estimate_tokens``: a round figure for English text and code."""
@@ -87,12 +87,50 @@ def count_tokens(text: str) -> int:
     return -(-sampled * len(text) // (size * SAMPLES))
 
 
+ANTHROPIC_IMAGE_PIXELS = 1_150_000
+"""Pixels past which the Messages API scales an image down before reading it."""
+ANTHROPIC_IMAGE_EDGE = 1568
+"""Longest edge past which it does the same."""
+ANTHROPIC_PIXELS_PER_TOKEN = 750
+OPENAI_TILE_PX = 512
+OPENAI_TILE_TOKENS = 170
+OPENAI_BASE_IMAGE_TOKENS = 85
+OPENAI_IMAGE_EDGE = 2048
+OPENAI_SHORT_SIDE = 768
+
+
+def image_tokens(width: int, height: int) -> int:
+    """The input tokens of a ``width`` x ``height`` picture, as the dearer of the two
+    providers' published rules: Anthropic's pixels / 750 (after its own scaling down to
+    1.15 megapixels and a 1568 px edge), OpenAI's 85 plus 170 a 512 px tile at ``high``
+    detail (after scaling into 2048 px, then the short side to 768 px)."""
+    if width <= 0 or height <= 0:
+        return 0
+    shrink = min(
+        1.0,
+        ANTHROPIC_IMAGE_EDGE / max(width, height),
+        (ANTHROPIC_IMAGE_PIXELS / (width * height)) ** 0.5,
+    )
+    anthropic = -(-int(width * shrink) * int(height * shrink) // ANTHROPIC_PIXELS_PER_TOKEN)
+    fit = min(1.0, OPENAI_IMAGE_EDGE / max(width, height))
+    fit *= min(1.0, OPENAI_SHORT_SIDE / (min(width, height) * fit))
+    tiles = -(-int(width * fit) // OPENAI_TILE_PX) * -(-int(height * fit) // OPENAI_TILE_PX)
+    return max(anthropic, OPENAI_BASE_IMAGE_TOKENS + OPENAI_TILE_TOKENS * tiles)
+
+
+def images_tokens(images: list[ImagePart]) -> int:
+    """The input tokens of a message's pictures (``image_tokens`` each)."""
+    return sum(image_tokens(image.width, image.height) for image in images)
+
+
 def prompt_tokens(messages: list[ChatMessage], tools: list[ToolDefinition] | None) -> int:
-    """The input tokens of a request, counted: every message's text and tool calls, the
-    tools' definitions, and ``MESSAGE_OVERHEAD_TOKENS`` per message for its framing."""
+    """The input tokens of a request, counted: every message's text, tool calls and
+    pictures, the tools' definitions, and ``MESSAGE_OVERHEAD_TOKENS`` per message for its
+    framing."""
     parts = [m.content + "".join(c.name + c.arguments for c in m.tool_calls) for m in messages]
     parts += [json.dumps(tool.model_dump(), ensure_ascii=False) for tool in tools or []]
     counted = count_tokens("\n".join(part for part in parts if part))
+    counted += sum(images_tokens(m.images) for m in messages)
     return counted + MESSAGE_OVERHEAD_TOKENS * len(messages) if counted else 0
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -19,17 +21,35 @@ class ToolCall(BaseModel):
     arguments: str
 
 
+class ImagePart(BaseModel):
+    """A picture sent with a user message (a rendered document page): PNG bytes in base64,
+    and its size in pixels (what the image costs in tokens is reckoned from it)."""
+
+    data: str
+    """The PNG's bytes, base64-encoded (as both providers' wire formats carry them)."""
+    width: int
+    height: int
+    media_type: Literal["image/png"] = "image/png"
+
+    @property
+    def sha256(self) -> str:
+        """The hash of the picture's bytes (what a cached answer about it is filed under)."""
+        return hashlib.sha256(base64.b64decode(self.data)).hexdigest()
+
+
 class ChatMessage(BaseModel):
     """One message of a conversation.
 
     ``assistant`` messages may carry ``tool_calls``; a ``tool`` message answers the
-    call named by ``tool_call_id``.
+    call named by ``tool_call_id``; a ``user`` message may carry ``images``, sent before
+    its text (only to a model that takes images: see ``models.accepts_images``).
     """
 
     role: Role
     content: str = ""
     tool_calls: list[ToolCall] = Field(default_factory=list)
     tool_call_id: str | None = None
+    images: list[ImagePart] = Field(default_factory=list)
 
 
 class ToolDefinition(BaseModel):

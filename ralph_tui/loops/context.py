@@ -15,12 +15,15 @@ from pydantic import BaseModel
 from ralph_tui.agents.agent_run import AgentVariable, RLMResult, RLMSpec
 from ralph_tui.agents.direct import direct_agent_forward
 from ralph_tui.agents.lcm_agent import lcm_agent_forward
+from ralph_tui.agents.look import PageLook, no_images
 from ralph_tui.agents.rlm import rlm_agent_forward
 from ralph_tui.agents.structured import AgentSpec
 from ralph_tui.agents.sub_cache import SubCallCache
 from ralph_tui.config import Settings
 from ralph_tui.config.inner_modes import InnerPick, resolve_inner
 from ralph_tui.documents import Corpus
+from ralph_tui.documents.corpus import Limits
+from ralph_tui.documents.page_images import DocumentPages
 from ralph_tui.errors import Cancelled
 from ralph_tui.events import (
     Emit,
@@ -115,6 +118,7 @@ class RunContext:
     _retrieval_opening: asyncio.Lock = field(default_factory=asyncio.Lock, init=False, repr=False)
     _coverage: dict[int, CoverageTracker] = field(default_factory=dict, init=False, repr=False)
     _places: list[DocumentPlace] | None = field(default=None, init=False, repr=False)
+    _look: PageLook | None = field(default=None, init=False, repr=False)
 
     async def retrieval(self) -> RunRetrieval:
         """The run's retrieval, its index built (or loaded from the cache) on first use."""
@@ -185,9 +189,10 @@ class RunContext:
         return prompted(spec, self.settings)
 
     def sandbox_functions(self, iteration: int) -> dict[str, Any]:
-        """The agent's ``retrieve()`` (a sandbox function, or a tool in the LCM mode). The
-        index is opened by the first call (a cell's clock stops while the host works), so a
-        model that never searches costs no indexing."""
+        """The agent's ``retrieve()`` (a sandbox function, or a tool in the LCM mode), and
+        what its ``look()`` needs when the documents hold a PDF. The index is opened by the
+        first call (a cell's clock stops while the host works), so a model that never
+        searches costs no indexing."""
 
         async def retrieve(
             query: str, k: int = 5, sources: list[str] | str | None = None
@@ -198,7 +203,23 @@ class RunContext:
             self.coverage_tracker(iteration).add_retrieved(str(query), passages)
             return passages
 
-        return {"functions": {"retrieve": retrieve}, "function_docs": [SANDBOX_RETRIEVE_DOC]}
+        return {
+            "functions": {"retrieve": retrieve},
+            "function_docs": [SANDBOX_RETRIEVE_DOC],
+            "look": self.page_look(),
+        }
+
+    def page_look(self) -> PageLook | None:
+        """The run's PDF pages for ``look()``, and whether the sub-model is sent their
+        pictures (decided once, from ``--sub-images`` and its model); ``None`` when no
+        document is a PDF."""
+        if self._look is None and self.corpus is not None:
+            pages = DocumentPages(self.corpus.documents, Limits.of(self.settings).file_bytes)
+            if pages.has_pdf:
+                sub = self.clients.sub
+                why_not = no_images(self.settings.sub_images, sub.provider, sub.model)
+                self._look = PageLook(pages, why_not)
+        return self._look
 
     def retrieval_diagnostics(self) -> list[dict[str, Any]]:
         """The searches since the last call (for the iteration trace)."""
