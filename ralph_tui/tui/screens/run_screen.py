@@ -13,6 +13,7 @@ in ``run_state``, which its bindings follow.
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Awaitable, Callable
 from functools import partial
 from pathlib import Path
@@ -64,6 +65,18 @@ STATE_NOTES: dict[RunState, str] = {
     RunState.CANCELLING: "stopping at the next step…",
 }
 """What the status line says in the run states its events do not report."""
+
+SCREEN_WHOLE_FILE = "RALPH_TUI_SCREEN_WHOLE_FILE"
+"""For ``bench/start.py`` only: a file the app writes once its first screen is whole
+(composed, painted, nothing left to mount), so the bench can time that moment."""
+
+
+def tell_screen_whole() -> None:
+    """Write the file ``SCREEN_WHOLE_FILE`` names, if it names one (the bench's hook)."""
+    path = os.environ.get(SCREEN_WHOLE_FILE)
+    if path:
+        with open(path, "w", encoding="utf-8") as file:
+            file.write("whole\n")
 
 
 class RunScreen(Screen[None]):
@@ -157,6 +170,7 @@ class RunScreen(Screen[None]):
         self.form.query_one("#query").focus(scroll_visible=False)
         self.set_interval(1 / DRAIN_HZ, self.drain)
         self.set_interval(1.0, self.monitor.tick)
+        self.call_after_refresh(tell_screen_whole)
 
     def on_key(self, event: events.Key) -> None:
         """A key typed while the screen opened came to the screen itself, nothing having the
