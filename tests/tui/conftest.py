@@ -80,3 +80,13 @@ async def wait_for(pilot: Pilot[Any], condition: Callable[[], bool], timeout: fl
 
 
 WaitFor = Callable[[Pilot[Any], Callable[[], bool]], Awaitable[None]]
+
+
+async def run_screen_whole(pilot: Pilot[Any]) -> None:
+    """Let the app run until the run screen has built what its first frame left out (the
+    rest of the form, the monitor's panes)."""
+    from ralph_tui.tui.screens.run_screen import RunScreen
+
+    for screen in pilot.app.screen_stack:
+        if isinstance(screen, RunScreen):
+            await wait_for(pilot, lambda screen=screen: screen.whole)

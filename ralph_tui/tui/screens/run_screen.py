@@ -3,6 +3,10 @@
 The modals it opens (evidence, passage, summary, file picker) are imported when first
 opened: the first paint does not wait for them.
 
+The first frame holds the form down to the document field, the status line and the footer;
+the rest of the form and the monitor's panes are built right after it (``whole`` says when),
+and what needs them (starting a run, its events) waits for that.
+
 The run is a ``RunHandle`` working in a thread of its own; its events land in an
 ``EventBuffer`` that a timer drains ``DRAIN_HZ`` times a second into the ``RunMonitor``.
 The handle tells the screen of each state the run enters through messages
@@ -36,9 +40,6 @@ from ralph_tui.tui.requests import form_request
 from ralph_tui.tui.run_ending import RunEnding
 from ralph_tui.tui.run_handle import RunHandle, RunState
 from ralph_tui.tui.screens.error_modal import ErrorAction, show_error
-from ralph_tui.tui.widgets.context_pane import ContextPane
-from ralph_tui.tui.widgets.output_pane import OutputPane
-from ralph_tui.tui.widgets.retrieval_pane import RetrievalPane
 from ralph_tui.tui.widgets.run_form import RunForm, RunFormError
 from ralph_tui.tui.widgets.run_monitor import RunMonitor
 from ralph_tui.tui.worker_errors import forward_worker_error
@@ -47,6 +48,9 @@ if TYPE_CHECKING:
     from ralph_tui.config import Settings
     from ralph_tui.estimates import RunEstimate
     from ralph_tui.loops.runner import RunRequest
+    from ralph_tui.tui.widgets.context_pane import ContextPane
+    from ralph_tui.tui.widgets.output_pane import OutputPane
+    from ralph_tui.tui.widgets.retrieval_pane import RetrievalPane
 
 DRAIN_HZ = 25
 MAX_EVENTS_PER_DRAIN = 2000
@@ -158,6 +162,10 @@ class RunScreen(Screen[None]):
         """A run waiting for the current one to stop (a re-run asked for while it went)."""
         self._checking_spend = False
         """A start is waiting for its estimate, to ask first if it may pass a cap."""
+        self.whole = False
+        """Whether the rest of the form and the monitor's panes are built."""
+        self._when_whole: list[Callable[[], object]] = []
+        """What waits for the screen to be whole, in order."""
 
     def compose(self) -> ComposeResult:
         context = app_context(self.app)
@@ -167,10 +175,29 @@ class RunScreen(Screen[None]):
 
     def on_mount(self) -> None:
         # Without scrolling: on a short terminal the keys warning above it stays in sight.
-        self.form.query_one("#query").focus(scroll_visible=False)
+        self.set_focus(self.form.query_one("#query"), scroll_visible=False)
         self.set_interval(1 / DRAIN_HZ, self.drain)
         self.set_interval(1.0, self.monitor.tick)
+        self.call_after_refresh(self._compose_rest)
+
+    async def _compose_rest(self) -> None:
+        """Build what the first frame left out, in one update of the screen, then do what
+        waited for it."""
+        with self.app.batch_update():
+            await self.form.compose_rest()
+            await self.monitor.compose_panes()
+        self.whole = True
+        waiting, self._when_whole = self._when_whole, []
+        for callback in waiting:
+            callback()
         self.call_after_refresh(tell_screen_whole)
+
+    def when_whole(self, callback: Callable[[], object]) -> None:
+        """Call ``callback`` now if the screen is whole, else once it is."""
+        if self.whole:
+            callback()
+        else:
+            self._when_whole.append(callback)
 
     def on_key(self, event: events.Key) -> None:
         """A key typed while the screen opened came to the screen itself, nothing having the
@@ -194,6 +221,8 @@ class RunScreen(Screen[None]):
 
     def drain(self) -> None:
         """Feed what the run emitted since the last call to the panes."""
+        if not self.whole:
+            return
         events = self.buffer.drain(MAX_EVENTS_PER_DRAIN)
         if events:
             self.monitor.feed(events)
@@ -211,6 +240,9 @@ class RunScreen(Screen[None]):
         """Start the form's run; when it is expected to reach the cost or token cap, ask
         first (the estimate is the form's, or made now in a thread: no model is called)."""
         if self._checking_spend:
+            return
+        if not self.whole:  # a key pressed as the app opened: start once the form is there
+            self.when_whole(self.action_start_run)
             return
         try:
             values = self.form.values()
@@ -269,6 +301,9 @@ class RunScreen(Screen[None]):
     ) -> bool:
         """Start a run of the request ``make_request`` builds. While a run goes, refuse
         (false), or with ``replacing`` cancel it and start this one once it has ended."""
+        if not self.whole:
+            self.when_whole(partial(self.start, make_request, doc_path, replacing))
+            return True
         if self.running:
             if not replacing:
                 self.notify("A run is going: cancel it first (ctrl+g).", severity="warning")
@@ -377,10 +412,12 @@ class RunScreen(Screen[None]):
             self.form.set_document(path)
 
     def action_copy_output(self) -> None:
-        self.monitor.output.action_copy_output()
+        if self.whole:
+            self.monitor.output.action_copy_output()
 
     def action_copy_evidence(self) -> None:
-        self.monitor.output.action_copy_quote()
+        if self.whole:
+            self.monitor.output.action_copy_quote()
 
     def on_run_form_start_requested(self, _message: RunForm.StartRequested) -> None:
         self.action_start_run()
