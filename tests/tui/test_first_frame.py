@@ -10,6 +10,7 @@ from pathlib import Path
 
 from textual.app import App, ComposeResult
 from textual.widgets import Footer, Select, TabbedContent, TextArea
+from textual.widgets._footer import FooterKey
 
 from ralph_tui.config import Settings
 from ralph_tui.tui.screens.run_screen import RunScreen
@@ -97,6 +98,25 @@ async def test_the_first_frame_of_the_run_screen(make_app: MakeApp) -> None:
     finally:
         RunScreen._compose_rest = original  # type: ignore[method-assign]
     assert built == [(True, True, True, True, False, False)]
+
+
+async def test_the_footer_has_its_keys_as_the_screen_mounts(make_app: MakeApp) -> None:
+    """Before the first paint (the screen's mount), not a frame later."""
+    app = make_app()
+    keys: list[set[str]] = []
+    original = RunScreen.on_mount
+
+    def on_mount(screen: RunScreen) -> None:
+        keys.append({key.key for key in screen.query(FooterKey)})
+        original(screen)
+
+    RunScreen.on_mount = on_mount  # type: ignore[method-assign]
+    try:
+        async with app.run_test(size=(160, 45)) as pilot:
+            await run_screen_whole(pilot)
+    finally:
+        RunScreen.on_mount = original  # type: ignore[method-assign]
+    assert len(keys) == 1 and {"ctrl+r", "f1"} <= keys[0]
 
 
 async def test_a_start_asked_for_before_the_screen_is_whole_runs_once_it_is(

@@ -83,6 +83,16 @@ def tell_screen_whole() -> None:
             file.write("whole\n")
 
 
+class RunFooter(Footer):
+    """The footer with its keys in the first frame. Textual's own composes empty until the
+    screen's first bindings signal, so its keys came a frame (and a recompose) later; the
+    run screen's bindings are known as it is composed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.set_reactive(Footer._bindings_ready, True)
+
+
 class RunScreen(Screen[None]):
     """The run form beside the live panes of the current (or last) run."""
 
@@ -171,7 +181,7 @@ class RunScreen(Screen[None]):
         context = app_context(self.app)
         yield RunForm(context.settings, context.missing_keys, id="form")
         yield RunMonitor(context.out_dir, id="monitor")
-        yield Footer()
+        yield RunFooter()
 
     def on_mount(self) -> None:
         # Without scrolling: on a short terminal the keys warning above it stays in sight.
