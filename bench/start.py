@@ -6,7 +6,8 @@ Each figure is the median of ``--runs`` with its baseline measured in the same r
   exit, against ``python -c pass``; target at most 3 x the baseline + 100 ms. Each
   subcommand's ``--help`` is reported beside it (the slowest, and every one).
 - ``first_paint``: ``ralph-tui`` and ``ralph-tui demo`` in a real terminal (a tmux pane,
-  160 x 45) from starting the command until its footer is on screen, against a hello-world
+  160 x 45) from starting the command until its first frame is on screen (the footer's
+  keys and the mode select's label), against a hello-world
   Textual app measured the same way until its text is; target at most 1.5 x the baseline.
   Beside them, the floor: the run screen's widgets built from stock Textual widgets alone
   (``bench/stock_first_screen.py``, no project code, no settings).
@@ -19,7 +20,7 @@ Each figure is the median of ``--runs`` with its baseline measured in the same r
   sandbox's own mounts starting a bare interpreter (``-I -S -c pass``); target at most
   1.5 x the baseline.
 
-    .venv/bin/python bench/start.py [--runs N] [--only help|first_paint|sandbox]
+    .venv/bin/python bench/start.py [--runs N] [--only help|first_paint|sandbox] [--before DIR]
 """
 
 from __future__ import annotations
@@ -63,6 +64,9 @@ Hello().run()
 HELLO_MARKER = "Hello, world"
 STOCK_FIRST_SCREEN = ROOT / "bench" / "stock_first_screen.py"
 TYPED, TYPE_AFTER_S, TYPED_TIMEOUT_S = "zebra", 0.1, 5.0
+APP_FIRST_FRAME = (APP_MARKER, "QA: answer")
+"""The app's first frame, painted: the footer's keys and the mode select's label (which its
+select draws a frame after it is laid out), in the app and the demo alike."""
 FORM_COLUMNS = 38
 """The run form's width: the question box is within these columns."""
 
@@ -135,7 +139,12 @@ def in_question_box(screen: str, text: str) -> bool:
 
 
 def launch(
-    tmux: Tmux, command: list[str], marker: str, env: dict[str, str], whole: bool, type_: bool
+    tmux: Tmux,
+    command: list[str],
+    marker: str | tuple[str, ...],
+    env: dict[str, str],
+    whole: bool,
+    type_: bool,
 ) -> Launch:
     """Start ``command`` in a new pane and time its first paint (and, with ``whole``, its
     screen being whole); with ``type_``, type ``TYPED`` ``TYPE_AFTER_S`` after the start
@@ -160,9 +169,14 @@ def launch(
     return Launch(paint_s, whole_s, landed)
 
 
+BEFORE_TREE: Path | None = None
+"""``--before DIR``: another checkout of ralph-tui (the code before a change) whose app and
+demo are measured in the same interleaved runs, as ``app_before`` and ``demo_before``."""
+
+
 def first_paint_figures(runs: int) -> dict[str, Any]:
     """The app and the demo against a hello-world Textual app, each in a tmux pane, with the
-    stock-widget floor beside them."""
+    stock-widget floor beside them (and, with ``--before``, another tree's app and demo)."""
     with tempfile.TemporaryDirectory(prefix="ralph-bench-start-") as temp, Tmux() as tmux:
         env = {
             "PYTHONPATH": os.environ.get("PYTHONPATH", ""),
@@ -171,10 +185,10 @@ def first_paint_figures(runs: int) -> dict[str, Any]:
             "TERM": "xterm-256color",
         }
         # name: command, marker, whether it writes the whole-screen file, whether keys are typed
-        programs: dict[str, tuple[list[str], str, bool, bool]] = {
+        programs: dict[str, tuple[list[str], str | tuple[str, ...], bool, bool]] = {
             "hello_world": ([sys.executable, "-c", HELLO_WORLD], HELLO_MARKER, False, False),
-            "app": ([sys.executable, "-m", "ralph_tui"], APP_MARKER, True, True),
-            "demo": ([sys.executable, "-m", "ralph_tui", "demo"], APP_MARKER, True, False),
+            "app": ([sys.executable, "-m", "ralph_tui"], APP_FIRST_FRAME, True, True),
+            "demo": ([sys.executable, "-m", "ralph_tui", "demo"], APP_FIRST_FRAME, True, False),
             "stock_first_screen": (
                 [sys.executable, str(STOCK_FIRST_SCREEN)],
                 APP_MARKER,
@@ -182,6 +196,11 @@ def first_paint_figures(runs: int) -> dict[str, Any]:
                 False,
             ),
         }
+        if BEFORE_TREE is not None:
+            before = ["env", "-C", str(BEFORE_TREE), f"PYTHONPATH={BEFORE_TREE}"]
+            before += [sys.executable, "-m", "ralph_tui"]
+            programs["app_before"] = (before, APP_FIRST_FRAME, True, True)
+            programs["demo_before"] = ([*before, "demo"], APP_FIRST_FRAME, True, False)
         for program in programs.values():
             launch(tmux, program[0], program[1], env, False, False)  # warm caches once each
         launches: dict[str, list[Launch]] = {name: [] for name in programs}
@@ -201,20 +220,22 @@ def first_paint_figures(runs: int) -> dict[str, Any]:
     figures["ratio_to_hello_world"] = {
         name: round(median_ms(paint[name]) / baseline, 2) for name in programs
     }
+    apps = [name for name in programs if name.startswith(("app", "demo"))]
     figures["meets_target"] = {
-        name: median_ms(paint[name]) <= PAINT_FACTOR * baseline for name in ("app", "demo")
+        name: median_ms(paint[name]) <= PAINT_FACTOR * baseline for name in apps
     }
     figures["whole_screen"] = {
         **{f"{name}_median_ms": median_ms(s) for name, s in whole.items()},
         "target_ms": floor,
-        "meets_target": {name: median_ms(whole[name]) <= floor for name in ("app", "demo")},
+        "meets_target": {name: median_ms(whole[name]) <= floor for name in apps},
     }
-    typed = [one.typed_landed for one in launches["app"] if one.typed_landed is not None]
-    figures["typed_at_start"] = {
-        "typed_after_s": TYPE_AFTER_S,
-        "landed_in_question_box": sum(typed),
-        "runs": len(typed),
-    }
+    figures["typed_at_start"] = {"typed_after_s": TYPE_AFTER_S}
+    for name in (name for name in programs if programs[name][3]):
+        typed = [one.typed_landed for one in launches[name] if one.typed_landed is not None]
+        figures["typed_at_start"][name] = {
+            "landed_in_question_box": sum(typed),
+            "runs": len(typed),
+        }
     return figures
 
 
@@ -280,7 +301,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--only", choices=sorted(FIGURES), action="append")
+    parser.add_argument("--before", type=Path, help="another checkout to measure beside")
     args = parser.parse_args()
+    global BEFORE_TREE
+    BEFORE_TREE = args.before.resolve() if args.before else None
     figures = {name: FIGURES[name](args.runs) for name in args.only or FIGURES}
     print(json.dumps(figures, indent=2))
 

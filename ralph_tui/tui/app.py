@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import gc
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -125,7 +125,22 @@ class RalphApp(App[int]):
         )
         self.demo = demo
         self.start_mode = start_mode
+        self._first_frame_waiting: list[Callable[[], object]] | None = []
+        """What waits for the first frame to be on the terminal; ``None`` once it is."""
         self._preferences_notes = self._apply_preferences()
+
+    def after_first_frame(self, callback: Callable[[], object]) -> None:
+        """Call ``callback`` once the terminal has had the app's first frame (Textual's
+        ``Ready``), or now if it has: the run screen builds then what that frame left out."""
+        if self._first_frame_waiting is None:
+            callback()
+        else:
+            self._first_frame_waiting.append(callback)
+
+    def on_ready(self) -> None:
+        waiting, self._first_frame_waiting = self._first_frame_waiting or [], None
+        for callback in waiting:
+            callback()
 
     def on_mount(self) -> None:
         for note in self._preferences_notes:

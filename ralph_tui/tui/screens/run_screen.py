@@ -174,6 +174,7 @@ class RunScreen(Screen[None]):
         """A start is waiting for its estimate, to ask first if it may pass a cap."""
         self.whole = False
         """Whether the rest of the form and the monitor's panes are built."""
+        self._building = False
         self._when_whole: list[Callable[[], object]] = []
         """What waits for the screen to be whole, in order."""
 
@@ -188,11 +189,26 @@ class RunScreen(Screen[None]):
         self.set_focus(self.form.query_one("#query"), scroll_visible=False)
         self.set_interval(1 / DRAIN_HZ, self.drain)
         self.set_interval(1.0, self.monitor.tick)
-        self.call_after_refresh(self._compose_rest)
+        # Once the terminal has the app's first frame: a callback after the screen's first
+        # refresh ran before that frame was written, and the first frame waited for it all.
+        after_first_frame = getattr(self.app, "after_first_frame", None)
+        if after_first_frame is None:  # an app without the hook
+            self.call_after_refresh(self._compose_rest)
+        else:
+            after_first_frame(self.first_frame_shown)
+
+    def first_frame_shown(self) -> None:
+        """The app's first frame is on the terminal: build the rest once what its widgets
+        set on mount (the select's label, the placeholder, the status) is painted too."""
+        if not self.whole and not self._building:
+            self.call_after_refresh(self._compose_rest)
 
     async def _compose_rest(self) -> None:
         """Build what the first frame left out, in one update of the screen, then do what
         waited for it."""
+        if self._building:
+            return
+        self._building = True
         with self.app.batch_update():
             await self.form.compose_rest()
             await self.monitor.compose_panes()
