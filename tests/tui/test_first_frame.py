@@ -18,7 +18,7 @@ from ralph_tui.tui.widgets.run_form import RunForm, RunFormError
 from ralph_tui.tui.widgets.run_monitor import RunMonitor
 from ralph_tui.tui.widgets.status_line import RunStatusLine
 from tests.tui.conftest import MakeApp, run_screen_whole, wait_for
-from tests.tui.scripted import DOC_NAME, QUESTION, scripted_runner
+from tests.tui.scripted import DOC_NAME, QUESTION, run_until_cancelled, scripted_runner
 
 FIRST_FRAME = ("#query", "#doc", "#mode")
 REST_OF_FORM = (
@@ -160,3 +160,31 @@ async def test_a_hidden_tab_is_built_when_first_shown(
         monitor.query_one("#extras", TabbedContent).active = "tab-retrieval"
         await wait_for(pilot, lambda: bool(monitor.query("#retrieval")))
         assert monitor.query("#log") and not monitor.query("#context, #memory")
+
+
+def footer_keys(screen: RunScreen) -> dict[str, bool]:
+    """Each key the footer shows, and whether it is shown enabled."""
+    return {key.key: not key.has_class("-disabled") for key in screen.query(FooterKey)}
+
+
+async def test_the_footer_keeps_its_keys_until_what_they_show_changes(
+    make_app: MakeApp,
+) -> None:
+    """It recomposes when a key is enabled or disabled (a run going), not when the bindings
+    change while showing the same keys (the focus moving)."""
+    app = make_app(runner=run_until_cancelled)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, RunScreen)
+        first = list(screen.query(FooterKey))
+        assert footer_keys(screen)["ctrl+r"] and not footer_keys(screen)["ctrl+g"]
+        screen.form.query_one("#max-iters").focus()
+        screen.form.query_one("#query", TextArea).focus()
+        await pilot.pause()
+        assert list(screen.query(FooterKey)) == first
+        screen.form.prefill(query=QUESTION, doc=Path(DOC_NAME), provider="offline")
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: footer_keys(screen).get("ctrl+g", False))
+        assert not footer_keys(screen)["ctrl+r"]
+        await pilot.press("ctrl+g")
+        await wait_for(pilot, lambda: footer_keys(screen).get("ctrl+r", False))

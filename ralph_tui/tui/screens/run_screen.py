@@ -26,9 +26,11 @@ from typing import TYPE_CHECKING, ClassVar
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.css.query import NoMatches
 from textual.message import Message
 from textual.reactive import var
 from textual.screen import Screen
+from textual.widget import MountError
 from textual.widgets import Footer, TextArea
 from textual.worker import Worker
 
@@ -91,6 +93,25 @@ class RunFooter(Footer):
     def __init__(self) -> None:
         super().__init__()
         self.set_reactive(Footer._bindings_ready, True)
+        self._shown: tuple[object, ...] | None = None
+        """What the keys composed last show; a change of bindings that shows the same keys
+        (the question box taking the focus, the rest of the screen built) keeps them."""
+
+    def _keys_shown(self) -> tuple[object, ...]:
+        return tuple(
+            (binding.key, binding.description, enabled, tooltip)
+            for (_, binding, enabled, tooltip) in self.screen.active_bindings.values()
+            if binding.show
+        )
+
+    def compose(self) -> ComposeResult:
+        self._shown = self._keys_shown()
+        yield from super().compose()
+
+    def bindings_changed(self, screen: Screen[object]) -> None:
+        if screen is self.screen and self._keys_shown() == self._shown:
+            return
+        super().bindings_changed(screen)
 
 
 class RunScreen(Screen[None]):
@@ -209,9 +230,14 @@ class RunScreen(Screen[None]):
         if self._building:
             return
         self._building = True
-        with self.app.batch_update():
-            await self.form.compose_rest()
-            await self.monitor.compose_panes()
+        try:
+            with self.app.batch_update():
+                await self.form.compose_rest()
+                await self.monitor.compose_panes()
+        except (NoMatches, MountError):
+            if self.query(RunForm) and self.query(RunMonitor):
+                raise
+            return  # The screen is being taken down (the app quit at once): nothing to build.
         self.whole = True
         waiting, self._when_whole = self._when_whole, []
         for callback in waiting:
