@@ -235,7 +235,7 @@ class RunScreen(Screen[None]):
                 await self.form.compose_rest()
                 await self.monitor.compose_panes()
         except (NoMatches, MountError):
-            if self.query(RunForm) and self.query(RunMonitor):
+            if bool(self.query(RunForm)) and bool(self.query(RunMonitor)):
                 raise
             return  # The screen is being taken down (the app quit at once): nothing to build.
         self.whole = True
