@@ -4,11 +4,14 @@ floor ``bench/start.py`` measures beside the hello-world app.
 The same kinds and numbers of widgets as the run screen before a run: the form (labels,
 four selects, two text areas, four inputs, a checkbox, three buttons) in a scrolling column,
 the status line, the sandbox, coverage, output and validation panes, the tabbed pane with
-its five tabs, and the footer (whose ``f1 Help`` is the marker the bench waits for).
+its five tabs, and the footer (whose ``f1 Help`` is the marker the bench waits for). Like
+the app, it writes the file ``RALPH_TUI_SCREEN_WHOLE_FILE`` names once the screen is
+whole (composed and painted), so both are timed to that moment the same way.
 """
 
 from __future__ import annotations
 
+import os
 from typing import ClassVar
 
 from textual.app import App, ComposeResult
@@ -76,6 +79,15 @@ class StockFirstScreen(App[None]):
                                 with TabPane(tab):
                                     yield Log() if tab == "Log" else OptionList()
         yield Footer()
+
+    def on_mount(self) -> None:
+        self.call_after_refresh(self.tell_screen_whole)
+
+    def tell_screen_whole(self) -> None:
+        path = os.environ.get("RALPH_TUI_SCREEN_WHOLE_FILE")  # as the app's run screen
+        if path:
+            with open(path, "w", encoding="utf-8") as file:
+                file.write("whole\n")
 
     def action_noop(self) -> None:
         pass

@@ -69,21 +69,27 @@ class Tmux:
         """The text on ``name``'s screen now."""
         return self("capture-pane", "-p", "-t", name, check=False)
 
-    def wait_for(self, name: str, marker: str, timeout_s: float = PAINT_TIMEOUT_S) -> Shown:
-        """Poll ``name``'s screen every ``POLL_S`` until ``marker`` is on it."""
+    def wait_for(
+        self, name: str, marker: str | tuple[str, ...], timeout_s: float = PAINT_TIMEOUT_S
+    ) -> Shown:
+        """Poll ``name``'s screen every ``POLL_S`` until ``marker`` is on it (each of them,
+        given several)."""
+        markers = (marker,) if isinstance(marker, str) else marker
         started = time.perf_counter()
         asked = started
         while True:
             previous, asked = asked, time.perf_counter()
             screen = self.screen(name)
-            if marker in screen:
+            if all(one in screen for one in markers):
                 at = time.perf_counter()
                 return Shown(at=at, gap_s=at - previous)
             if asked - started > timeout_s:
                 raise TimeoutError(f"{marker!r} never appeared on {name}'s screen:\n{screen}")
             time.sleep(POLL_S)
 
-    def seconds_to_show(self, command: list[str], marker: str, env: dict[str, str]) -> float:
+    def seconds_to_show(
+        self, command: list[str], marker: str | tuple[str, ...], env: dict[str, str]
+    ) -> float:
         """Seconds from starting ``command`` in a new pane until ``marker`` is on screen."""
         started = time.perf_counter()
         with self.pane(command, env) as name:

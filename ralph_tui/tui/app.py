@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import gc
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -131,7 +131,22 @@ class RalphApp(App[int]):
         self.start_mode = start_mode
         self.form_fill = form_fill
         """What the command line put in the run form, set once the form is there."""
+        self._first_frame_waiting: list[Callable[[], object]] | None = []
+        """What waits for the first frame to be on the terminal; ``None`` once it is."""
         self._preferences_notes = self._apply_preferences()
+
+    def after_first_frame(self, callback: Callable[[], object]) -> None:
+        """Call ``callback`` once the terminal has had the app's first frame (Textual's
+        ``Ready``), or now if it has: the run screen builds then what that frame left out."""
+        if self._first_frame_waiting is None:
+            callback()
+        else:
+            self._first_frame_waiting.append(callback)
+
+    def on_ready(self) -> None:
+        waiting, self._first_frame_waiting = self._first_frame_waiting or [], None
+        for callback in waiting:
+            callback()
 
     def on_mount(self) -> None:
         for note in self._preferences_notes:
@@ -209,14 +224,11 @@ class RalphApp(App[int]):
         screen, fill = self.screen, self.form_fill
         if isinstance(screen, RunScreen) and fill is not None:
             form = screen.form
-            form.prefill(
-                mode=fill.mode,
-                query=fill.query,
-                provider=fill.provider,
-                decompose=fill.decompose or None,
-            )
+            form.prefill(mode=fill.mode, query=fill.query, provider=fill.provider)
             if fill.docs:
                 form.set_documents(fill.docs)
+            if fill.decompose:  # Its box is below the document field, built after the first frame.
+                screen.when_whole(lambda: form.prefill(decompose=True))
 
     def palette_commands(self) -> list[tuple[str, str]]:
         """App actions offered in the command palette without a key of their own."""

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import shutil
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -62,10 +63,27 @@ def fixture_sessions(out_dir: Path) -> dict[str, str]:
 MakeApp = Callable[..., RalphApp]
 
 
+def opened_whole(app: RalphApp) -> RalphApp:
+    """``app``, whose ``run_test`` hands over the pilot once the run screen has built what
+    its first frame left out (as a person sees it a moment after start): tests may query
+    and fill the whole form at once. The first frame's own tests look before that."""
+    run_test = app.run_test
+
+    @asynccontextmanager
+    async def run_whole(*args: Any, **kwargs: Any) -> AsyncIterator[Pilot[Any]]:
+        async with run_test(*args, **kwargs) as pilot:
+            await run_screen_whole(pilot)
+            yield pilot
+
+    app.run_test = run_whole  # type: ignore[method-assign]
+    return app
+
+
 @pytest.fixture
 def make_app(settings: Settings, tmp_path: Path) -> MakeApp:
     def make(runner: Runner = real_runner, **kwargs: Any) -> RalphApp:
-        return RalphApp(settings, runner=runner, config_path=tmp_path / "config", **kwargs)
+        app = RalphApp(settings, runner=runner, config_path=tmp_path / "config", **kwargs)
+        return opened_whole(app)
 
     return make
 
@@ -80,3 +98,13 @@ async def wait_for(pilot: Pilot[Any], condition: Callable[[], bool], timeout: fl
 
 
 WaitFor = Callable[[Pilot[Any], Callable[[], bool]], Awaitable[None]]
+
+
+async def run_screen_whole(pilot: Pilot[Any]) -> None:
+    """Let the app run until the run screen has built what its first frame left out (the
+    rest of the form, the monitor's panes)."""
+    from ralph_tui.tui.screens.run_screen import RunScreen
+
+    for screen in pilot.app.screen_stack:
+        if isinstance(screen, RunScreen):
+            await wait_for(pilot, lambda screen=screen: screen.whole)

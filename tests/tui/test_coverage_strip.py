@@ -66,6 +66,9 @@ class MonitorApp(App[None]):
     def compose(self) -> ComposeResult:
         yield RunMonitor(Path("out"), id="monitor")
 
+    async def on_mount(self) -> None:
+        await self.query_one(RunMonitor).compose_panes()  # as the run screen does
+
 
 async def test_the_run_monitor_shows_coverage_once_a_run_reports_it() -> None:
     app = MonitorApp()

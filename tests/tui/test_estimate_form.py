@@ -16,7 +16,7 @@ from ralph_tui.tui.core.estimate_text import confirmation_text, form_summary
 from ralph_tui.tui.core.run_handle import RunState
 from ralph_tui.tui.screens.confirm_spend import ConfirmSpend
 from ralph_tui.tui.screens.run_screen import RunScreen
-from tests.tui.conftest import MakeApp, wait_for
+from tests.tui.conftest import MakeApp, opened_whole, wait_for
 from tests.tui.scripted import DOC_NAME, QUESTION, scripted_runner
 from tests.tui.test_snapshots import settle
 
@@ -40,7 +40,8 @@ def capped(out_dir: Path) -> Settings:
 
 
 def capped_app(settings: Settings, tmp_path: Path, **kwargs: Any) -> RalphApp:
-    return RalphApp(settings, runner=scripted_runner(), config_path=tmp_path / "config", **kwargs)
+    app = RalphApp(settings, runner=scripted_runner(), config_path=tmp_path / "config", **kwargs)
+    return opened_whole(app)
 
 
 async def test_the_estimate_follows_the_form(make_app: MakeApp) -> None:

@@ -9,7 +9,15 @@ from pathlib import Path
 import pytest
 from textual import events
 from textual.binding import Binding
-from textual.widgets import DirectoryTree, Input, OptionList, Select, Static, TextArea
+from textual.widgets import (
+    DirectoryTree,
+    Input,
+    OptionList,
+    Select,
+    Static,
+    TabbedContent,
+    TextArea,
+)
 
 from ralph_tui.events import Emit
 from ralph_tui.loops.runner import RunOutcome, RunRequest
@@ -274,6 +282,10 @@ async def test_task_memory_is_shown_and_follows_the_file(make_app: MakeApp) -> N
         screen.form.query_one("#mode", Select).value = "task"
         await pilot.press("ctrl+r")
         await wait_for(pilot, lambda: screen.monitor.progress.outcome == "passed")
+        # The memory tab's pane is built when the tab is first shown, and follows the file.
+        assert not screen.monitor.query(MemoryPane)
+        screen.monitor.query_one("#extras", TabbedContent).active = "tab-memory"
+        await wait_for(pilot, lambda: bool(screen.monitor.query(MemoryPane)))
         memory = screen.monitor.query_one(MemoryPane)
         await wait_for(pilot, lambda: memory.path is not None)
         assert memory.path is not None

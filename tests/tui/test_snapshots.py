@@ -18,16 +18,17 @@ from ralph_tui.tui.screens.run_screen import RunScreen
 from ralph_tui.tui.screens.session_screen import SessionScreen
 from ralph_tui.tui.widgets.estimate_view import EstimateView
 from ralph_tui.tui.widgets.session_table import SessionTable
-from tests.tui.conftest import MakeApp, wait_for
+from tests.tui.conftest import MakeApp, run_screen_whole, wait_for
 from tests.tui.scripted import DOC_NAME, QUESTION, scripted_runner
 
 SnapCompare = Callable[..., bool]
 
 
 async def settle(pilot: Pilot[Any]) -> None:
-    """No blinking cursors, no toasts, the run form's estimate made: the picture depends on
-    the content only."""
+    """The run screen whole, no blinking cursors, no toasts, the run form's estimate made:
+    the picture depends on the content only."""
     app = pilot.app
+    await run_screen_whole(pilot)
     for widget in app.screen.query("Input, TextArea"):
         assert isinstance(widget, Input | TextArea)
         widget.cursor_blink = False

@@ -41,7 +41,7 @@ from ralph_tui.tui.widgets.run_monitor import read_document_text
 from ralph_tui.tui.widgets.sandbox_pane import SandboxPane
 from ralph_tui.tui.widgets.session_table import SessionTable
 from tests.documents.fixtures import write_pdf
-from tests.tui.conftest import MakeApp, wait_for
+from tests.tui.conftest import MakeApp, run_screen_whole, wait_for
 from tests.tui.scripted import DOC_NAME, QUESTION, T0, scripted_runner
 from tests.tui.snapshot_data import (
     start_running_session,
@@ -141,6 +141,7 @@ def test_summary_modal_of_a_compacted_context(
     async def opened(pilot: Pilot[Any]) -> None:
         screen = pilot.app.screen
         assert isinstance(screen, RunScreen)
+        await run_screen_whole(pilot)
         screen.monitor.feed(
             [
                 ContextCompacted(
@@ -153,7 +154,7 @@ def test_summary_modal_of_a_compacted_context(
             ]
         )  # fmt: skip
         screen.monitor.query_one("#extras", TabbedContent).active = "tab-context"
-        await pilot.pause()
+        await wait_for(pilot, lambda: bool(screen.monitor.query(ContextPane)))
         tree = screen.monitor.query_one(ContextPane).query_one(OptionList)
         tree.focus()
         tree.highlighted = 1

@@ -3,6 +3,10 @@
 The modals it opens (evidence, passage, summary, file picker) are imported when first
 opened: the first paint does not wait for them.
 
+The first frame holds the form down to the document field, the status line and the footer;
+the rest of the form and the monitor's panes are built right after it (``whole`` says when),
+and what needs them (starting a run, its events) waits for that.
+
 The run is a ``RunHandle`` working in a thread of its own; its events land in an
 ``EventBuffer`` that a timer drains ``DRAIN_HZ`` times a second into the ``RunMonitor``.
 The handle tells the screen of each state the run enters through messages
@@ -13,6 +17,7 @@ in ``run_state``, which its bindings follow.
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Awaitable, Callable
 from functools import partial
 from pathlib import Path
@@ -21,9 +26,11 @@ from typing import TYPE_CHECKING, ClassVar
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.css.query import NoMatches
 from textual.message import Message
 from textual.reactive import var
 from textual.screen import Screen
+from textual.widget import MountError
 from textual.widgets import Footer, TextArea
 from textual.worker import Worker
 
@@ -35,9 +42,6 @@ from ralph_tui.tui.core.requests import form_request
 from ralph_tui.tui.core.run_ending import RunEnding
 from ralph_tui.tui.core.run_handle import RunHandle, RunState
 from ralph_tui.tui.screens.error_modal import ErrorAction, show_error
-from ralph_tui.tui.widgets.context_pane import ContextPane
-from ralph_tui.tui.widgets.output_pane import OutputPane
-from ralph_tui.tui.widgets.retrieval_pane import RetrievalPane
 from ralph_tui.tui.widgets.run_form import RunForm, RunFormError
 from ralph_tui.tui.widgets.run_monitor import RunMonitor
 from ralph_tui.tui.worker_errors import forward_worker_error
@@ -46,6 +50,9 @@ if TYPE_CHECKING:
     from ralph_tui.config import Settings
     from ralph_tui.estimates import RunEstimate
     from ralph_tui.loops.runner import RunRequest
+    from ralph_tui.tui.widgets.context_pane import ContextPane
+    from ralph_tui.tui.widgets.output_pane import OutputPane
+    from ralph_tui.tui.widgets.retrieval_pane import RetrievalPane
 
 DRAIN_HZ = 25
 MAX_EVENTS_PER_DRAIN = 2000
@@ -64,6 +71,47 @@ STATE_NOTES: dict[RunState, str] = {
     RunState.CANCELLING: "stopping at the next step…",
 }
 """What the status line says in the run states its events do not report."""
+
+SCREEN_WHOLE_FILE = "RALPH_TUI_SCREEN_WHOLE_FILE"
+"""For ``bench/start.py`` only: a file the app writes once its first screen is whole
+(composed, painted, nothing left to mount), so the bench can time that moment."""
+
+
+def tell_screen_whole() -> None:
+    """Write the file ``SCREEN_WHOLE_FILE`` names, if it names one (the bench's hook)."""
+    path = os.environ.get(SCREEN_WHOLE_FILE)
+    if path:
+        with open(path, "w", encoding="utf-8") as file:
+            file.write("whole\n")
+
+
+class RunFooter(Footer):
+    """The footer with its keys in the first frame. Textual's own composes empty until the
+    screen's first bindings signal, so its keys came a frame (and a recompose) later; the
+    run screen's bindings are known as it is composed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.set_reactive(Footer._bindings_ready, True)
+        self._shown: tuple[object, ...] | None = None
+        """What the keys composed last show; a change of bindings that shows the same keys
+        (the question box taking the focus, the rest of the screen built) keeps them."""
+
+    def _keys_shown(self) -> tuple[object, ...]:
+        return tuple(
+            (binding.key, binding.description, enabled, tooltip)
+            for (_, binding, enabled, tooltip) in self.screen.active_bindings.values()
+            if binding.show
+        )
+
+    def compose(self) -> ComposeResult:
+        self._shown = self._keys_shown()
+        yield from super().compose()
+
+    def bindings_changed(self, screen: Screen[object]) -> None:
+        if screen is self.screen and self._keys_shown() == self._shown:
+            return
+        super().bindings_changed(screen)
 
 
 class RunScreen(Screen[None]):
@@ -145,18 +193,63 @@ class RunScreen(Screen[None]):
         """A run waiting for the current one to stop (a re-run asked for while it went)."""
         self._checking_spend = False
         """A start is waiting for its estimate, to ask first if it may pass a cap."""
+        self.whole = False
+        """Whether the rest of the form and the monitor's panes are built."""
+        self._building = False
+        self._when_whole: list[Callable[[], object]] = []
+        """What waits for the screen to be whole, in order."""
 
     def compose(self) -> ComposeResult:
         context = app_context(self.app)
         yield RunForm(context.settings, context.missing_keys, id="form")
         yield RunMonitor(context.out_dir, id="monitor")
-        yield Footer()
+        yield RunFooter()
 
     def on_mount(self) -> None:
         # Without scrolling: on a short terminal the keys warning above it stays in sight.
-        self.form.query_one("#query").focus(scroll_visible=False)
+        self.set_focus(self.form.query_one("#query"), scroll_visible=False)
         self.set_interval(1 / DRAIN_HZ, self.drain)
         self.set_interval(1.0, self.monitor.tick)
+        # Once the terminal has the app's first frame: a callback after the screen's first
+        # refresh ran before that frame was written, and the first frame waited for it all.
+        after_first_frame = getattr(self.app, "after_first_frame", None)
+        if after_first_frame is None:  # an app without the hook
+            self.call_after_refresh(self._compose_rest)
+        else:
+            after_first_frame(self.first_frame_shown)
+
+    def first_frame_shown(self) -> None:
+        """The app's first frame is on the terminal: build the rest once what its widgets
+        set on mount (the select's label, the placeholder, the status) is painted too."""
+        if not self.whole and not self._building:
+            self.call_after_refresh(self._compose_rest)
+
+    async def _compose_rest(self) -> None:
+        """Build what the first frame left out, in one update of the screen, then do what
+        waited for it."""
+        if self._building:
+            return
+        self._building = True
+        try:
+            with self.app.batch_update():
+                await self.form.compose_rest()
+                await self.monitor.compose_panes()
+        except (NoMatches, MountError):
+            if bool(self.query(RunForm)) and bool(self.query(RunMonitor)):
+                raise
+            return  # The screen is being taken down (the app quit at once): nothing to build.
+        self.whole = True
+        waiting, self._when_whole = self._when_whole, []
+        for callback in waiting:
+            callback()
+        self.call_after_refresh(tell_screen_whole)
+
+    def when_whole(self, callback: Callable[[], object]) -> None:
+        """Call ``callback`` now if the screen is whole, else once it is."""
+        if self.whole:
+            callback()
+        else:
+            self._when_whole.append(callback)
 
     def on_key(self, event: events.Key) -> None:
         """A key typed while the screen opened came to the screen itself, nothing having the
@@ -180,6 +273,8 @@ class RunScreen(Screen[None]):
 
     def drain(self) -> None:
         """Feed what the run emitted since the last call to the panes."""
+        if not self.whole:
+            return
         events = self.buffer.drain(MAX_EVENTS_PER_DRAIN)
         if events:
             self.monitor.feed(events)
@@ -197,6 +292,9 @@ class RunScreen(Screen[None]):
         """Start the form's run; when it is expected to reach the cost or token cap, ask
         first (the estimate is the form's, or made now in a thread: no model is called)."""
         if self._checking_spend:
+            return
+        if not self.whole:  # a key pressed as the app opened: start once the form is there
+            self.when_whole(self.action_start_run)
             return
         try:
             values = self.form.values()
@@ -255,6 +353,9 @@ class RunScreen(Screen[None]):
     ) -> bool:
         """Start a run of the request ``make_request`` builds. While a run goes, refuse
         (false), or with ``replacing`` cancel it and start this one once it has ended."""
+        if not self.whole:
+            self.when_whole(partial(self.start, make_request, doc_path, replacing))
+            return True
         if self.running:
             if not replacing:
                 self.notify("A run is going: cancel it first (ctrl+g).", severity="warning")
@@ -363,10 +464,12 @@ class RunScreen(Screen[None]):
             self.form.set_document(path)
 
     def action_copy_output(self) -> None:
-        self.monitor.output.action_copy_output()
+        if self.whole:
+            self.monitor.output.action_copy_output()
 
     def action_copy_evidence(self) -> None:
-        self.monitor.output.action_copy_quote()
+        if self.whole:
+            self.monitor.output.action_copy_quote()
 
     def on_run_form_start_requested(self, _message: RunForm.StartRequested) -> None:
         self.action_start_run()

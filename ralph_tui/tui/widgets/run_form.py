@@ -1,5 +1,10 @@
 """The form that describes a run: mode, query, document, external docs, inner loop,
-iterations, provider and models; and what the run is estimated to spend."""
+iterations, provider and models; and what the run is estimated to spend.
+
+The first frame holds the form down to the document field (the question box, focused, takes
+what is typed at once); ``compose_rest`` builds the rest right after it, below, so nothing in
+sight moves. Values set before then (``prefill``) are kept and put in as it is built.
+"""
 
 from __future__ import annotations
 
@@ -29,7 +34,7 @@ class RunForm(VerticalScroll):
     """Inputs for a new run, prefilled from the settings; ``values()`` checks and reads them."""
 
     DEFAULT_CSS = """
-    RunForm { padding: 0 1; }
+    RunForm { padding: 0 1; scrollbar-gutter: stable; }
     RunForm Label { margin-top: 1; color: $text-muted; }
     RunForm #query { height: 5; }
     RunForm #external-docs { height: 4; }
@@ -56,10 +61,12 @@ class RunForm(VerticalScroll):
         super().__init__(id=id)
         self.settings = settings
         self.missing_keys = missing_keys
+        self.whole = False
+        """Whether the rest of the form is built (``compose_rest`` has run)."""
+        self._pending: dict[str, str] = {}
+        """Values of selects set before the rest of the form was built, by id."""
 
     def compose(self) -> ComposeResult:
-        s = self.settings
-        provider = "offline" if self.missing_keys else s.provider
         yield from self._keys_warning()
         yield Label("Mode")
         yield Select(
@@ -74,6 +81,18 @@ class RunForm(VerticalScroll):
         with Horizontal(id="doc-row"):
             yield PathInput(placeholder="path/to/document.md", suggester=PathSuggester(), id="doc")
             yield Button("…", id="browse", tooltip="Pick a file (ctrl+o)")
+
+    async def compose_rest(self) -> None:
+        """Build the form below the document field, with the values set meanwhile."""
+        await self.mount_all(self._rest())
+        for field, value in self._pending.items():
+            self.query_one(f"#{field}", Select).value = value
+        self._pending.clear()
+        self.whole = True
+
+    def _rest(self) -> ComposeResult:
+        s = self.settings
+        provider = "offline" if self.missing_keys else s.provider
         yield EstimateView(s, self.draft, id="estimate")
         yield Label("External docs (optional)")
         yield TextArea(
@@ -133,7 +152,16 @@ class RunForm(VerticalScroll):
 
     @property
     def provider(self) -> str:
+        if "provider" in self._pending:
+            return self._pending["provider"]
         return str(self.query_one("#provider", Select).value)
+
+    def _set_select(self, field: str, value: str) -> None:
+        """Choose ``value`` in the select ``field``, or once it is built."""
+        if self.whole or field == "mode":
+            self.query_one(f"#{field}", Select).value = value
+        else:
+            self._pending[field] = value
 
     def prefill(
         self,
@@ -146,13 +174,13 @@ class RunForm(VerticalScroll):
     ) -> None:
         """Set some fields (the demo, re-runs and the command line use this)."""
         if mode is not None:
-            self.query_one("#mode", Select).value = mode
+            self._set_select("mode", mode)
         if query is not None:
             self.query_one("#query", TextArea).load_text(query)
         if doc is not None:
             self.set_document(doc)
         if provider is not None:
-            self.query_one("#provider", Select).value = provider
+            self._set_select("provider", provider)
         if decompose is not None:
             self.query_one("#decompose", Checkbox).value = decompose
 
@@ -180,7 +208,8 @@ class RunForm(VerticalScroll):
     @on(Select.Changed)
     @on(Checkbox.Changed)
     def _changed(self) -> None:
-        self.estimate_view.soon()
+        if self.whole:
+            self.estimate_view.soon()
 
     def values(self) -> RunFormValues:
         """The checked values; ``RunFormError`` names the first field that is wrong."""
@@ -191,6 +220,8 @@ class RunForm(VerticalScroll):
     def draft(self) -> RunFormValues:
         """The values as they stand, the question allowed empty (what an estimate needs);
         ``RunFormError`` names the first other field that is wrong."""
+        if not self.whole:
+            raise RunFormError("The form is still opening: try again.")
         query = self.query_one("#query", TextArea).text.strip()
         docs = documents_of_line(self.document_text)
         if not docs:
@@ -242,6 +273,6 @@ class RunForm(VerticalScroll):
         elif event.button.id == "browse":
             self.post_message(self.BrowseRequested())
         elif event.button.id == "use-offline":
-            self.query_one("#provider", Select).value = "offline"
+            self._set_select("provider", "offline")
             self.notify("Runs will use the offline provider (no key needed).")
             self.drop_keys_warning()

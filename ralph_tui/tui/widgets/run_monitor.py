@@ -1,8 +1,11 @@
 """Every live pane of a run in one widget, fed with batches of events.
 
-The run screen feeds it from the running loop; the session screen feeds it from a
-session's ``events.jsonl``. Each batch is folded into a ``RunProgress`` and only the
-panes it changed are repainted, once.
+The run screen feeds it from the running loop. Each batch is folded into a ``RunProgress``
+and only the panes it changed are repainted, once.
+
+Only the status line is in the first frame: ``compose_panes`` builds the panes right after
+it (their modules are imported then too), and a hidden tab's pane is built when the tab is
+first shown, from the progress so far.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from textual import work
+from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widget import Widget
@@ -20,22 +23,25 @@ from textual.widgets import TabbedContent, TabPane
 from textual.worker import Worker
 
 from ralph_tui.tui.core.run_progress import Part, RunProgress
-from ralph_tui.tui.widgets.constraints_pane import ConstraintsPane
-from ralph_tui.tui.widgets.context_pane import ContextPane
-from ralph_tui.tui.widgets.coverage_strip import CoverageStrip
-from ralph_tui.tui.widgets.event_log import EventLog
-from ralph_tui.tui.widgets.memory_pane import MemoryPane
-from ralph_tui.tui.widgets.output_pane import OutputPane
-from ralph_tui.tui.widgets.retrieval_pane import RetrievalPane
-from ralph_tui.tui.widgets.sandbox_pane import SandboxPane
 from ralph_tui.tui.widgets.status_line import RunStatusLine
-from ralph_tui.tui.widgets.validation_pane import ValidationPane
 from ralph_tui.tui.worker_errors import forward_worker_error
 
 if TYPE_CHECKING:
     from ralph_tui.documents import Corpus
     from ralph_tui.events import BaseEvent, ExternalProgress, RunStatus
     from ralph_tui.tui.core.run_handle import RunState
+    from ralph_tui.tui.widgets.event_log import EventLog
+    from ralph_tui.tui.widgets.output_pane import OutputPane
+    from ralph_tui.tui.widgets.sandbox_pane import SandboxPane
+
+TABS = {
+    "tab-constraints": "Constraints",
+    "tab-memory": "Memory",
+    "tab-retrieval": "Retrieval",
+    "tab-context": "Context",
+    "tab-log": "Log",
+}
+"""The tabs of the monitor's tabbed pane, by id, in order; the first is shown first."""
 
 
 def read_documents(*specs: Path) -> Corpus | None:
@@ -65,6 +71,33 @@ def framed(pane: PaneWidget, title: str) -> PaneWidget:
     return pane
 
 
+class MonitorPanes(Horizontal):
+    """The monitor's panes: the sandbox, coverage, output, validation and the tabbed pane,
+    whose first tab (constraints) and log are built with it, the other tabs when first
+    shown (the log keeps every line, so it is there from the start)."""
+
+    def compose(self) -> ComposeResult:
+        from ralph_tui.tui.widgets.constraints_pane import ConstraintsPane
+        from ralph_tui.tui.widgets.coverage_strip import CoverageStrip
+        from ralph_tui.tui.widgets.event_log import EventLog
+        from ralph_tui.tui.widgets.output_pane import OutputPane
+        from ralph_tui.tui.widgets.sandbox_pane import SandboxPane
+        from ralph_tui.tui.widgets.validation_pane import ValidationPane
+
+        yield framed(SandboxPane(id="sandbox", empty_text="No sandbox cells yet."), "Sandbox")
+        with Vertical(id="side"):
+            yield CoverageStrip(id="coverage")
+            yield framed(OutputPane(id="output"), "Output")
+            yield framed(ValidationPane(id="validation"), "Validation")
+            with TabbedContent(id="extras", classes="pane"):
+                for tab, title in TABS.items():
+                    with TabPane(title, id=tab):
+                        if tab == "tab-constraints":
+                            yield ConstraintsPane(id="constraints")
+                        elif tab == "tab-log":
+                            yield EventLog(id="log")
+
+
 class RunMonitor(Vertical):
     """Status line, sandbox transcript, output, validation, constraints, memory, retrieval
     and log."""
@@ -91,37 +124,64 @@ class RunMonitor(Vertical):
         self.out_dir = out_dir
         self.progress = RunProgress()
         self.document_path: Path | None = None
+        self.whole = False
+        """Whether the panes are built (``compose_panes`` has run)."""
 
     def compose(self) -> ComposeResult:
         yield RunStatusLine(id="status")
-        with Horizontal(id="panes"):
-            yield framed(SandboxPane(id="sandbox", empty_text="No sandbox cells yet."), "Sandbox")
-            with Vertical(id="side"):
-                yield CoverageStrip(id="coverage")
-                yield framed(OutputPane(id="output"), "Output")
-                yield framed(ValidationPane(id="validation"), "Validation")
-                with TabbedContent(id="extras", classes="pane"):
-                    with TabPane("Constraints", id="tab-constraints"):
-                        yield ConstraintsPane(id="constraints")
-                    with TabPane("Memory", id="tab-memory"):
-                        yield MemoryPane(id="memory")
-                    with TabPane("Retrieval", id="tab-retrieval"):
-                        yield RetrievalPane(id="retrieval")
-                    with TabPane("Context", id="tab-context"):
-                        yield ContextPane(id="context")
-                    with TabPane("Log", id="tab-log"):
-                        yield EventLog(id="log")
 
     def on_mount(self) -> None:
         self.query_one(RunStatusLine).show(self.progress)
 
+    async def compose_panes(self) -> None:
+        """Build the panes below the status line (see ``MonitorPanes``)."""
+        await self.mount(MonitorPanes(id="panes"))
+        self.whole = True
+
+    @on(TabbedContent.TabActivated)
+    async def _first_show(self, event: TabbedContent.TabActivated) -> None:
+        """Build a tab's pane the first time it is shown, from the progress so far."""
+        pane = event.pane
+        if pane.children or pane.id is None:
+            return
+        p = self.progress
+        if pane.id == "tab-memory":
+            from ralph_tui.tui.widgets.memory_pane import MemoryPane
+
+            memory = MemoryPane(id="memory")
+            await pane.mount(memory)
+            if p.memory_path:
+                memory.follow_file(Path(p.memory_path))
+        elif pane.id == "tab-retrieval":
+            from ralph_tui.tui.widgets.retrieval_pane import RetrievalPane
+
+            retrieval = RetrievalPane(id="retrieval")
+            await pane.mount(retrieval)
+            retrieval.show(p)
+        elif pane.id == "tab-context":
+            from ralph_tui.tui.widgets.context_pane import ContextPane
+
+            context = ContextPane(id="context")
+            await pane.mount(context)
+            context.show(p)
+
     @property
     def sandbox(self) -> SandboxPane:
+        from ralph_tui.tui.widgets.sandbox_pane import SandboxPane
+
         return self.query_one(SandboxPane)
 
     @property
     def output(self) -> OutputPane:
+        from ralph_tui.tui.widgets.output_pane import OutputPane
+
         return self.query_one(OutputPane)
+
+    @property
+    def event_log(self) -> EventLog:
+        from ralph_tui.tui.widgets.event_log import EventLog
+
+        return self.query_one(EventLog)
 
     def reset(self) -> None:
         """Forget the previous run."""
@@ -131,8 +191,11 @@ class RunMonitor(Vertical):
         self.output.show(None)
         self.output.set_document(None)
         self.output.set_external({})
-        self.query_one(EventLog).reset()
-        self.query_one(MemoryPane).forget()
+        from ralph_tui.tui.widgets.memory_pane import MemoryPane
+
+        self.event_log.reset()
+        for memory in self.query(MemoryPane):
+            memory.forget()
         self._repaint({"status", "validation", "constraints", "retrieval", "context", "coverage"})
 
     def show_lifecycle(self, state: RunState, note: str) -> None:
@@ -157,7 +220,7 @@ class RunMonitor(Vertical):
             if isinstance(event, RunStarted) and self.document_path is None:
                 self.use_document(Path(event.doc_path))
         self.sandbox.add(events)
-        self.query_one(EventLog).add(events)
+        self.event_log.add(events)
         self._repaint(changed)
 
     def flush(self) -> None:
@@ -175,10 +238,19 @@ class RunMonitor(Vertical):
         self._load_document(path)
 
     def _repaint(self, changed: Iterable[Part]) -> None:
+        from ralph_tui.tui.widgets.constraints_pane import ConstraintsPane
+        from ralph_tui.tui.widgets.context_pane import ContextPane
+        from ralph_tui.tui.widgets.coverage_strip import CoverageStrip
+        from ralph_tui.tui.widgets.memory_pane import MemoryPane
+        from ralph_tui.tui.widgets.retrieval_pane import RetrievalPane
+        from ralph_tui.tui.widgets.validation_pane import ValidationPane
+
         p = self.progress
         parts = set(changed)
         if "status" in parts:
             self.query_one(RunStatusLine).show(p, time.time())
+        if not self.whole:
+            return
         if "output" in parts:
             self.output.show(
                 p.candidate,
@@ -199,14 +271,18 @@ class RunMonitor(Vertical):
             self.query_one(ValidationPane).show(p.checks.values())
         if "constraints" in parts:
             self.query_one(ConstraintsPane).show(p)
+        # A tab not shown yet has no pane: it is built from the progress when first shown.
         if "retrieval" in parts:
-            self.query_one(RetrievalPane).show(p)
+            for retrieval in self.query(RetrievalPane):
+                retrieval.show(p)
         if "context" in parts:
-            self.query_one(ContextPane).show(p)
+            for context in self.query(ContextPane):
+                context.show(p)
         if "external" in parts:
             self._load_external(list(p.external.values()))
         if "memory" in parts and p.memory_path:
-            self.query_one(MemoryPane).follow_file(Path(p.memory_path))
+            for memory in self.query(MemoryPane):
+                memory.follow_file(Path(p.memory_path))
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         forward_worker_error(self.app, event)
