@@ -17,7 +17,7 @@ from ralph_tui.tui.app import RalphApp
 from ralph_tui.tui.core.document_line import documents_line, documents_of_line
 from ralph_tui.tui.screens.run_screen import RunScreen
 from ralph_tui.tui.widgets.session_table import SessionTable
-from tests.tui.conftest import wait_for
+from tests.tui.conftest import opened_whole, wait_for
 from tests.tui.scripted import DOC_NAME, QUESTION
 
 SIZE = (100, 30)
@@ -37,7 +37,7 @@ def app_of(argv: list[str], config: Path, monkeypatch: pytest.MonkeyPatch) -> Ra
         patch.setattr(ralph_tui.tui.app, "run_app", run_app)
         assert main(argv) == 0
     (start,) = starts
-    return RalphApp(start.settings, form_fill=start.form, config_path=config)
+    return opened_whole(RalphApp(start.settings, form_fill=start.form, config_path=config))
 
 
 def run_screen(app: RalphApp) -> RunScreen:
