@@ -1,5 +1,6 @@
 """What the run form says, checked: plain values with no widget in them, so that what turns
-them into a run request or an estimate (``tui.core.requests``) needs neither the form nor Textual."""
+them into a run request or an estimate (``tui.core.requests``) needs neither the form nor
+Textual."""
 
 from __future__ import annotations
 
