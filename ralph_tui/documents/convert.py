@@ -102,7 +102,8 @@ def _text(data: bytes) -> Extracted:
 
 def _normalize(text: str) -> str:
     lines = text.replace("\r\n", "\n").replace("\r", "\n").replace("\f", "\n").split("\n")
-    return "\n".join(line.rstrip() for line in lines).strip()
+    # A table row keeps the tab of an empty last cell.
+    return "\n".join(line.rstrip(" \u00a0") for line in lines).strip()
 
 
 def _pdf(source: Source, on_page: OnPage | None) -> Extracted:

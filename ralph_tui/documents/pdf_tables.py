@@ -1,0 +1,238 @@
+"""A PDF page's tables as rows: each row one line, its cells separated by a tab, under one
+line of column headers ("September 30, 2017", "2016", "(In millions)").
+
+pdfium (the converter) says where each run of text stands on the page (its text rects: a run
+of characters drawn together, usually one cell of a table or one line of prose). Runs on one
+baseline form a line; a gap wider than a character's height splits a line into cells. A table
+is two or more lines with a figure (an amount, a per cent, a year, a dash for nil) in a cell
+after the first, with the short label lines between them ("Current assets:"); its columns are
+where those cells stand, and the lines just above it whose cells sit over the columns are its
+headers, joined column by column from the top down. The rest of the page reads as its lines.
+
+Pure functions over plain tuples, so the converter's child processes import nothing else.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+CELL = "\t"
+
+Run = tuple[float, float, float, float, str]
+"""A run of text on the page: left, bottom, right, top (PDF points, y up), its text."""
+
+FIGURE = re.compile(r"^[$€£(]*\s*[-–—+]?\s*[$€£]?\s*\(?\d[\d,.]*\)?\s*%?\)?%?$|^[-–—]+$")
+"""A cell that states a figure: 1,234 / $ (56.7) / 12 % / 2017 / — (nil)."""
+YEAR = re.compile(r"^(19|20)\d\d$")
+SYMBOL_BEFORE = frozenset({"$", "€", "£", "(", "$(", "($"})
+SYMBOL_AFTER = frozenset({")", "%", ")%", "%)", "pts", "bps"})
+LOOKS_TABULAR = re.compile(r"\d[\d,.]*\)?%?\s*$", re.MULTILINE)
+"""A line of pdfium's page text that ends in a figure (a table row, read without its gaps)."""
+MIN_FIGURE_LINES = 3
+MAX_LABEL_LINES = 3
+"""Lines without figures a table may hold between two rows ("Current assets:")."""
+MAX_HEADER_LINES = 5
+
+
+def looks_tabular(page_text: str) -> bool:
+    """Whether a page's plain text has enough lines ending in a figure to hold a table:
+    only such pages are laid out (the rest keep pdfium's text as it is)."""
+    return len(LOOKS_TABULAR.findall(page_text)) >= MIN_FIGURE_LINES
+
+
+@dataclass
+class Line:
+    """Runs on one baseline, as cells (left, right, text), left to right."""
+
+    top: float
+    bottom: float
+    cells: list[tuple[float, float, str]] = field(default_factory=list)
+
+    @property
+    def height(self) -> float:
+        return max(self.top - self.bottom, 1.0)
+
+    @property
+    def text(self) -> str:
+        return " ".join(cell[2] for cell in self.cells)
+
+    def is_row(self) -> bool:
+        """Two cells or more, a figure (not a year: that heads a column) after the first."""
+        return len(self.cells) >= 2 and any(
+            FIGURE.match(c[2]) and not YEAR.match(c[2]) for c in self.cells[1:]
+        )
+
+
+def page_with_tables(runs: list[Run]) -> str | None:
+    """The page's text with its tables as tab-separated rows under their headers, or
+    ``None`` when no table is found (the caller keeps pdfium's own text)."""
+    lines = _lines(runs)
+    tables = _tables(lines)
+    if not tables:
+        return None
+    out: list[str] = []
+    at = 0
+    for first, last, header_from in tables:
+        out.extend(line.text for line in lines[at:header_from])
+        out.extend(_table_text(lines[header_from:first], lines[first : last + 1]))
+        at = last + 1
+    out.extend(line.text for line in lines[at:])
+    return "\n".join(line for line in out if line.strip())
+
+
+def _lines(runs: list[Run]) -> list[Line]:
+    """The runs grouped into lines, top to bottom; in each, runs closer than a character's
+    height joined into one cell, and a lone currency sign or closing mark joined to its
+    figure ("$" "20,289" -> "$ 20,289")."""
+    lines: list[Line] = []
+    for left, bottom, right, top, text in sorted(runs, key=lambda r: (-(r[1] + r[3]), r[0])):
+        text = " ".join(text.split())
+        if not text:
+            continue
+        middle = (top + bottom) / 2
+        line = lines[-1] if lines else None
+        if line is not None and line.bottom <= middle <= line.top:
+            line.cells.append((left, right, text))
+            line.top, line.bottom = max(line.top, top), min(line.bottom, bottom)
+        else:
+            lines.append(Line(top, bottom, [(left, right, text)]))
+    for line in lines:
+        line.cells = _cells(sorted(line.cells), line.height)
+    return lines
+
+
+def _cells(runs: list[tuple[float, float, str]], height: float) -> list[tuple[float, float, str]]:
+    cells: list[tuple[float, float, str]] = []
+    for left, right, text in runs:
+        if cells:
+            last_left, last_right, last_text = cells[-1]
+            close = left - last_right < max(height, 4.0)
+            if close or last_text in SYMBOL_BEFORE or text in SYMBOL_AFTER:
+                joiner = "" if text in SYMBOL_AFTER or last_text.endswith("(") else " "
+                cells[-1] = (last_left, max(right, last_right), last_text + joiner + text)
+                continue
+        cells.append((left, right, text))
+    return cells
+
+
+def _tables(lines: list[Line]) -> list[tuple[int, int, int]]:
+    """Each table as (first row, last row, first header line) indexes into ``lines``."""
+    tables: list[tuple[int, int, int]] = []
+    index = 0
+    while index < len(lines):
+        if not lines[index].is_row():
+            index += 1
+            continue
+        first = last = index
+        gap = 0
+        probe = index + 1
+        while probe < len(lines) and gap <= MAX_LABEL_LINES:
+            if lines[probe].is_row():
+                last, gap = probe, 0
+            elif len(lines[probe].cells) == 1:
+                gap += 1
+            else:
+                break
+            probe += 1
+        rows = sum(1 for line in lines[first : last + 1] if line.is_row())
+        if rows >= 2:
+            start = tables[-1][1] + 1 if tables else 0
+            header, labels = _header_from(lines, first, start)
+            tables.append((labels, last, header))
+        index = last + 1
+    return tables
+
+
+def _columns(rows: list[Line]) -> list[tuple[float, float]]:
+    """Where the table's columns stand: the spans of every cell after a row's first, merged
+    where they overlap."""
+    spans = sorted((c[0], c[1]) for row in rows if row.is_row() for c in row.cells[1:])
+    columns: list[tuple[float, float]] = []
+    for left, right in spans:
+        if columns and left <= columns[-1][1]:
+            columns[-1] = (columns[-1][0], max(columns[-1][1], right))
+        else:
+            columns.append((left, right))
+    return columns
+
+
+def _over(cell: tuple[float, float, str], column: tuple[float, float]) -> bool:
+    """Whether a cell stands over a column (overlapping half of either's width)."""
+    overlap = min(cell[1], column[1]) - max(cell[0], column[0])
+    return overlap > 0 and overlap >= 0.5 * min(cell[1] - cell[0], column[1] - column[0])
+
+
+def _header_from(lines: list[Line], first: int, start: int) -> tuple[int, int]:
+    """The column headers of the table whose first row is ``first``: the lines above it
+    (below ``start``) whose cells all stand over the table's columns, with the short label
+    lines between them and the row ("ASSETS:", "Current assets:"); as (first header line,
+    first label line), both ``first`` when there is no header."""
+    columns = _columns([line for line in lines[first : first + 12] if line.is_row()])
+    label_edge = columns[0][0] if columns else 0.0
+    labels = header = first
+    probe = first - 1
+    while probe >= start and first - probe <= MAX_LABEL_LINES and _is_label(lines[probe], label_edge):
+        probe -= 1
+    labels = probe + 1
+    while probe >= start and labels - probe <= MAX_HEADER_LINES:
+        cells = [c for c in lines[probe].cells if c[1] > label_edge]
+        if not cells or not all(any(_over(c, col) for col in columns) for c in cells):
+            break
+        header = probe
+        probe -= 1
+    return (header, labels) if header < labels else (first, first)
+
+
+def _is_label(line: Line, label_edge: float) -> bool:
+    return len(line.cells) == 1 and line.cells[0][1] <= label_edge
+
+
+def _table_text(headers: list[Line], body: list[Line]) -> list[str]:
+    """The header line (each column's header lines joined top-down; a header spanning
+    several columns as its own line first) and a line per row, cells by column."""
+    columns = _columns(body)
+    label_edge = columns[0][0]
+    spanning: list[str] = []
+    per_column = [""] * len(columns)
+    for line in headers:
+        for cell in line.cells:
+            over = [i for i, col in enumerate(columns) if _over(cell, col)]
+            if len(over) == 1:
+                per_column[over[0]] = f"{per_column[over[0]]} {cell[2]}".strip()
+            elif cell[1] > label_edge:
+                spanning.append(CELL + cell[2])
+    text = [*spanning, CELL + CELL.join(per_column)] if headers else []
+    pending = ""
+    for index, line in enumerate(body):
+        if not line.is_row():
+            following = body[index + 1] if index + 1 < len(body) else None
+            label = line.text
+            if following is not None and following.is_row() and _continues(label, following):
+                pending = f"{pending} {label}".strip()
+            else:
+                text.append(f"{pending} {label}".strip() if pending else label)
+                pending = ""
+            continue
+        label = " ".join(c[2] for c in line.cells if c[1] <= label_edge)
+        cells = [""] * len(columns)
+        for cell in line.cells:
+            if cell[1] <= label_edge:
+                continue
+            at = min(
+                range(len(columns)),
+                key=lambda i: abs((cell[0] + cell[1]) / 2 - sum(columns[i]) / 2),
+            )
+            cells[at] = f"{cells[at]} {cell[2]}".strip()
+        text.append(f"{pending} {label}".strip() + CELL + CELL.join(cells))
+        pending = ""
+    return text
+
+
+def _continues(label: str, row: Line) -> bool:
+    """Whether a label line is the first part of the next row's label, wrapped (it does not
+    end a heading with a colon, and the row's label goes on in lower case or a figure)."""
+    if label.endswith(":") or not row.cells:
+        return False
+    start = row.cells[0][2][:1]
+    return start.islower() or start.isdigit()
