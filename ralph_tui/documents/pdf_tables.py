@@ -1,9 +1,8 @@
 """A PDF page's tables as rows: each row one line, its cells separated by a tab, under one
 line of column headers ("September 30, 2017", "2016", "(In millions)").
 
-pdfium (the converter) says where each run of text stands on the page (its text rects: a run
-of characters drawn together, usually one cell of a table or one line of prose). Runs on one
-baseline form a line; a gap wider than a character's height splits a line into cells. A table
+pdfium (the converter) gives the page's lines and where each character stands; in a line, a
+gap wider than a character's height between two words splits it into cells. A table
 is two or more lines with a figure (an amount, a per cent, a year, a dash for nil) in a cell
 after the first, with the short label lines between them ("Current assets:"); its columns are
 where those cells stand, and the lines just above it whose cells sit over the columns are its
@@ -20,7 +19,7 @@ from dataclasses import dataclass, field
 CELL = "\t"
 
 Run = tuple[float, float, float, float, str]
-"""A run of text on the page: left, bottom, right, top (PDF points, y up), its text."""
+"""A word on the page: left, bottom, right, top (PDF points, y up), its text."""
 
 FIGURE = re.compile(r"^[$€£(]*\s*[-–—+]?\s*[$€£]?\s*\(?\d[\d,.]*\)?\s*%?\)?%?$|^[-–—]+$")
 """A cell that states a figure: 1,234 / $ (56.7) / 12 % / 2017 / — (nil)."""
@@ -32,7 +31,7 @@ LOOKS_TABULAR = re.compile(r"\d[\d,.]*\)?%?\s*$", re.MULTILINE)
 MIN_FIGURE_LINES = 3
 MAX_LABEL_LINES = 3
 """Lines without figures a table may hold between two rows ("Current assets:")."""
-MAX_HEADER_LINES = 5
+MAX_HEADER_LINES = 16
 
 
 def looks_tabular(page_text: str) -> bool:
@@ -64,7 +63,7 @@ class Line:
         )
 
 
-def page_with_tables(runs: list[Run]) -> str | None:
+def page_with_tables(runs: list[list[Run]]) -> str | None:
     """The page's text with its tables as tab-separated rows under their headers, or
     ``None`` when no table is found (the caller keeps pdfium's own text)."""
     lines = _lines(runs)
@@ -81,25 +80,19 @@ def page_with_tables(runs: list[Run]) -> str | None:
     return "\n".join(line for line in out if line.strip())
 
 
-def _lines(runs: list[Run]) -> list[Line]:
-    """The runs grouped into lines, top to bottom; in each, runs closer than a character's
-    height joined into one cell, and a lone currency sign or closing mark joined to its
-    figure ("$" "20,289" -> "$ 20,289")."""
-    lines: list[Line] = []
-    for left, bottom, right, top, text in sorted(runs, key=lambda r: (-(r[1] + r[3]), r[0])):
-        text = " ".join(text.split())
-        if not text:
+def _lines(lines: list[list[Run]]) -> list[Line]:
+    """pdfium's lines (its reading order kept), each with its words closer than a
+    character's height joined into one cell, and a lone currency sign or closing mark
+    joined to its figure ("$" "20,289" -> "$ 20,289")."""
+    laid = []
+    for words in lines:
+        words = [word for word in words if word[4].strip()]
+        if not words:
             continue
-        middle = (top + bottom) / 2
-        line = lines[-1] if lines else None
-        if line is not None and line.bottom <= middle <= line.top:
-            line.cells.append((left, right, text))
-            line.top, line.bottom = max(line.top, top), min(line.bottom, bottom)
-        else:
-            lines.append(Line(top, bottom, [(left, right, text)]))
-    for line in lines:
-        line.cells = _cells(sorted(line.cells), line.height)
-    return lines
+        line = Line(max(w[3] for w in words), min(w[1] for w in words))
+        line.cells = _cells([(w[0], w[2], " ".join(w[4].split())) for w in words], line.height)
+        laid.append(line)
+    return laid
 
 
 def _cells(runs: list[tuple[float, float, str]], height: float) -> list[tuple[float, float, str]]:
@@ -172,16 +165,28 @@ def _header_from(lines: list[Line], first: int, start: int) -> tuple[int, int]:
     label_edge = columns[0][0] if columns else 0.0
     labels = header = first
     probe = first - 1
-    while probe >= start and first - probe <= MAX_LABEL_LINES and _is_label(lines[probe], label_edge):
+    while (
+        probe >= start and first - probe <= MAX_LABEL_LINES and _is_label(lines[probe], label_edge)
+    ):
         probe -= 1
     labels = probe + 1
     while probe >= start and labels - probe <= MAX_HEADER_LINES:
         cells = [c for c in lines[probe].cells if c[1] > label_edge]
-        if not cells or not all(any(_over(c, col) for col in columns) for c in cells):
+        if not cells or not all(_within(c, columns) for c in cells):
             break
         header = probe
         probe -= 1
     return (header, labels) if header < labels else (first, first)
+
+
+def _within(cell: tuple[float, float, str], columns: list[tuple[float, float]]) -> bool:
+    """Whether a cell stands over the table's columns: over one of them, its middle within
+    their span, widened by half a column each side (a header may be wider than its
+    figures; a title centred over the whole page is not)."""
+    slack = 0.5 * max(right - left for left, right in columns)
+    middle = (cell[0] + cell[1]) / 2
+    inside = columns[0][0] - slack <= middle <= columns[-1][1] + slack
+    return inside and any(_over(cell, col) for col in columns)
 
 
 def _is_label(line: Line, label_edge: float) -> bool:
@@ -195,8 +200,11 @@ def _table_text(headers: list[Line], body: list[Line]) -> list[str]:
     label_edge = columns[0][0]
     spanning: list[str] = []
     per_column = [""] * len(columns)
-    for line in headers:
-        for cell in line.cells:
+    for band in _bands(headers):
+        if len(band) == 1 < len(columns):
+            spanning.append(CELL + band[0][2])
+            continue
+        for cell in band:
             over = [i for i, col in enumerate(columns) if _over(cell, col)]
             if len(over) == 1:
                 per_column[over[0]] = f"{per_column[over[0]]} {cell[2]}".strip()
@@ -227,6 +235,20 @@ def _table_text(headers: list[Line], body: list[Line]) -> list[str]:
         text.append(f"{pending} {label}".strip() + CELL + CELL.join(cells))
         pending = ""
     return text
+
+
+def _bands(lines: list[Line]) -> list[list[tuple[float, float, str]]]:
+    """The cells of header lines grouped by the height they stand at, top down, each band
+    left to right (pdfium may read a header column by column: "September 30," "2017"
+    "September 24," "2016")."""
+    bands: list[tuple[Line, list[tuple[float, float, str]]]] = []
+    for line in sorted(lines, key=lambda line: -line.top):
+        middle = (line.top + line.bottom) / 2
+        if bands and bands[-1][0].bottom <= middle <= bands[-1][0].top:
+            bands[-1][1].extend(line.cells)
+        else:
+            bands.append((line, list(line.cells)))
+    return [sorted(cells) for _, cells in bands]
 
 
 def _continues(label: str, row: Line) -> bool:
