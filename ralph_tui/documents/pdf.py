@@ -125,23 +125,48 @@ def _pages_of(
 
 def _page_text(text_page) -> str:  # type: ignore[no-untyped-def]
     """pdfium's text of a page, or, when it looks like it holds a table, the page with its
-    tables as rows (``pdf_tables``), from where each word of each line stands: two
-    character boxes a word, so a few milliseconds a page."""
+    tables as rows (``pdf_tables``), from where each word stands on the lines near a line
+    that ends in a figure: two character boxes a word, a few milliseconds a page."""
     text: str = text_page.get_text_range()
     if not pdf_tables.looks_tabular(text) or len(text) != text_page.count_chars():
         return text  # (a text that does not map one character to one box stays as it is)
+    raw_lines = text.splitlines(keepends=True)
+    placed = pdf_tables.lines_to_place([line.rstrip("\r\n") for line in raw_lines])
+    box = _char_box(text_page)
     lines: list[list[pdf_tables.Run]] = []
     at = 0
-    for line in text.splitlines(keepends=True):
-        words = []
-        for word in WORD.finditer(line.rstrip("\r\n")):
-            left, bottom, _, top = text_page.get_charbox(at + word.start())
-            _, low, right, high = text_page.get_charbox(at + word.end() - 1)
-            words.append((left, min(bottom, low), right, max(top, high), word.group()))
-        lines.append(words)
+    for number, line in enumerate(raw_lines):
+        shown = line.rstrip("\r\n")
+        if number in placed:
+            words = []
+            for word in WORD.finditer(shown):
+                left, bottom, _, top = box(at + word.start())
+                _, low, right, high = box(at + word.end() - 1)
+                words.append((left, min(bottom, low), right, max(top, high), word.group()))
+            lines.append(words)
+        else:  # far from any table: its words' places are not needed
+            lines.append([(0.0, 0.0, 0.0, 0.0, shown)] if shown.strip() else [])
         at += len(line)
     laid = pdf_tables.page_with_tables(lines)
     return text if laid is None else laid
+
+
+def _char_box(text_page) -> Callable[[int], tuple[float, float, float, float]]:  # type: ignore[no-untyped-def]
+    """The box (left, bottom, right, top) of a character of the page, by index: pdfium's
+    call with its four numbers reused (several times quicker than a wrapper per call)."""
+    import ctypes
+
+    import pypdfium2.raw as pdfium_c
+
+    numbers = [ctypes.c_double() for _ in range(4)]
+    left, right, bottom, top = (ctypes.byref(number) for number in numbers)
+    raw, call = text_page.raw, pdfium_c.FPDFText_GetCharBox
+
+    def box(index: int) -> tuple[float, float, float, float]:
+        call(raw, index, left, right, bottom, top)
+        return numbers[0].value, numbers[2].value, numbers[1].value, numbers[3].value
+
+    return box
 
 
 def _open(source: Source):  # type: ignore[no-untyped-def]

@@ -26,18 +26,34 @@ FIGURE = re.compile(r"^[$€£(]*\s*[-–—+]?\s*[$€£]?\s*\(?\d[\d,.]*\)?\s*
 YEAR = re.compile(r"^(19|20)\d\d$")
 SYMBOL_BEFORE = frozenset({"$", "€", "£", "(", "$(", "($"})
 SYMBOL_AFTER = frozenset({")", "%", ")%", "%)", "pts", "bps"})
-LOOKS_TABULAR = re.compile(r"\d[\d,.]*\)?%?\s*$", re.MULTILINE)
-"""A line of pdfium's page text that ends in a figure (a table row, read without its gaps)."""
+LOOKS_TABULAR = re.compile(r"\S\s+(?!(?:19|20)\d\d\s*$)[$(]*\d[\d,.]*\)?%?\s*$", re.MULTILINE)
+"""A line of pdfium's page text that ends in a figure after a word (a table row, read
+without its gaps); a year that ends a sentence's line ("... in 2017") does not count."""
 MIN_FIGURE_LINES = 3
 MAX_LABEL_LINES = 3
 """Lines without figures a table may hold between two rows ("Current assets:")."""
 MAX_HEADER_LINES = 16
+SHORT_LINE = 80
+"""Characters of a line that may be a label or a header line (longer ones are prose)."""
 
 
 def looks_tabular(page_text: str) -> bool:
     """Whether a page's plain text has enough lines ending in a figure to hold a table:
     only such pages are laid out (the rest keep pdfium's text as it is)."""
     return len(LOOKS_TABULAR.findall(page_text)) >= MIN_FIGURE_LINES
+
+
+def lines_to_place(lines: list[str]) -> set[int]:
+    """The lines whose words' places are needed: each line ending in a figure (a row) and
+    the short lines near one (labels between rows, header lines above); a long line of
+    prose keeps its text as pdfium gives it, and ends a table's header where it stands."""
+    rows = [number for number, line in enumerate(lines) if LOOKS_TABULAR.search(line)]
+    wanted = set(rows)
+    for number in rows:
+        first = max(0, number - MAX_HEADER_LINES - MAX_LABEL_LINES - 1)
+        near = range(first, min(len(lines), number + MAX_LABEL_LINES + 2))
+        wanted.update(n for n in near if len(lines[n]) <= SHORT_LINE)
+    return wanted
 
 
 @dataclass
@@ -86,22 +102,20 @@ def _lines(lines: list[list[Run]]) -> list[Line]:
     joined to its figure ("$" "20,289" -> "$ 20,289")."""
     laid = []
     for words in lines:
-        words = [word for word in words if word[4].strip()]
         if not words:
             continue
         line = Line(max(w[3] for w in words), min(w[1] for w in words))
-        line.cells = _cells([(w[0], w[2], " ".join(w[4].split())) for w in words], line.height)
+        line.cells = _cells(words, max(line.top - line.bottom, 4.0))
         laid.append(line)
     return laid
 
 
-def _cells(runs: list[tuple[float, float, str]], height: float) -> list[tuple[float, float, str]]:
+def _cells(words: list[Run], gap: float) -> list[tuple[float, float, str]]:
     cells: list[tuple[float, float, str]] = []
-    for left, right, text in runs:
+    for left, _, right, _, text in words:
         if cells:
             last_left, last_right, last_text = cells[-1]
-            close = left - last_right < max(height, 4.0)
-            if close or last_text in SYMBOL_BEFORE or text in SYMBOL_AFTER:
+            if left - last_right < gap or last_text in SYMBOL_BEFORE or text in SYMBOL_AFTER:
                 joiner = "" if text in SYMBOL_AFTER or last_text.endswith("(") else " "
                 cells[-1] = (last_left, max(right, last_right), last_text + joiner + text)
                 continue
