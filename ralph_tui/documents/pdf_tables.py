@@ -33,6 +33,8 @@ MIN_FIGURE_LINES = 3
 MAX_LABEL_LINES = 3
 """Lines without figures a table may hold between two rows ("Current assets:")."""
 MAX_HEADER_LINES = 16
+MAX_COLUMNS = 40
+"""More columns than this is no table a person reads (and would cost columns x cells)."""
 SHORT_LINE = 80
 """Characters of a line that may be a label or a header line (longer ones are prose)."""
 
@@ -143,7 +145,7 @@ def _tables(lines: list[Line]) -> list[tuple[int, int, int]]:
                 break
             probe += 1
         rows = sum(1 for line in lines[first : last + 1] if line.is_row())
-        if rows >= 2:
+        if rows >= 2 and len(_columns(lines[first : last + 1])) <= MAX_COLUMNS:
             start = tables[-1][1] + 1 if tables else 0
             header, labels = _header_from(lines, first, start)
             tables.append((labels, last, header))

@@ -107,58 +107,97 @@ def _pages_at(starts: np.ndarray, pages: list[dict[str, int]]) -> np.ndarray:
 
 
 CELL = "\t"
+MAX_ROW = 2000
+"""The longest row a chunk is widened to keep whole (a file with tabs in very long lines is
+no table: its chunks stay windows)."""
+MAX_CONTEXT = 600
+"""The most characters of title and headers a chunk is indexed with."""
 CONTEXT_REACH = 4000
 """How far above a chunk its table's header line is looked for (a long table's rows)."""
 TITLE_LINES = 2
+SHORT_LINE = 80
+"""A line without a tab longer than this is a paragraph: no table's header is above it."""
 
 
 def _whole_rows(
     text: str, starts: np.ndarray, ends: np.ndarray, limit: int
 ) -> tuple[np.ndarray, np.ndarray]:
     """The windows widened so none cuts a table row: a start inside a row moves back to the
-    row's start, an end inside one on to the row's end (at most to ``limit``)."""
+    row's start, an end inside one on to the row's end (at most to ``limit``; a row longer
+    than ``MAX_ROW`` is cut as any text is)."""
     if CELL not in text:
         return starts, ends
+    begin = int(starts[0]) if len(starts) else 0
     new_starts, new_ends = starts.copy(), ends.copy()
     for index, (start, end) in enumerate(zip(starts.tolist(), ends.tolist(), strict=True)):
-        row_start = text.rfind("\n", 0, start) + 1
-        if start > row_start and CELL in text[row_start:start] + _line_at(text, start):
-            new_starts[index] = max(row_start, int(starts[0]))
-        line_end = text.find("\n", end)
-        line_end = limit if line_end == -1 else min(line_end, limit)
-        row_begin = text.rfind("\n", 0, end) + 1
-        if end < line_end and CELL in text[row_begin:line_end]:
-            new_ends[index] = line_end
+        row_start, row_end = _row_around(text, start, begin, limit)
+        if row_start < start and CELL in text[row_start:row_end]:
+            new_starts[index] = row_start
+        row_start, row_end = _row_around(text, end, begin, limit)
+        if end < row_end and CELL in text[row_start:row_end]:
+            new_ends[index] = row_end
     return new_starts, new_ends
 
 
-def _line_at(text: str, at: int) -> str:
-    stop = text.find("\n", at)
-    return text[at : len(text) if stop == -1 else stop]
+def _row_around(text: str, at: int, begin: int, limit: int) -> tuple[int, int]:
+    """The line holding offset ``at`` (within ``begin``..``limit``), or ``(at, at)`` when it
+    is longer than ``MAX_ROW``."""
+    floor, ceiling = max(begin, at - MAX_ROW), min(limit, at + MAX_ROW)
+    newline = text.rfind("\n", floor, at)
+    if newline == -1 and floor > begin:
+        return at, at
+    row_start = newline + 1 if newline != -1 else floor
+    row_end = text.find("\n", at, ceiling)
+    if row_end == -1:
+        if ceiling < limit:
+            return at, at
+        row_end = limit
+    return (row_start, row_end) if row_end - row_start <= MAX_ROW else (at, at)
 
 
 def table_context(text: str, start: int) -> str:
     """The title and column headers of the table a chunk starting at ``start`` lies in
     (its lines before the header line that begins with a tab, and that line), or "" when
-    the chunk does not start inside a table below its headers."""
-    row_start = text.rfind("\n", 0, start) + 1
-    if CELL not in _line_at(text, row_start) or text.startswith(CELL, row_start):
+    the chunk does not start inside a table below its headers (or they are far above or
+    long: at most ``CONTEXT_REACH`` above, ``MAX_CONTEXT`` long)."""
+    floor = max(0, start - CONTEXT_REACH)
+    lines_start = text.rfind("\n", floor, start) + 1 if start > floor else start
+    if lines_start == 0 and floor > 0:
         return ""
-    reach = max(0, row_start - CONTEXT_REACH)
-    header = text.rfind("\n" + CELL, reach, row_start)
-    if header == -1:
+    stop = text.find("\n", start, start + MAX_ROW)
+    row = text[lines_start : stop if stop != -1 else min(len(text), start + MAX_ROW)]
+    if CELL not in row or row.startswith(CELL):
         return ""
-    header += 1
-    header_end = text.find("\n", header) + 1
-    while header > 0 and text.startswith(CELL, text.rfind("\n", 0, header - 1) + 1):
-        header = text.rfind("\n", 0, header - 1) + 1  # a header of several lines
-    title = header
-    for _ in range(TITLE_LINES):
-        above = text.rfind("\n", 0, max(title - 1, 0)) + 1 if title > 0 else 0
-        if title == 0 or CELL in text[above:title]:
-            break
-        title = above
-    return text[title:header_end]
+    lines = text[floor:lines_start].split("\n")
+    if floor > 0:
+        lines = lines[1:]  # (the first may be cut)
+    header = _header_above(lines)
+    if header is None:
+        return ""
+    top = header
+    while top > 0 and lines[top - 1].startswith(CELL):
+        top -= 1  # a header of several lines
+    first = top
+    while first > 0 and top - first < TITLE_LINES and _is_title(lines[first - 1]):
+        first -= 1
+    context = "\n".join(lines[first : header + 1]) + "\n"
+    return context if len(context) <= MAX_CONTEXT else ""
+
+
+def _header_above(lines: list[str]) -> int | None:
+    """The last header line (one that begins with a tab) of ``lines``, when only the table's
+    rows, its short label lines and page breaks stand below it (not a paragraph)."""
+    for number in range(len(lines) - 1, -1, -1):
+        line = lines[number]
+        if line.startswith(CELL):
+            return number
+        if CELL not in line and len(line) > SHORT_LINE:
+            return None
+    return None
+
+
+def _is_title(line: str) -> bool:
+    return bool(line.strip()) and CELL not in line and len(line) <= MAX_CONTEXT
 
 
 def indexed_text(text: str, start: int, end: int) -> str:

@@ -106,9 +106,10 @@ SEGMENT_ROWS = [
 
 
 def tables_pdf(path: Path) -> Path:
-    """A filing-like PDF: a ruled balance sheet (every cell boxed) on page 1, then an
-    unruled segment table (whitespace only, a header spanning its columns) that runs on
-    into page 2 without repeating its headers."""
+    """A filing-like PDF: a ruled balance sheet (every cell boxed; each column's header on
+    two lines, drawn column by column as filings often are) on page 1, then an unruled
+    segment table (whitespace only, a header spanning its columns) that runs on into
+    page 2 without repeating its headers."""
     from fpdf import FPDF
 
     pdf = FPDF(format="letter")
@@ -119,8 +120,14 @@ def tables_pdf(path: Path) -> Path:
     pdf.cell(170, 6, "CONSOLIDATED BALANCE SHEETS", align="C")
     pdf.set_xy(20, 21)
     pdf.cell(170, 6, "(In millions)", align="C")
-    pdf.set_xy(20, 30)
-    for label, *cells in [("", "December 31, 2023", "December 31, 2022"), *BALANCE_ROWS]:
+    pdf.rect(20, 30, 170, 10)
+    for column, year in enumerate(("2023", "2022")):
+        pdf.set_xy(110 + 40 * column, 30)
+        pdf.cell(40, 5, "December 31,", align="R")
+        pdf.set_xy(110 + 40 * column, 35)
+        pdf.cell(40, 5, year, align="R")
+    pdf.set_xy(20, 40)
+    for label, *cells in BALANCE_ROWS:
         pdf.cell(90, 7, label, border=1)
         for cell in cells:
             pdf.cell(40, 7, cell, border=1, align="R")

@@ -62,6 +62,9 @@ def test_a_quoted_row_is_located_on_its_page_and_holds_under_verify(tmp_path: Pa
     continued = "\t".join(SEGMENT_ROWS[-1])
     on_page_two = locate_quote(2, continued, quotable)
     assert on_page_two.found == "exact" and on_page_two.page == 2
+    # as a person reads the row off the page, spaces between the cells: a near miss there
+    typed = locate_quote(3, "Total current assets 15,754 14,200", quotable)
+    assert typed.found == "near" and (typed.start, typed.end) == (location.start, location.end)
     bundle = write_bundle(tmp_path / "b.json", make_bundle([source], [location, on_page_two]))
 
     report = verify(bundle, out_dir=tmp_path / "out")
