@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 
 from ralph_tui import verify
+from ralph_tui.documents import pdf as pdf_module
 from ralph_tui.documents.convert import extract
+from ralph_tui.documents.pdf import pdf_pages
 from ralph_tui.retrieval.chunks import Chunking, chunk_text, indexed_text, table_context
 from ralph_tui.validate.locate import QuotableText, locate_quote
 from tests.documents.fixtures import SEGMENT_ROWS, tables_pdf
@@ -87,3 +89,14 @@ def test_chunks_keep_rows_whole_and_carry_their_tables_headers(tmp_path: Path) -
     assert context.endswith("REVENUE BY SEGMENT\n\tYear ended December 31\n\t2023\t2022\n")
     assert indexed_text(text, late, late + 10).startswith(context)
     assert table_context(text, text.index("Cash rose")) == ""
+
+
+def test_a_long_pdf_converted_in_child_processes_lays_out_its_tables_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pdf = tables_pdf(tmp_path / "filing.pdf")
+    in_process = pdf_pages(pdf)
+    monkeypatch.setattr(pdf_module, "PARALLEL_FROM_PAGES", 1)
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    assert pdf_pages(pdf) == in_process
+    assert ROW in in_process[0]
