@@ -117,7 +117,8 @@ def _cells(words: list[Run], gap: float) -> list[tuple[float, float, str]]:
     for left, _, right, _, text in words:
         if cells:
             last_left, last_right, last_text = cells[-1]
-            if left - last_right < gap or last_text in SYMBOL_BEFORE or text in SYMBOL_AFTER:
+            close = left - last_right < gap and text not in SYMBOL_BEFORE
+            if close or last_text in SYMBOL_BEFORE or text in SYMBOL_AFTER:
                 joiner = "" if text in SYMBOL_AFTER or last_text.endswith("(") else " "
                 cells[-1] = (last_left, max(right, last_right), last_text + joiner + text)
                 continue
