@@ -67,11 +67,12 @@ def test_a_quoted_row_is_located_on_its_page_and_holds_under_verify(tmp_path: Pa
     # as a person reads the row off the page, spaces between the cells: a near miss there
     typed = locate_quote(3, "Total current assets 15,754 14,200", quotable)
     assert typed.found == "near" and (typed.start, typed.end) == (location.start, location.end)
-    bundle = write_bundle(tmp_path / "b.json", make_bundle([source], [location, on_page_two]))
+    quotes = [location, on_page_two, typed]
+    bundle = write_bundle(tmp_path / "b.json", make_bundle([source], quotes))
 
     report = verify(bundle, out_dir=tmp_path / "out")
     assert report.ok, report.quotes
-    assert [quote.status for quote in report.quotes] == ["holds", "holds"]
+    assert [quote.status for quote in report.quotes] == ["holds", "holds", "holds"]
 
 
 def test_chunks_keep_rows_whole_and_carry_their_tables_headers(tmp_path: Path) -> None:
