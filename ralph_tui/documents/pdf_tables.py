@@ -215,19 +215,22 @@ def _table_text(headers: list[Line], body: list[Line]) -> list[str]:
     several columns as its own line first) and a line per row, cells by column."""
     columns = _columns(body)
     label_edge = columns[0][0]
+    stub: list[str] = []
     spanning: list[str] = []
     per_column = [""] * len(columns)
     for band in _bands(headers):
-        if len(band) == 1 < len(columns):
+        if len(band) == 1 < len(columns) and band[0][1] > label_edge:
             spanning.append(CELL + band[0][2])
             continue
         for cell in band:
             over = [i for i, col in enumerate(columns) if _over(cell, col)]
-            if len(over) == 1:
+            if cell[1] <= label_edge:
+                stub.append(cell[2])  # the label column's own header ("December 31,")
+            elif len(over) == 1:
                 per_column[over[0]] = f"{per_column[over[0]]} {cell[2]}".strip()
-            elif cell[1] > label_edge:
+            else:
                 spanning.append(CELL + cell[2])
-    text = [*spanning, CELL + CELL.join(per_column)] if headers else []
+    text = [*stub, *spanning, CELL + CELL.join(per_column)] if headers else []
     pending = ""
     for index, line in enumerate(body):
         if not line.is_row():

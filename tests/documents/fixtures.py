@@ -108,8 +108,8 @@ SEGMENT_ROWS = [
 def tables_pdf(path: Path) -> Path:
     """A filing-like PDF: a ruled balance sheet (every cell boxed; each column's header on
     two lines, drawn column by column as filings often are) on page 1, then an unruled
-    segment table (whitespace only, a header spanning its columns) that runs on into
-    page 2 without repeating its headers."""
+    segment table (whitespace only, a header spanning its columns, the label column's
+    own header "Segment") that runs on into page 2 without repeating its headers."""
     from fpdf import FPDF
 
     pdf = FPDF(format="letter")
@@ -140,7 +140,7 @@ def tables_pdf(path: Path) -> Path:
     pdf.set_xy(110, 97)
     pdf.cell(80, 5, "Year ended December 31", align="C")
     y = 103.0
-    for label, *cells in [("", "2023", "2022"), *SEGMENT_ROWS]:
+    for label, *cells in [("Segment", "2023", "2022"), *SEGMENT_ROWS]:
         if y > 265:
             pdf.add_page()
             y = 20.0

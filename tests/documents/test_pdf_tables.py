@@ -5,8 +5,10 @@ keep rows whole and are indexed with their table's headers."""
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
+import pypdfium2
 import pytest
 
 from ralph_tui import verify
@@ -48,10 +50,27 @@ def test_an_unruled_table_runs_on_into_the_next_page_as_rows(tmp_path: Path) -> 
     assert pages is not None and len(pages) == 2
     first = pages[0].splitlines()
     header = first.index("\t2023\t2022")
-    assert first[header - 2 : header] == ["REVENUE BY SEGMENT", "\tYear ended December 31"]
+    assert first[header - 3 : header] == [
+        "REVENUE BY SEGMENT",
+        "Segment",
+        "\tYear ended December 31",
+    ]
     rows = [line for page in pages for line in page.splitlines() if "Region" in line]
     assert rows == ["\t".join(row) for row in SEGMENT_ROWS]
     assert pages[1].splitlines() == [row for row in rows if row not in first]
+
+
+def test_no_character_of_the_page_is_lost_or_added(tmp_path: Path) -> None:
+    pdf = tables_pdf(tmp_path / "filing.pdf")
+    document = pypdfium2.PdfDocument(pdf)
+    try:
+        seen = [document[n].get_textpage().get_text_range() for n in range(len(document))]
+    finally:
+        document.close()
+    laid = pdf_pages(pdf)
+    assert laid != seen
+    for before, after in zip(seen, laid, strict=True):
+        assert Counter("".join(before.split())) == Counter("".join(after.split()))
 
 
 def test_a_quoted_row_is_located_on_its_page_and_holds_under_verify(tmp_path: Path) -> None:
@@ -87,7 +106,7 @@ def test_chunks_keep_rows_whole_and_carry_their_tables_headers(tmp_path: Path) -
     # a chunk on page 2, far below the headers on page 1, is indexed under them
     late = text.index("\t".join(SEGMENT_ROWS[-1]))
     context = table_context(text, late)
-    assert context.endswith("REVENUE BY SEGMENT\n\tYear ended December 31\n\t2023\t2022\n")
+    assert context == "REVENUE BY SEGMENT\nSegment\n\tYear ended December 31\n\t2023\t2022\n"
     assert indexed_text(text, late, late + 10).startswith(context)
     assert table_context(text, text.index("Cash rose")) == ""
 
