@@ -20,9 +20,16 @@ from pathlib import Path
 
 if __package__:
     from ralph_tui.documents import pdf_tables
-else:  # run as the converter's child script, which imports nothing else of ralph-tui
-    sys.path.append(str(Path(__file__).parent))
-    import pdf_tables  # type: ignore[import-not-found, no-redef]
+else:  # run as the converter's child script: its sibling loaded from its file, nothing else
+    import importlib.util
+
+    _spec = importlib.util.spec_from_file_location(
+        "pdf_tables", Path(__file__).with_name("pdf_tables.py")
+    )
+    assert _spec is not None and _spec.loader is not None
+    pdf_tables = importlib.util.module_from_spec(_spec)
+    sys.modules["pdf_tables"] = pdf_tables  # (its dataclasses look their module up)
+    _spec.loader.exec_module(pdf_tables)
 
 WORD = re.compile(r"\S+")
 PARALLEL_FROM_PAGES = 200
