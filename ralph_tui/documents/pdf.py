@@ -58,7 +58,7 @@ def pdf_pages(source: Source, on_page: OnPage | None = None) -> list[str]:
     children = [
         subprocess.Popen(
             # This file as an isolated script (-I: no script dir or env on sys.path): the
-            # child imports pypdfium2 and nothing of ralph-tui.
+            # child imports pypdfium2 and, of ralph-tui, only pdf_tables beside it.
             [sys.executable, "-I", __file__, str(source), str(first), str(last)],
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
