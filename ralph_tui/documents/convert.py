@@ -82,10 +82,15 @@ def extract(
     return extracted
 
 
+LAYOUT = {"pdf": " tables-1"}
+"""How our own layout over a converter reads its output (tables as rows): a change to it
+makes cached conversions stale, as a new converter version does."""
+
+
 def converter_version(fmt: Format) -> str:
     """The converter a format goes through, with its version (a cache key part)."""
     package = {"pdf": "pypdfium2", "html": "trafilatura", "docx": "python-docx"}.get(fmt)
-    return f"{package} {version(package)}" if package else "utf-8"
+    return f"{package} {version(package)}{LAYOUT.get(fmt, '')}" if package else "utf-8"
 
 
 def _text(data: bytes) -> Extracted:
@@ -102,7 +107,8 @@ def _text(data: bytes) -> Extracted:
 
 def _normalize(text: str) -> str:
     lines = text.replace("\r\n", "\n").replace("\r", "\n").replace("\f", "\n").split("\n")
-    return "\n".join(line.rstrip() for line in lines).strip()
+    # A table row keeps the tab of an empty last cell.
+    return "\n".join(line.rstrip(" \u00a0") for line in lines).strip()
 
 
 def _pdf(source: Source, on_page: OnPage | None) -> Extracted:

@@ -13,7 +13,7 @@ import numpy as np
 
 from ralph_tui.llm.errors import LLMError
 from ralph_tui.retrieval.cache import IndexCache, StoredLexical
-from ralph_tui.retrieval.chunks import Chunking, ChunkTable, chunk_text
+from ralph_tui.retrieval.chunks import Chunking, ChunkTable, chunk_text, indexed_text
 from ralph_tui.retrieval.embedders import Embedder, WordVectorEmbedder
 from ralph_tui.retrieval.lexical import LexicalIndex
 from ralph_tui.retrieval.words import Vocabulary
@@ -191,7 +191,7 @@ def _tokenize(
     for number, (start, end) in enumerate(
         zip(chunks.starts.tolist(), chunks.ends.tolist(), strict=True)
     ):
-        word_ids.append(vocabulary.encode(text[start:end]))
+        word_ids.append(vocabulary.encode(indexed_text(text, start, end)))
         if number % step == 0:
             progress("words", number, len(chunks))
     progress("words", len(chunks), len(chunks))
@@ -226,7 +226,7 @@ async def _embed_chunks(
                 _word_vectors_of, embedder, tokens.word_ids, tokens.words
             )
         else:
-            texts = chunks.texts(text)
+            texts = [indexed_text(text, *chunks.span(i)) for i in range(len(chunks))]
             vectors = await embedder.embed(texts, lambda d, t: progress("vectors", d, t))
     except (LLMError, TypeError) as exc:
         timer.figures.dense_skipped = f"the embedder {embedder.id} failed: {exc}"

@@ -92,3 +92,62 @@ SAMPLES = Path(__file__).parent / "samples"
 installed wheel."""
 
 HTML_PAGE = (SAMPLES / "pump.html").read_text(encoding="utf-8")
+
+
+BALANCE_ROWS = [
+    ("Cash and cash equivalents", "$ 3,412", "$ 2,950"),
+    ("Accounts receivable, net", "6,588", "5,904"),
+    ("Inventories", "5,754", "5,346"),
+    ("Total current assets", "15,754", "14,200"),
+]
+SEGMENT_ROWS = [
+    (f"Region {n:02d} revenue", f"{1000 + 37 * n:,}", f"{900 + 29 * n:,}") for n in range(1, 61)
+]
+
+
+def tables_pdf(path: Path) -> Path:
+    """A filing-like PDF: a ruled balance sheet (every cell boxed; each column's header on
+    two lines, drawn column by column as filings often are) on page 1, then an unruled
+    segment table (whitespace only, a header spanning its columns, the label column's
+    own header "Segment") that runs on into page 2 without repeating its headers."""
+    from fpdf import FPDF
+
+    pdf = FPDF(format="letter")
+    pdf.set_auto_page_break(False)
+    pdf.set_font("Helvetica", size=9)
+    pdf.add_page()
+    pdf.set_xy(20, 15)
+    pdf.cell(170, 6, "CONSOLIDATED BALANCE SHEETS", align="C")
+    pdf.set_xy(20, 21)
+    pdf.cell(170, 6, "(In millions)", align="C")
+    pdf.rect(20, 30, 170, 10)
+    for column, year in enumerate(("2023", "2022")):
+        pdf.set_xy(110 + 40 * column, 30)
+        pdf.cell(40, 5, "December 31,", align="R")
+        pdf.set_xy(110 + 40 * column, 35)
+        pdf.cell(40, 5, year, align="R")
+    pdf.set_xy(20, 40)
+    for label, *cells in BALANCE_ROWS:
+        pdf.cell(90, 7, label, border=1)
+        for cell in cells:
+            pdf.cell(40, 7, cell, border=1, align="R")
+        pdf.ln(7)
+        pdf.set_x(20)
+    pdf.set_xy(20, 75)
+    pdf.multi_cell(170, 5, "Cash rose on higher collections from customers in every region.")
+    pdf.set_xy(20, 90)
+    pdf.cell(170, 6, "REVENUE BY SEGMENT", align="C")
+    pdf.set_xy(110, 97)
+    pdf.cell(80, 5, "Year ended December 31", align="C")
+    y = 103.0
+    for label, *cells in [("Segment", "2023", "2022"), *SEGMENT_ROWS]:
+        if y > 265:
+            pdf.add_page()
+            y = 20.0
+        pdf.set_xy(20, y)
+        pdf.cell(90, 5, label)
+        for cell in cells:
+            pdf.cell(40, 5, cell, align="R")
+        y += 5
+    path.write_bytes(bytes(pdf.output()))
+    return path
