@@ -101,7 +101,7 @@ class _Candidates:
     holds."""
 
     rankings: dict[str, dict[str, list[str]]] = field(
-        default_factory=lambda: {"lexical": {}, "dense": {}}
+        default_factory=lambda: {"lexical": {}, "page": {}, "dense": {}}
     )
     infos: dict[str, PassageInfo] = field(default_factory=dict)
     ranks: dict[str, dict[str, int]] = field(default_factory=dict)
@@ -178,6 +178,12 @@ class Retriever:
                 found.add("lexical", source, picked, hits.scores[picked])
             else:
                 found.rankings["lexical"][source.kind] = []
+            if source.pages is not None:
+                chunk_scores = hits.scores if hits is not None else None
+                picked, page_scores = source.pages.nominate(
+                    query, chunk_scores, self._top_n(source.kind, n)
+                )
+                found.add("page", source, picked, page_scores)
         ms["lexical"] = _since(t)
 
         query_vector = await self._query_vector(query, sources, skipped, ms)
