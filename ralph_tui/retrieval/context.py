@@ -8,6 +8,7 @@ Resources" that never repeat the word. The chunk's text (what a passage quotes) 
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Sequence
 from pathlib import PurePath
 from typing import Any
@@ -18,7 +19,7 @@ from ralph_tui.retrieval.chunks import ChunkTable
 def document_words(entry: dict[str, Any]) -> str:
     """A document's name as words (``ADOBE_2019_10K.pdf`` -> ``ADOBE 2019 10K``) and its
     title when the table knows one."""
-    name = PurePath(str(entry.get("name") or "")).stem
+    name = re.sub(r"[\W_]+", " ", PurePath(str(entry.get("name") or "")).stem).strip()
     title = str(entry.get("title") or "")
     return " ".join(part for part in (name, title) if part)
 

@@ -61,13 +61,22 @@ class PageLeg:
         self.chunk_page = chunk_page
 
     def nominate(
-        self, query: str, chunk_scores: np.ndarray | None, n: int
+        self,
+        query: str,
+        chunk_scores: np.ndarray | None,
+        n: int,
+        allowed: np.ndarray | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         """The best chunk of each of the ``n`` best pages for ``query`` (by ``chunk_scores``,
-        the chunk leg's; the page's first chunk without), page order, with the page scores."""
+        the chunk leg's; the page's first chunk without), page order, with the page scores;
+        only pages with a chunk in the boolean mask ``allowed``, when given."""
         hits = self.lexical.search(query)
         if hits is None:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+        if allowed is not None:
+            pages = np.zeros(len(hits.scores), dtype=bool)
+            pages[self.chunk_page[allowed & (self.chunk_page >= 0)]] = True
+            hits = hits.within(pages)
         chosen: list[int] = []
         values: list[float] = []
         for page in hits.top(n).tolist():

@@ -11,10 +11,12 @@ from typing import Any, Literal
 import numpy as np
 
 from ralph_tui.llm.errors import LLMError
+from ralph_tui.retrieval.context import document_words
 from ralph_tui.retrieval.dense import ExactVectorStore, VectorStore
 from ralph_tui.retrieval.embedders import Embedder
 from ralph_tui.retrieval.index import DocumentIndex
 from ralph_tui.retrieval.lexical import LexicalIndex
+from ralph_tui.retrieval.naming import name_terms, named_documents
 from ralph_tui.retrieval.pages import PageLeg
 from ralph_tui.retrieval.words import Vocabulary
 
@@ -90,6 +92,11 @@ class PassageSource:
     def info(self, index: int) -> PassageInfo:
         raise NotImplementedError
 
+    def named(self, query: str) -> tuple[np.ndarray | None, list[str]]:
+        """The passages of the documents ``query`` names (a boolean mask) and their names;
+        ``(None, [])`` when it names none (see ``naming``)."""
+        return None, []
+
 
 class DocumentSource(PassageSource):
     """The run's document (a corpus of several, joined), by chunk."""
@@ -104,6 +111,14 @@ class DocumentSource(PassageSource):
         self.embedder_id = index.figures.embedder if index.vectors is not None else None
         self._names = [str(entry["name"]) for entry in table] if table and len(table) > 1 else []
         self._paged = [bool(entry.get("pages")) for entry in table] if table else []
+        self._name_terms = name_terms([document_words(entry) for entry in table or ()])
+
+    def named(self, query: str) -> tuple[np.ndarray | None, list[str]]:
+        numbers = named_documents(query, self._name_terms)
+        if not numbers:
+            return None, []
+        mask = np.isin(self.index.chunks.documents, numbers)
+        return mask, [self._names[number] for number in numbers]
 
     def __len__(self) -> int:
         return len(self.index.chunks)
