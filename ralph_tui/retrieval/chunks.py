@@ -118,7 +118,7 @@ def chunk_text(
             int(h["start"]) for h in entry.get("headings") or [] if begin < int(h["start"]) < end
         ]
         if page_breaks or heading_breaks:
-            starts, ends = _parted_windows(begin, end, chunking, page_breaks, heading_breaks)
+            starts, ends = _parted_windows(text, begin, end, chunking, page_breaks, heading_breaks)
         else:
             starts = window_starts(end - begin, chunking) + begin
             ends = np.minimum(starts + chunking.size, end)
@@ -140,7 +140,12 @@ def chunk_text(
 
 
 def _parted_windows(
-    begin: int, end: int, chunking: Chunking, page_breaks: list[int], heading_breaks: list[int]
+    text: str,
+    begin: int,
+    end: int,
+    chunking: Chunking,
+    page_breaks: list[int],
+    heading_breaks: list[int],
 ) -> tuple[np.ndarray, np.ndarray]:
     """Windows over ``[begin, end)`` that end at a page break or a heading when one lies in
     their later part (see the module's docstring); the next window then starts there."""
@@ -164,6 +169,11 @@ def _parted_windows(
         if stop >= end:
             break
         position = stop - overlap
+        # A window that stops just short of a page break (only blank separator between):
+        # the next starts at the break, not with the end of the page already covered.
+        following = bisect.bisect_right(page_breaks, stop)
+        if following < len(page_breaks) and not text[stop : page_breaks[following]].strip():
+            position = page_breaks[following]
     return np.array(starts, dtype=np.int64), np.array(ends, dtype=np.int64)
 
 

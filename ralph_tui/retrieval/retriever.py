@@ -73,6 +73,7 @@ class Retrieved:
             "url": self.info.url,
             "document": self.info.document,
             "page": self.info.page,
+            "pages": self.info.pages,
             "ranks": self.ranks,
             "scores": {k: round(v, 6) for k, v in self.scores.items()},
             "exactPhrase": self.phrase,
@@ -330,7 +331,10 @@ class Retriever:
         votes = rrf([by_maxsim], {})
         for key in order:
             scores[key]["reranked"] = scores[key]["fused"] + votes[key]
-        reranked = sorted(order, key=lambda key: (first[key], -scores[key]["reranked"]))
+        reranked = sorted(
+            order,
+            key=lambda key: (first[key], -scores[key]["reranked"], by_maxsim.index(key)),
+        )
         ms["rerank"] = _since(t)
         return reranked
 

@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from ralph_tui.evidence import page_label
 from ralph_tui.llm.errors import LLMError
 from ralph_tui.retrieval.context import document_words
 from ralph_tui.retrieval.dense import ExactVectorStore, VectorStore
@@ -65,15 +66,6 @@ class PassageInfo:
         """``p. 53`` or, for a passage over a page break, ``p. 53–54`` (empty without a
         page)."""
         return page_label(self.page, self.pages)
-
-
-def page_label(page: int | None, pages: Sequence[int] = ()) -> str:
-    """``p. 53``, or ``p. 53–54`` when ``pages`` spans more than one page; empty without."""
-    if not page:
-        return ""
-    if len(pages) > 1 and pages[0] != pages[-1]:
-        return f"p. {pages[0]}\u2013{pages[-1]}"
-    return f"p. {page}"
 
 
 class PassageSource:
