@@ -117,7 +117,7 @@ def _print_search(result: RetrievalResult, *, as_json: bool) -> None:
 
 def _scores(ranks: dict[str, int], scores: dict[str, float]) -> str:
     parts = []
-    for leg in ("lexical", "dense"):
+    for leg in ("lexical", "page", "dense"):
         if leg in ranks:
             parts.append(f"{leg} #{ranks[leg]} ({scores[leg]:.3f})")
     if "maxsim" in scores:

@@ -5,10 +5,11 @@ evidence can cite. In a corpus a chunk never crosses from one document into the 
 carries the document and, for a PDF, every page it spans.
 
 Where a document has pages or headings, a chunk prefers to end where the document's own
-parts do: at a page break (unless that would leave it a sliver, under a quarter of a
-window) or at a heading (when it keeps at least half a window), and the next chunk starts
-right there, without overlap — so a passage is about one page and one section, and a
-balance sheet is not found through a chunk that begins in the previous page's footer.
+parts do: at a page break (unless it began with the overlap of the previous window and
+that would leave it a sliver, under a quarter of a window) or at a heading (when it keeps
+at least half a window), and the next chunk starts right there, without overlap — so a
+passage is about one page and one section, and a balance sheet is not found through a
+chunk that begins in the previous page's footer.
 
 A chunk spanning pages is labelled with the page that holds most of its characters (the
 first such page on a tie): where its content is, not where its first character happens to
@@ -154,33 +155,38 @@ def _parted_windows(
     starts: list[int] = []
     ends: list[int] = []
     position = begin
+    at_break = True
     while True:
         stop = min(position + size, end)
-        cut = _last_between(page_breaks, position + size // 4, stop)
+        # A window that starts at a page's start ends at that page's end, however short
+        # the page; one that starts with the overlap of the last page's text does not cut
+        # a sliver of it off.
+        cut = _first_between(page_breaks, position + (0 if at_break else size // 4), stop)
         if cut is None:
-            cut = _last_between(heading_breaks, position + size // 2, stop)
+            cut = _first_between(heading_breaks, position + size // 2, stop)
         if cut is not None:
-            starts.append(position)
-            ends.append(cut)
-            position = cut
+            if text[position:cut].strip():  # a blank page is no passage
+                starts.append(position)
+                ends.append(cut)
+            position, at_break = cut, True
             continue
         starts.append(position)
         ends.append(stop)
         if stop >= end:
             break
-        position = stop - overlap
+        position, at_break = stop - overlap, False
         # A window that stops just short of a page break (only blank separator between):
         # the next starts at the break, not with the end of the page already covered.
         following = bisect.bisect_right(page_breaks, stop)
         if following < len(page_breaks) and not text[stop : page_breaks[following]].strip():
-            position = page_breaks[following]
+            position, at_break = page_breaks[following], True
     return np.array(starts, dtype=np.int64), np.array(ends, dtype=np.int64)
 
 
-def _last_between(breaks: list[int], low: int, high: int) -> int | None:
-    """The last of the sorted ``breaks`` in ``(low, high)``, or ``None``."""
-    index = bisect.bisect_left(breaks, high) - 1
-    return breaks[index] if index >= 0 and breaks[index] > low else None
+def _first_between(breaks: list[int], low: int, high: int) -> int | None:
+    """The first of the sorted ``breaks`` in ``(low, high)``, or ``None``."""
+    index = bisect.bisect_right(breaks, low)
+    return breaks[index] if index < len(breaks) and breaks[index] < high else None
 
 
 def _page_labels(
