@@ -6,9 +6,10 @@ filing and every page of it that states the answer. Each question is asked of:
 - ralph-tui's own search with keyless defaults (the offline embedder, fusion and the MaxSim
   rerank as ``--rerank auto`` leaves it), and the same with ``--rerank off`` (fusion alone);
   only ``topK`` is raised to 10, which changes no ranking (the passages are cut from one
-  order). A found passage names its pages two ways: ``first_page``, the page its first
-  character is on (what search reports today), and ``touched_pages``, every page its span
-  overlaps;
+  order). A found passage names its pages three ways: ``label_page``, the page search
+  labels it with (what it reports), ``first_page``, the page its first character is on (what
+  search reported before passages were labelled by where their text is), and
+  ``touched_pages``, every page its span overlaps;
 - plain page BM25 (``bm25s``: one page = one document; bm25s's own tokenizer with English
   stopwords and the PyStemmer English stemmer when installed), over the same page texts.
 
@@ -56,6 +57,8 @@ KS = (1, 3, 5, 10)
 KINDS = ("metrics", "domain", "text")
 # The page labels a run is scored on: ralph-tui's passage labels two ways, BM25's pages.
 METHODS = (
+    "ralph_label_page",
+    "ralph_norerank_label_page",
     "ralph_first_page",
     "ralph_touched_pages",
     "ralph_norerank_first_page",
@@ -196,12 +199,15 @@ async def ask_ralph(
                 ranked.latency_ms.append((time.perf_counter() - began) * 1000)
             first: Found = []
             touched: Found = []
+            label: Found = []
             for passage in result.passages:
                 if passage.info.span is None:
                     continue
                 doc, page, pages = passage_pages(corpus, *passage.info.span)
                 first.append((doc, frozenset([page])))
                 touched.append((doc, pages))
+                label.append((doc, frozenset([passage.info.page or page])))
+            ranked.found[f"{prefix}_label_page"][q.id] = label
             ranked.found[f"{prefix}_first_page"][q.id] = first
             ranked.found[f"{prefix}_touched_pages"][q.id] = touched
     return {"index_s": round(index_s, 2), "chunks": len(index.chunks)}
@@ -351,7 +357,8 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         "methods": {
             "ralph_*": "ralph-tui's search, keyless defaults (offline embedder, rerank auto)",
             "ralph_norerank_*": "the same with --rerank off (fusion alone)",
-            "*_first_page": "a passage's page is the page of its first character (as reported)",
+            "*_label_page": "a passage's page is the page search labels it with (as reported)",
+            "*_first_page": "a passage's page is the page of its first character",
             "*_touched_pages": "a passage counts on every page its span overlaps",
             "bm25_pages": "bm25s over whole pages (stopwords en, stemmer as stated)",
         },
@@ -384,12 +391,12 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
             if args.misses:
                 result["folder"]["misses_at_5"] = {
                     m: misses(questions, whole.found[m], args.misses)
-                    for m in ("ralph_first_page", "bm25_pages")
+                    for m in ("ralph_label_page", "bm25_pages")
                 }
         if args.misses:
             result["per_document"]["misses_at_5"] = {
                 m: misses(questions, per_doc.found[m], args.misses)
-                for m in ("ralph_first_page", "ralph_touched_pages", "bm25_pages")
+                for m in ("ralph_label_page", "ralph_touched_pages", "bm25_pages")
             }
     if not args.no_timing:
         largest = max(docs, key=lambda d: (folder / d).stat().st_size)

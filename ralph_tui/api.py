@@ -381,6 +381,9 @@ class Passage(BaseModel):
     """How a person names the place: ``manual.pdf p. 12``, or the URL."""
     document: str | None = None
     page: int | None = None
+    """The page it is labelled with: the one holding most of its text."""
+    pages: list[int] = Field(default_factory=list)
+    """Every page it spans, in order (``[53, 54]`` for a passage over a page break)."""
     start: int | None = None
     """Where the passage starts in the documents' text (all of them, one after another)."""
     end: int | None = None
@@ -426,14 +429,20 @@ async def asearch(
 
 
 def _passage(found: Retrieved, corpus: Corpus) -> Passage:
-    """A found passage with the document (and page) its span lies in."""
+    """A found passage with the document its span lies in and the pages it spans (labelled
+    with the page holding most of its text)."""
     info = found.info
     source = corpus.source_of(info.span[0]) if info.span else None
+    document = source.document if source else info.document
+    label = info.label
+    if source is not None:
+        label = f"{document} {info.page_label}" if info.page else str(document)
     return Passage(
         text=info.text,
-        label=source.label if source else info.label,
-        document=source.document if source else info.document,
-        page=source.page if source else info.page,
+        label=label,
+        document=document,
+        page=info.page if info.page else (source.page if source else None),
+        pages=info.pages,
         start=info.span[0] if info.span else None,
         end=info.span[1] if info.span else None,
         url=info.url,

@@ -420,6 +420,9 @@ class RetrievedPassage(BaseModel):
     url: str | None = None
     document: str | None = None
     page: int | None = None
+    """The page it is labelled with: the one holding most of its text."""
+    pages: list[int] = Field(default_factory=list)
+    """Every page it spans, in order."""
     ranks: dict[str, int] = Field(default_factory=dict)
     scores: dict[str, float] = Field(default_factory=dict)
 

@@ -8,6 +8,7 @@ read them; they are declared here once.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Literal, get_args
 
 from pydantic import BaseModel, Field, computed_field
@@ -31,6 +32,16 @@ Span = tuple[int, int]
 
 SectionKind = Literal["page", "section"]
 """What a document's coverage strip is cut by: PDF pages, or the parts under its headings."""
+
+
+def page_label(page: int | None, pages: Sequence[int] = ()) -> str:
+    """How a person names a passage's page: ``p. 53``, or ``p. 53–54`` when ``pages`` (every
+    page it spans) runs over a page break; empty without a page."""
+    if not page:
+        return ""
+    if len(pages) > 1 and pages[0] != pages[-1]:
+        return f"p. {pages[0]}\u2013{pages[-1]}"
+    return f"p. {page}"
 
 
 class QuoteLocation(BaseModel):

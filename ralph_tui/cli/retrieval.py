@@ -105,7 +105,7 @@ def _print_search(result: RetrievalResult, *, as_json: bool) -> None:
     for number, passage in enumerate(result.passages, 1):
         info = passage.info
         where = f" {info.document}" if info.document else ""
-        where += f" p. {info.page}" if info.page else ""
+        where += f" {info.page_label}" if info.page else ""
         print(f"{number}. {info.label}{where}   {_scores(passage.ranks, passage.scores)}")
         text = " ".join(info.text.split())
         cut = "..." if len(text) > PREVIEW_CHARS else ""
@@ -117,7 +117,7 @@ def _print_search(result: RetrievalResult, *, as_json: bool) -> None:
 
 def _scores(ranks: dict[str, int], scores: dict[str, float]) -> str:
     parts = []
-    for leg in ("lexical", "dense"):
+    for leg in ("lexical", "page", "dense"):
         if leg in ranks:
             parts.append(f"{leg} #{ranks[leg]} ({scores[leg]:.3f})")
     if "maxsim" in scores:

@@ -15,9 +15,10 @@ import re
 import shutil
 import tempfile
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -25,10 +26,13 @@ from ralph_tui.atomic import write_atomic_with
 from ralph_tui.json_input import read_json
 from ralph_tui.retrieval.chunks import Chunking, ChunkTable
 from ralph_tui.retrieval.lexical import LexicalIndex
+from ralph_tui.retrieval.pages import PageLeg
 
-FORMAT = 3
+FORMAT = 4
 """Bumped when what is stored changes shape or the words it was built from change (3: text
-without spaces is indexed as character pairs): older folders are then rebuilt."""
+without spaces is indexed as character pairs; 4: chunks end at page breaks and headings,
+carry their page range and context words, and paged documents have a page leg): older
+folders are then rebuilt."""
 
 CACHE_ERRORS = (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile)
 
@@ -43,6 +47,7 @@ class StoredLexical:
     lexical: LexicalIndex
     words: list[str]
     idf: np.ndarray
+    pages: PageLeg | None = None
 
 
 class IndexCache:
@@ -52,9 +57,12 @@ class IndexCache:
         self.root = root
 
     @staticmethod
-    def key_of(text: str, chunking: Chunking) -> str:
-        digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:20]
-        return f"{digest}-{chunking.key}"
+    def key_of(text: str, chunking: Chunking, table: Sequence[dict[str, Any]] | None = None) -> str:
+        """The folder name of ``text``'s index: its digest with the layout the chunks follow
+        (documents, their names, pages and headings) and the chunking."""
+        digest = hashlib.sha256(text.encode("utf-8", "surrogatepass"))
+        digest.update(_layout(table).encode("utf-8", "surrogatepass"))
+        return f"{digest.hexdigest()[:20]}-{chunking.key}"
 
     def folder_of(self, key: str) -> Path:
         return self.root / key
@@ -75,15 +83,19 @@ class IndexCache:
                 shutil.rmtree(folder, ignore_errors=True)
                 return None
             with np.load(folder / "chunks.npz") as arrays:
-                chunks = ChunkTable(
-                    arrays["starts"], arrays["ends"], arrays["documents"], arrays["pages"]
-                )
+                chunks = ChunkTable.from_arrays(arrays)
+                chunk_page = arrays.get("chunk_page")
             lexical = LexicalIndex.load(folder / "bm25")
+            pages = None
+            if chunk_page is not None:
+                if len(chunk_page) != len(chunks):
+                    raise ValueError(f"{len(chunk_page)} chunk pages for {len(chunks)} chunks")
+                pages = PageLeg(LexicalIndex.load(folder / "pages_bm25"), chunk_page)
             words = read_json(folder / "words.json")
             idf = np.load(folder / "idf.npy")
             if len(words) != meta["words"] or len(idf) != len(words):
                 raise ValueError(f"{len(words)} words and {len(idf)} weights, not {meta['words']}")
-            return StoredLexical(chunks, lexical, words, idf)
+            return StoredLexical(chunks, lexical, words, idf, pages)
         except CACHE_ERRORS as exc:
             notice(f"retrieval index cache {folder} is damaged ({_reason(exc)}); rebuilding it")
             shutil.rmtree(folder, ignore_errors=True)
@@ -96,7 +108,11 @@ class IndexCache:
             self.root.mkdir(parents=True, exist_ok=True)
             aside = Path(tempfile.mkdtemp(dir=self.root, prefix=f".{key}."))
             try:
-                np.savez(aside / "chunks.npz", **stored.chunks.arrays())  # type: ignore[arg-type]
+                arrays = stored.chunks.arrays()
+                if stored.pages is not None:
+                    arrays["chunk_page"] = stored.pages.chunk_page
+                    stored.pages.lexical.save(aside / "pages_bm25")
+                np.savez(aside / "chunks.npz", **arrays)  # type: ignore[arg-type]
                 stored.lexical.save(aside / "bm25")
                 words = json.dumps(stored.words, ensure_ascii=False)
                 (aside / "words.json").write_text(words, encoding="utf-8")
@@ -145,6 +161,28 @@ class IndexCache:
 
     def entries(self) -> list[Path]:
         return sorted(p for p in self.root.glob("*") if p.is_dir() and not p.name.startswith("."))
+
+
+def _layout(table: Sequence[dict[str, Any]] | None) -> str:
+    """What of a corpus table shapes its chunks and their context, as text."""
+    return json.dumps(
+        [
+            [
+                entry.get("name"),
+                entry.get("title"),
+                entry.get("start"),
+                entry.get("end"),
+                [[p.get("page"), p.get("start"), p.get("end")] for p in entry.get("pages") or []],
+                [
+                    [h.get("level"), h.get("title"), h.get("start")]
+                    for h in entry.get("headings") or []
+                ],
+            ]
+            for entry in table or ()
+        ],
+        ensure_ascii=False,
+        default=str,
+    )
 
 
 def _slug(name: str) -> str:

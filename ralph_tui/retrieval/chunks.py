@@ -2,13 +2,28 @@
 
 A chunk is ``text[start:end]``, so any text cut from one is a verbatim substring that
 evidence can cite. In a corpus a chunk never crosses from one document into the next, and
-carries the document (and, for a PDF, the page its start lies on). A chunk never cuts a
-table row (a line with tab-separated cells: it is widened to the row's ends), and is indexed
-with its table's title and column headers when it starts below them (``indexed_text``).
+carries the document and, for a PDF, every page it spans.
+
+Where a document has pages or headings, a chunk prefers to end where the document's own
+parts do: at a page break (unless it began with the overlap of the previous window and
+that would leave it a sliver, under a quarter of a window) or at a heading (when it keeps
+at least half a window), and the next chunk starts right there, without overlap — so a
+passage is about one page and one section, and a balance sheet is not found through a
+chunk that begins in the previous page's footer.
+
+A chunk spanning pages is labelled with the page that holds most of its characters (the
+first such page on a tie): where its content is, not where its first character happens to
+be. A chunk that starts with a three-line footer and goes on for a page of statement is that
+statement's page.
+
+A chunk never cuts a table row (a line with tab-separated cells: it is widened to the row's
+ends), and is indexed with its table's title and column headers when it starts below them
+(``indexed_text``).
 """
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -49,18 +64,27 @@ def window_starts(length: int, chunking: Chunking) -> np.ndarray:
 
 @dataclass
 class ChunkTable:
-    """Every chunk's span, document number and page (0: the document has no pages)."""
+    """Every chunk's span and document number, the page it is labelled with (``pages``:
+    where most of its characters are; 0 when the document has no pages) and the first and
+    last page it spans."""
 
     starts: np.ndarray
     ends: np.ndarray
     documents: np.ndarray
     pages: np.ndarray
+    first_pages: np.ndarray
+    last_pages: np.ndarray
 
     def __len__(self) -> int:
         return len(self.starts)
 
     def span(self, index: int) -> tuple[int, int]:
         return int(self.starts[index]), int(self.ends[index])
+
+    def page_range(self, index: int) -> list[int]:
+        """Every page chunk ``index`` spans, in order (empty without pages)."""
+        first, last = int(self.first_pages[index]), int(self.last_pages[index])
+        return list(range(first, last + 1)) if first else []
 
     def texts(self, text: str) -> list[str]:
         return [text[s:e] for s, e in zip(self.starts.tolist(), self.ends.tolist(), strict=True)]
@@ -71,39 +95,132 @@ class ChunkTable:
             "ends": self.ends,
             "documents": self.documents,
             "pages": self.pages,
+            "first_pages": self.first_pages,
+            "last_pages": self.last_pages,
         }
+
+    @classmethod
+    def from_arrays(cls, arrays: Any) -> ChunkTable:
+        return cls(**{name: np.asarray(arrays[name]) for name in _FIELDS})
+
+
+_FIELDS = ("starts", "ends", "documents", "pages", "first_pages", "last_pages")
 
 
 def chunk_text(
     text: str, chunking: Chunking, table: Sequence[dict[str, Any]] | None = None
 ) -> ChunkTable:
     """Chunk ``text``; with a corpus ``table`` (``Corpus.table``), chunk each document's
-    span on its own, so no chunk crosses a document boundary."""
+    span on its own, so no chunk crosses a document boundary, ending chunks at its page
+    breaks and headings where it can."""
     entries = list(table) if table else [{"start": 0, "end": len(text), "pages": []}]
-    starts, ends, documents, pages = [], [], [], []
+    columns: dict[str, list[np.ndarray]] = {name: [] for name in _FIELDS}
     for number, entry in enumerate(entries):
         begin, end = int(entry["start"]), int(entry["end"])
-        local = window_starts(end - begin, chunking) + begin
-        local, stops = _whole_rows(text, local, np.minimum(local + chunking.size, end), end)
-        starts.append(local)
-        ends.append(stops)
-        documents.append(np.full(len(local), number, dtype=np.int32))
-        pages.append(_pages_at(local, entry.get("pages") or []))
+        pages = entry.get("pages") or []
+        page_breaks = [int(p["start"]) for p in pages if begin < int(p["start"]) < end]
+        heading_breaks = [
+            int(h["start"]) for h in entry.get("headings") or [] if begin < int(h["start"]) < end
+        ]
+        if page_breaks or heading_breaks:
+            starts, ends = _parted_windows(text, begin, end, chunking, page_breaks, heading_breaks)
+        else:
+            starts = window_starts(end - begin, chunking) + begin
+            ends = np.minimum(starts + chunking.size, end)
+        starts, ends = _whole_rows(text, starts, ends, end)
+        first, last, label = _page_labels(text, starts, ends, pages)
+        columns["starts"].append(starts)
+        columns["ends"].append(ends)
+        columns["documents"].append(np.full(len(starts), number, dtype=np.int32))
+        columns["pages"].append(label)
+        columns["first_pages"].append(first)
+        columns["last_pages"].append(last)
     return ChunkTable(
-        starts=np.concatenate(starts) if starts else np.zeros(0, dtype=np.int64),
-        ends=np.concatenate(ends) if ends else np.zeros(0, dtype=np.int64),
-        documents=np.concatenate(documents) if documents else np.zeros(0, dtype=np.int32),
-        pages=np.concatenate(pages) if pages else np.zeros(0, dtype=np.int32),
+        **{
+            name: np.concatenate(parts)
+            if parts
+            else np.zeros(0, dtype=np.int64 if name in ("starts", "ends") else np.int32)
+            for name, parts in columns.items()
+        }
     )
 
 
-def _pages_at(starts: np.ndarray, pages: list[dict[str, int]]) -> np.ndarray:
+def _parted_windows(
+    text: str,
+    begin: int,
+    end: int,
+    chunking: Chunking,
+    page_breaks: list[int],
+    heading_breaks: list[int],
+) -> tuple[np.ndarray, np.ndarray]:
+    """Windows over ``[begin, end)`` that end at a page break or a heading when one lies in
+    their later part (see the module's docstring); the next window then starts there."""
+    size, overlap = chunking.size, chunking.overlap
+    page_breaks, heading_breaks = sorted(set(page_breaks)), sorted(set(heading_breaks))
+    starts: list[int] = []
+    ends: list[int] = []
+    position = begin
+    at_break = True
+    while True:
+        stop = min(position + size, end)
+        # A window that starts at a page's start ends at that page's end, however short
+        # the page; one that starts with the overlap of the last page's text does not cut
+        # a sliver of it off.
+        cut = _first_between(page_breaks, position + (0 if at_break else size // 4), stop)
+        if cut is None:
+            cut = _first_between(heading_breaks, position + size // 2, stop)
+        if cut is not None:
+            if text[position:cut].strip():  # a blank page is no passage
+                starts.append(position)
+                ends.append(cut)
+            position, at_break = cut, True
+            continue
+        starts.append(position)
+        ends.append(stop)
+        if stop >= end:
+            break
+        position, at_break = stop - overlap, False
+        # A window that stops just short of a page break (only blank separator between):
+        # the next starts at the break, not with the end of the page already covered.
+        following = bisect.bisect_right(page_breaks, stop)
+        if following < len(page_breaks) and not text[stop : page_breaks[following]].strip():
+            position, at_break = page_breaks[following], True
+    return np.array(starts, dtype=np.int64), np.array(ends, dtype=np.int64)
+
+
+def _first_between(breaks: list[int], low: int, high: int) -> int | None:
+    """The first of the sorted ``breaks`` in ``(low, high)``, or ``None``."""
+    index = bisect.bisect_right(breaks, low)
+    return breaks[index] if index < len(breaks) and breaks[index] < high else None
+
+
+def _page_labels(
+    text: str, starts: np.ndarray, ends: np.ndarray, pages: list[dict[str, int]]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each chunk's first page, last page and label (the page with most of its non-blank
+    characters, the first on a tie); all 0 without pages."""
     if not pages:
-        return np.zeros(len(starts), dtype=np.int32)
+        zeros = np.zeros(len(starts), dtype=np.int32)
+        return zeros, zeros.copy(), zeros.copy()
     page_starts = np.array([page["start"] for page in pages], dtype=np.int64)
     numbers = np.array([page["page"] for page in pages], dtype=np.int32)
-    index = np.searchsorted(page_starts, starts, side="right") - 1
-    return np.where(index >= 0, numbers[np.maximum(index, 0)], numbers[0]).astype(np.int32)
+
+    def page_index(offsets: np.ndarray) -> np.ndarray:
+        return np.maximum(np.searchsorted(page_starts, offsets, side="right") - 1, 0)
+
+    first_index = page_index(starts)
+    last_index = page_index(np.maximum(ends - 1, starts))
+    label_index = first_index.copy()
+    for chunk in np.flatnonzero(last_index > first_index).tolist():
+        best, most = int(first_index[chunk]), -1
+        for index in range(int(first_index[chunk]), int(last_index[chunk]) + 1):
+            low = max(int(starts[chunk]), int(pages[index]["start"]))
+            high = min(int(ends[chunk]), int(pages[index]["end"]))
+            held = len("".join(text[low:high].split())) if high > low else 0
+            if held > most:
+                best, most = index, held
+        label_index[chunk] = best
+    return numbers[first_index], numbers[last_index], numbers[label_index]
 
 
 CELL = "\t"

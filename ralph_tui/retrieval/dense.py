@@ -18,9 +18,11 @@ QUERY_BLOCK_ROWS = 131_072
 class VectorStore(Protocol):
     dim: int
 
-    def search(self, query: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    def search(
+        self, query: np.ndarray, n: int, allowed: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         """The ``n`` rows most similar to the unit vector ``query``: (ids, cosines), best
-        first."""
+        first; only rows where the boolean mask ``allowed`` is true, when given."""
         ...
 
 
@@ -31,7 +33,9 @@ class ExactVectorStore:
         self.vectors = vectors
         self.dim = int(vectors.shape[1]) if vectors.ndim == 2 else 0
 
-    def search(self, query: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    def search(
+        self, query: np.ndarray, n: int, allowed: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         rows = self.vectors.shape[0]
         if rows == 0 or n <= 0:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
@@ -40,6 +44,11 @@ class ExactVectorStore:
         for start in range(0, rows, QUERY_BLOCK_ROWS):
             block = self.vectors[start : start + QUERY_BLOCK_ROWS]
             scores[start : start + len(block)] = block @ query
+        if allowed is not None:
+            scores[~allowed] = -np.inf
+            n = min(n, int(allowed.sum()))
+            if n <= 0:
+                return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
         n = min(n, rows)
         picked = np.argpartition(-scores, n - 1)[:n]
         picked = picked[np.argsort(-scores[picked], kind="stable")]

@@ -14,8 +14,10 @@ import numpy as np
 from ralph_tui.llm.errors import LLMError
 from ralph_tui.retrieval.cache import IndexCache, StoredLexical
 from ralph_tui.retrieval.chunks import Chunking, ChunkTable, chunk_text, indexed_text
+from ralph_tui.retrieval.context import chunk_contexts, document_words, named_documents
 from ralph_tui.retrieval.embedders import Embedder, WordVectorEmbedder
 from ralph_tui.retrieval.lexical import LexicalIndex
+from ralph_tui.retrieval.pages import PageLeg, page_units
 from ralph_tui.retrieval.words import Vocabulary
 
 OnIndexProgress = Callable[[str, int, int], None]
@@ -63,7 +65,8 @@ class IndexFigures:
 
 @dataclass
 class DocumentIndex:
-    """Chunks of ``text`` with both legs over them (``vectors`` is ``None``: lexical only)."""
+    """Chunks of ``text`` with both legs over them (``vectors`` is ``None``: lexical only)
+    and, for paged documents, the page leg."""
 
     text: str
     chunks: ChunkTable
@@ -71,6 +74,7 @@ class DocumentIndex:
     vectors: np.ndarray | None
     embedder: Embedder | None
     figures: IndexFigures
+    pages: PageLeg | None = None
 
     def chunk_text(self, index: int) -> str:
         start, end = self.chunks.span(index)
@@ -111,7 +115,7 @@ async def open_index(
     )
     timer = _Timer(figures)
     started = time.perf_counter()
-    key = await asyncio.to_thread(IndexCache.key_of, text, chunking) if cache else ""
+    key = await asyncio.to_thread(IndexCache.key_of, text, chunking, table) if cache else ""
     stored = cache.load_lexical(key, notice) if cache else None
     figures.lexical_from_cache = stored is not None
     timer.stage("load", started)
@@ -155,7 +159,9 @@ async def open_index(
     figures.chunks, figures.words = len(stored.chunks), len(stored.words)
     figures.cache_folder = str(cache.folder_of(key)) if cache and cached else None
     timer.stage("total", started)
-    return DocumentIndex(text, stored.chunks, stored.lexical, vectors, embedder, figures)
+    return DocumentIndex(
+        text, stored.chunks, stored.lexical, vectors, embedder, figures, stored.pages
+    )
 
 
 async def _run(job: Awaitable[T] | None) -> T | None:
@@ -165,12 +171,16 @@ async def _run(job: Awaitable[T] | None) -> T | None:
 @dataclass
 class _Tokens:
     """The chunks of a text as word ids into ``words`` (shared by both legs), with each
-    word's IDF."""
+    word's IDF; what the lexical leg indexes (each chunk's words and its context's); and
+    the pages' words with each chunk's page, for paged documents."""
 
     chunks: ChunkTable
     word_ids: list[list[int]]
     words: list[str]
     idf: np.ndarray
+    lexical_ids: list[list[int]]
+    page_ids: list[list[int]] | None = None
+    chunk_page: np.ndarray | None = None
 
 
 def _tokenize(
@@ -194,19 +204,42 @@ def _tokenize(
         word_ids.append(vocabulary.encode(indexed_text(text, start, end)))
         if number % step == 0:
             progress("words", number, len(chunks))
+    context_ids: dict[str, list[int]] = {}
+    lexical_ids = [
+        ids + context_ids[context]
+        if context in context_ids
+        else ids + context_ids.setdefault(context, vocabulary.encode(context))
+        for ids, context in zip(word_ids, chunk_contexts(chunks, table), strict=True)
+    ]
+    names = [document_words(e) if named_documents(table) else "" for e in table or ()]
+    units = page_units(chunks, table, names)
+    page_ids = None
+    if units is not None:
+        page_ids = [vocabulary.encode(f"{text[a:b]}\n{name}") for a, b, name in units.spans]
     progress("words", len(chunks), len(chunks))
     words = vocabulary.words
     idf = inverse_document_frequency(word_ids, len(words))
     timer.stage("words", started)
-    return _Tokens(chunks, word_ids, words, idf)
+    return _Tokens(
+        chunks,
+        word_ids,
+        words,
+        idf,
+        lexical_ids,
+        page_ids,
+        units.chunk_page if units is not None else None,
+    )
 
 
 def _build_lexical(tokens: _Tokens, progress: OnIndexProgress, timer: _Timer) -> StoredLexical:
     started = time.perf_counter()
-    lexical = LexicalIndex.build(tokens.word_ids, tokens.words)
+    lexical = LexicalIndex.build(tokens.lexical_ids, tokens.words)
+    pages = None
+    if tokens.page_ids is not None and tokens.chunk_page is not None:
+        pages = PageLeg(LexicalIndex.build(tokens.page_ids, tokens.words), tokens.chunk_page)
     progress("lexical", len(tokens.chunks), len(tokens.chunks))
     timer.stage("lexical", started)
-    return StoredLexical(tokens.chunks, lexical, tokens.words, tokens.idf)
+    return StoredLexical(tokens.chunks, lexical, tokens.words, tokens.idf, pages)
 
 
 async def _embed_chunks(

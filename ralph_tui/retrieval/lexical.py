@@ -35,6 +35,12 @@ class LexicalHits:
     scores: np.ndarray
     rare: np.ndarray
 
+    def within(self, allowed: np.ndarray | None) -> LexicalHits:
+        """These hits with every chunk outside the boolean mask ``allowed`` scored 0."""
+        if allowed is None:
+            return self
+        return LexicalHits(self.scores * allowed, self.rare * allowed)
+
     def top(self, n: int) -> np.ndarray:
         """The ``n`` best chunks: those holding the most rare terms first, then by score."""
         holders = np.flatnonzero(self.rare)

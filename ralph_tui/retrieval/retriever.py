@@ -73,6 +73,7 @@ class Retrieved:
             "url": self.info.url,
             "document": self.info.document,
             "page": self.info.page,
+            "pages": self.info.pages,
             "ranks": self.ranks,
             "scores": {k: round(v, 6) for k, v in self.scores.items()},
             "exactPhrase": self.phrase,
@@ -101,7 +102,7 @@ class _Candidates:
     holds."""
 
     rankings: dict[str, dict[str, list[str]]] = field(
-        default_factory=lambda: {"lexical": {}, "dense": {}}
+        default_factory=lambda: {"lexical": {}, "page": {}, "dense": {}}
     )
     infos: dict[str, PassageInfo] = field(default_factory=dict)
     ranks: dict[str, dict[str, int]] = field(default_factory=dict)
@@ -170,14 +171,25 @@ class Retriever:
         n = max(self.options.top_n, k)
 
         t = time.perf_counter()
+        allowed: dict[str, np.ndarray | None] = {}
+        named: list[str] = []
         for source in sources:
+            allowed[source.kind], names = source.named(query)
+            named += names
             hits = source.lexical.search(query) if source.lexical is not None else None
             if hits is not None:
+                hits = hits.within(allowed[source.kind])
                 found.rare_of[source.kind] = hits.rare
                 picked = hits.top(self._top_n(source.kind, n))
                 found.add("lexical", source, picked, hits.scores[picked])
             else:
                 found.rankings["lexical"][source.kind] = []
+            if source.pages is not None:
+                chunk_scores = hits.scores if hits is not None else None
+                picked, page_scores = source.pages.nominate(
+                    query, chunk_scores, self._top_n(source.kind, n), allowed[source.kind]
+                )
+                found.add("page", source, picked, page_scores)
         ms["lexical"] = _since(t)
 
         query_vector = await self._query_vector(query, sources, skipped, ms)
@@ -192,7 +204,9 @@ class Retriever:
                         f"{len(query_vector)}: rebuild the index (ralph-tui index --rebuild)"
                     )
                     continue
-                picked, cosines = source.store.search(query_vector, self._top_n(source.kind, n))
+                picked, cosines = source.store.search(
+                    query_vector, self._top_n(source.kind, n), allowed.get(source.kind)
+                )
                 found.add("dense", source, picked, cosines)
             ms["dense"] = _since(t)
 
@@ -229,6 +243,7 @@ class Retriever:
                 for leg, by_kind in found.rankings.items()
             },
             "fused": len(fused),
+            "namedDocuments": named,
             "exactPhrases": phrases,
             "selected": [
                 {key: value for key, value in p.to_json().items() if key != "text"}
@@ -312,9 +327,13 @@ class Retriever:
         values = maxsim(query, [infos[key].text for key in order], word_vectors, weights_of)
         for key, value in zip(order, values, strict=True):
             scores[key]["maxsim"] = value
+        by_maxsim = sorted(order, key=lambda key: -scores[key]["maxsim"] * weights.get(key, 1.0))
+        votes = rrf([by_maxsim], {})
+        for key in order:
+            scores[key]["reranked"] = scores[key]["fused"] + votes[key]
         reranked = sorted(
             order,
-            key=lambda key: (first[key], -scores[key]["maxsim"] * weights.get(key, 1.0)),
+            key=lambda key: (first[key], -scores[key]["reranked"], by_maxsim.index(key)),
         )
         ms["rerank"] = _since(t)
         return reranked

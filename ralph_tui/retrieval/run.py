@@ -32,9 +32,24 @@ SANDBOX_RETRIEVE_DOC = (
     "episodes) for passages about `query` (lexical BM25 and semantic search, fused), best "
     "first. Each dict has `text` (verbatim from the source), `source` (`doc`, `episode` or "
     "`external`), `label`, `span` (`[start, end)` in `context` for `doc`), `url`, "
-    "`document`, `page` and `scores`. `sources` narrows the kinds, e.g. `['doc']`. Use it "
-    "to find where to look before scanning `context`."
+    "`document`, `page` (the page holding most of its text), `pages` (every page it "
+    "spans) and `scores`. `sources` narrows the kinds, e.g. `['doc']`. Use it to find "
+    "where to look before scanning `context`."
 )
+
+
+SANDBOX_PASSAGE_KEYS = (
+    "text",
+    "source",
+    "label",
+    "span",
+    "url",
+    "document",
+    "page",
+    "pages",
+    "scores",
+)
+"""What a passage of the sandbox's ``retrieve()`` holds."""
 
 
 def chunking_of(settings: Settings) -> Chunking:
@@ -179,11 +194,7 @@ class RunRetrieval:
         """The sandbox's ``retrieve()``: passages as plain dicts (text whole)."""
         result = await self.search(query, "sandbox", k, sources)
         return [
-            {
-                key: value
-                for key, value in passage.to_json().items()
-                if key in ("text", "source", "label", "span", "url", "document", "page", "scores")
-            }
+            {key: value for key, value in passage.to_json().items() if key in SANDBOX_PASSAGE_KEYS}
             for passage in result.passages
         ]
 
@@ -198,6 +209,7 @@ def passage_of(data: dict[str, Any]) -> RetrievedPassage:
         url=data["url"],
         document=data["document"],
         page=data["page"],
+        pages=data["pages"],
         ranks=data["ranks"],
         scores=data["scores"],
     )

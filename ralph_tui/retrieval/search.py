@@ -63,7 +63,7 @@ async def open_corpus_index(
     """The corpus's index from the cache, or built (anew when ``rebuild``)."""
     if rebuild:
         IndexCache(cache_root(settings.out_dir)).drop(
-            IndexCache.key_of(corpus.text, chunking_of(settings))
+            IndexCache.key_of(corpus.text, chunking_of(settings), corpus.table)
         )
     embedder = embedder_of(settings, embeddings_client(settings, UsageLedger()))
     return await open_document_index(

@@ -10,11 +10,15 @@ from typing import Any, Literal
 
 import numpy as np
 
+from ralph_tui.evidence import page_label
 from ralph_tui.llm.errors import LLMError
+from ralph_tui.retrieval.context import document_words
 from ralph_tui.retrieval.dense import ExactVectorStore, VectorStore
 from ralph_tui.retrieval.embedders import Embedder
 from ralph_tui.retrieval.index import DocumentIndex
 from ralph_tui.retrieval.lexical import LexicalIndex
+from ralph_tui.retrieval.naming import name_terms, named_documents
+from ralph_tui.retrieval.pages import PageLeg
 from ralph_tui.retrieval.words import Vocabulary
 
 SourceKind = Literal["doc", "episode", "external"]
@@ -33,6 +37,9 @@ class PassageInfo:
     url: str | None = None
     document: str | None = None
     page: int | None = None
+    """The page it is labelled with: where most of its text is."""
+    pages: list[int] = field(default_factory=list)
+    """Every page it spans, in order (``[page]`` for a passage within one page)."""
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -47,12 +54,18 @@ class PassageInfo:
         if self.span is not None:
             where += f" chars {self.span[0]}-{self.span[1]}"
         if self.document:
-            where += f" {self.document}" + (f" p. {self.page}" if self.page else "")
+            where += f" {self.document}" + (f" {self.page_label}" if self.page else "")
         title = self.extra.get("title")
         noun = {"doc": "chunk", "episode": "iteration", "external": "chunk"}[self.kind]
         number = self.extra.get("iteration", self.chunk) if self.kind == "episode" else self.chunk
         label = f"[source={self.kind} {noun} {number}{where}"
         return label + (f" {title}]" if title else "]")
+
+    @property
+    def page_label(self) -> str:
+        """``p. 53`` or, for a passage over a page break, ``p. 53–54`` (empty without a
+        page)."""
+        return page_label(self.page, self.pages)
 
 
 class PassageSource:
@@ -62,12 +75,19 @@ class PassageSource:
     lexical: LexicalIndex | None
     store: VectorStore | None
     embedder_id: str | None
+    pages: PageLeg | None = None
+    """The page leg (paged documents only)."""
 
     def __len__(self) -> int:
         raise NotImplementedError
 
     def info(self, index: int) -> PassageInfo:
         raise NotImplementedError
+
+    def named(self, query: str) -> tuple[np.ndarray | None, list[str]]:
+        """The passages of the documents ``query`` names (a boolean mask) and their names;
+        ``(None, [])`` when it names none (see ``naming``)."""
+        return None, []
 
 
 class DocumentSource(PassageSource):
@@ -78,10 +98,19 @@ class DocumentSource(PassageSource):
     def __init__(self, index: DocumentIndex, table: Sequence[dict[str, Any]] | None = None):
         self.index = index
         self.lexical = index.lexical
+        self.pages = index.pages
         self.store = ExactVectorStore(index.vectors) if index.vectors is not None else None
         self.embedder_id = index.figures.embedder if index.vectors is not None else None
         self._names = [str(entry["name"]) for entry in table] if table and len(table) > 1 else []
         self._paged = [bool(entry.get("pages")) for entry in table] if table else []
+        self._name_terms = name_terms([document_words(entry) for entry in table or ()])
+
+    def named(self, query: str) -> tuple[np.ndarray | None, list[str]]:
+        numbers = named_documents(query, self._name_terms)
+        if not numbers:
+            return None, []
+        mask = np.isin(self.index.chunks.documents, numbers)
+        return mask, [self._names[number] for number in numbers]
 
     def __len__(self) -> int:
         return len(self.index.chunks)
@@ -98,6 +127,7 @@ class DocumentSource(PassageSource):
             span=(start, end),
             document=self._names[number] if self._names else None,
             page=int(chunks.pages[index]) if paged else None,
+            pages=chunks.page_range(index) if paged else [],
         )
 
 

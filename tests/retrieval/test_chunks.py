@@ -61,3 +61,33 @@ def test_a_chunk_carries_the_page_its_start_lies_on() -> None:
 def test_bad_chunking_is_refused(size: int, overlap: int, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         Chunking(size=size, overlap=overlap)
+
+
+@given(
+    lengths=st.lists(st.integers(min_value=0, max_value=700), min_size=1, max_size=6),
+    headings=st.lists(st.integers(min_value=0, max_value=4000), max_size=6),
+    size=st.integers(min_value=1, max_value=600),
+    overlap_part=st.floats(min_value=0, max_value=0.99),
+)
+def test_chunks_that_follow_pages_and_headings_stay_exact_and_cover_every_page(
+    lengths: list[int], headings: list[int], size: int, overlap_part: float
+) -> None:
+    pages, text = [], ""
+    for number, length in enumerate(lengths, 1):
+        if pages:
+            text += "\n\n"
+        pages.append({"page": number, "start": len(text), "end": len(text) + length})
+        text += "abc d" * (length // 5) + "e" * (length % 5)
+    marks = [{"level": 1, "title": "H", "start": h} for h in headings if h < len(text)]
+    entry = {"name": "a.pdf", "start": 0, "end": len(text), "pages": pages, "headings": marks}
+    chunking = Chunking(size=size, overlap=int(size * overlap_part))
+    table = chunk_text(text, chunking, [entry])
+    covered: set[int] = set()
+    for index in range(len(table)):
+        start, end = table.span(index)
+        assert 0 <= start < end <= len(text) and end - start <= size
+        covered.update(range(start, end))
+        first, last = int(table.first_pages[index]), int(table.last_pages[index])
+        assert first <= int(table.pages[index]) <= last
+    for page in pages:
+        assert set(range(page["start"], page["end"])) <= covered

@@ -202,3 +202,19 @@ def test_a_run_prints_its_retrieval_pre_phase() -> None:
     printer(RetrievalDone(iteration=1, origin="prephase", query="q", diagnostics=diagnostics))
     printer(RetrievalDone(iteration=1, origin="sandbox", query="q"))
     assert stream.getvalue() == "  retrieval (prephase): 0 passages in 12 ms\n"
+
+
+def test_search_over_a_pdf_names_the_page_and_the_page_leg(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.documents.fixtures import write_pdf
+
+    pages = [PARAGRAPHS[:4], ["CONSOLIDATED BALANCE SHEETS", "Total current assets 15,754"]]
+    pdf = write_pdf(tmp_path / "annual.pdf", [*pages, PARAGRAPHS[:4]])
+    args = ["search", str(pdf), "current assets balance sheets", "--out", str(tmp_path / "o")]
+    code, stdout, _ = run(args, capsys)
+    first = stdout.splitlines()[0]
+    assert code == 0 and "p. 2" in first and "page #1" in first
+    code, stdout, _ = run([*args, "--json"], capsys)
+    best = json.loads(stdout)["passages"][0]
+    assert best["page"] == 2 and best["pages"] == [2] and best["ranks"]["page"] == 1

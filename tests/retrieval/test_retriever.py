@@ -82,19 +82,6 @@ async def test_a_small_document_has_no_rare_terms() -> None:
     assert all(p.rare_terms == 0 for p in result.passages)
 
 
-async def test_maxsim_puts_the_passage_that_answers_every_query_word_first() -> None:
-    text = paragraphs_document(REPAIRS)
-    fused_only, _ = await retriever_of(text, rerank="off", top_k=2, top_n=4)
-    reranked, _ = await retriever_of(text, rerank="auto", top_k=2, top_n=4)
-    before = await fused_only.search("automobile repair")
-    after = await reranked.search("automobile repair")
-    assert [p.info.chunk for p in before.passages] == [0, 1]
-    assert [p.info.chunk for p in after.passages] == [1, 0]
-    assert after.passages[0].scores["maxsim"] > after.passages[1].scores["maxsim"]
-    assert before.diagnostics["skipped"]["rerank"].startswith("turned off")
-    assert "rerank" in after.diagnostics["ms"] and "rerank" not in after.diagnostics["skipped"]
-
-
 async def test_without_an_embedder_the_lexical_leg_runs_alone_and_says_why() -> None:
     retriever, _ = await retriever_of(paragraphs_document(REPAIRS), dense=False)
     result = await retriever.search("bicycle repair")

@@ -61,3 +61,35 @@ async def test_episodes_become_searchable_once_added(tmp_path: Path) -> None:
     result = await retrieval.search("walrus colony", "prephase")
     assert result.passages[0].info.kind == "episode"
     assert result.passages[0].info.label == "[source=episode iteration 1]"
+
+
+async def test_retrieve_gives_the_pages_a_passage_spans(tmp_path: Path) -> None:
+    # Two pages as a PDF's text has them (a blank line between): the passage about the
+    # balance sheet is on page 2, labelled with it, its events saying the same.
+    first = " ".join(PARAGRAPHS[:3])
+    second = "Consolidated balance sheets. Total current assets were 15,754 thousand dollars."
+    text = f"{first}\n\n{second}"
+    pages = [
+        {"page": 1, "start": 0, "end": len(first)},
+        {"page": 2, "start": len(first) + 2, "end": len(text)},
+    ]
+    table = [{"name": "a.pdf", "start": 0, "end": len(text), "pages": pages}]
+    events: list[BaseEvent] = []
+    settings = Settings(_env_file=None, out_dir=tmp_path, chunk_size=200, chunk_overlap=40)
+    retrieval = await RunRetrieval.open(
+        text, settings, None, table=table, emit=events.append, on_notice=lambda _m: None
+    )
+    code = (
+        "[hit] = retrieve('total current assets balance sheet', k=1)\n"
+        "print(hit['page'], hit['pages'], sorted(hit))\n"
+    )
+    async with await Sandbox.start(
+        globals={"context": text}, functions={"retrieve": retrieval.sandbox_retrieve}
+    ) as sandbox:
+        result = await sandbox.execute(code)
+    assert result.error is None, result.error
+    assert result.output.startswith("2 [2] ")
+    assert "'pages'" in result.output and "'page'" in result.output
+    [search] = [e for e in events if isinstance(e, RetrievalDone)]
+    assert search.passages[0].page == 2 and search.passages[0].pages == [2]
+    assert "page" in search.passages[0].ranks

@@ -11,6 +11,7 @@ from textual.content import Content
 
 from ralph_tui.documents import Corpus
 from ralph_tui.events import RetrievedPassage
+from ralph_tui.evidence import page_label
 from ralph_tui.tui.core.evidence import QuoteInPlace, place_of_span
 from ralph_tui.tui.screens.evidence_modal import InPlaceModal, quote_in_place_content
 from ralph_tui.tui.widgets.retrieval_pane import scores_text
@@ -67,7 +68,7 @@ class PassageModal(InPlaceModal):
         p = self.passage
         parts = [p.label]
         if p.document:
-            parts.append(p.document + (f" p. {p.page}" if p.page else ""))
+            parts.append(" ".join(filter(None, (p.document, page_label(p.page, p.pages)))))
         if p.url:
             parts.append(p.url)
         if self.place is not None:

@@ -15,6 +15,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from ralph_tui.counts import counted
+from ralph_tui.evidence import page_label
 from ralph_tui.tui.core.formatting import millis
 from ralph_tui.tui.core.run_progress import RunProgress
 
@@ -74,9 +75,7 @@ def scores_text(passage: RetrievedPassage) -> str:
 
 def passage_option(number: int, passage: RetrievedPassage) -> Option:
     where = " ".join(
-        part
-        for part in (passage.document or "", f"p. {passage.page}" if passage.page else "")
-        if part
+        part for part in (passage.document or "", page_label(passage.page, passage.pages)) if part
     )
     text = " ".join(passage.text.split())
     preview = text[:PREVIEW_CHARS] + ("…" if len(text) > PREVIEW_CHARS else "")
