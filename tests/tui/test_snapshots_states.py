@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import DirectoryTree, OptionList, TabbedContent
+from textual.widgets import DirectoryTree, Footer, OptionList, TabbedContent
 
 from ralph_tui.config import Settings
 from ralph_tui.doctor import Check
@@ -78,6 +78,10 @@ async def open_session(pilot: Pilot[Any], session_id: str, finished: bool = True
     await wait_for(pilot, lambda: screen.data is not None and screen.data.document is not None)
     if finished:
         await wait_for(pilot, lambda: not screen.progress.running)
+    # Its footer shows its keys once the screen's bindings are known: a key pressed at once
+    # (a modal opened over it) would otherwise leave the picture with an empty footer.
+    footer = screen.query_one(Footer)
+    await wait_for(pilot, lambda: bool(footer.query("FooterKey")))
     return screen
 
 
