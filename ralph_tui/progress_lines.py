@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from ralph_tui.counts import noun_for
+from ralph_tui.counts import counted, noun_for
 from ralph_tui.events import (
     AgentStep,
     BaseEvent,
@@ -132,7 +132,8 @@ class ProgressPrinter:
 
     def iteration_started(self, e: IterationStarted) -> str:
         where = f" [sub-task {e.subtask_id}]" if e.subtask_id else ""
-        return f"iteration {e.iteration}/{e.max_iters}{where}: {len(e.constraints)} constraints"
+        constraints = counted(len(e.constraints), "constraint")
+        return f"iteration {e.iteration}/{e.max_iters}{where}: {constraints}"
 
     def phase_finished(self, e: PhaseFinished) -> str:
         outcome = {None: "done", "cancelled": "cancelled"}.get(e.error, f"failed: {e.error}")
@@ -166,7 +167,7 @@ class ProgressPrinter:
             return None
         self.crawl_shown[e.source] = now
         return (
-            f"  crawling {e.source}: {e.kept} pages kept, {e.queued} queued, "
+            f"  crawling {e.source}: {counted(e.kept, 'page')} kept, {e.queued} queued, "
             f"{e.failed} failed, {e.skipped} skipped"
         )
 
@@ -174,7 +175,7 @@ class ProgressPrinter:
         took = e.diagnostics.get("ms")
         ms = took.get("total") if isinstance(took, dict) else None
         timing = f" in {ms:.0f} ms" if isinstance(ms, (int, float)) else ""
-        text = f"  retrieval ({e.origin}): {len(e.passages)} passages{timing}"
+        text = f"  retrieval ({e.origin}): {counted(len(e.passages), 'passage')}{timing}"
         return text if self.verbose or e.origin == "prephase" else None
 
     def hard_validation(self, e: HardValidation) -> str:

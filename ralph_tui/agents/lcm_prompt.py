@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ralph_tui.agents.output_tool import OUTPUT_TOOL_NAME
+from ralph_tui.counts import counted
 from ralph_tui.documents.convert import markdown_headings
 
 MAX_HEADINGS = 40
@@ -46,7 +47,7 @@ def describe_document(text: str, table: list[dict[str, Any]] | None = None) -> s
     if table:
         lines.append("It joins these documents (spans into `context`):")
         for doc in table:
-            pages = f", {len(doc['pages'])} pages" if doc.get("pages") else ""
+            pages = f", {counted(len(doc['pages']), 'page')}" if doc.get("pages") else ""
             lines.append(
                 f"- {doc['name']} ({doc['format']}{pages}): {doc['start']:,}-{doc['end']:,}"
             )

@@ -14,6 +14,7 @@ from typing import Any
 from ralph_tui.cli.echo import echoed
 from ralph_tui.cli.evidence_text import claim_lines, evidence_lines
 from ralph_tui.cli.settings_flags import settings_from_args
+from ralph_tui.counts import counted
 from ralph_tui.errors import ExitCode
 from ralph_tui.events import SALVAGE_NOTE
 from ralph_tui.llm.spend_words import cost_words, estimated_words
@@ -127,7 +128,8 @@ def show_session(store: TraceStore, args: argparse.Namespace) -> int:
         verdict = "passed" if trace.passed else f"failed {trace.failure_tag or ''}".strip()
         if trace.fallback:
             verdict += f" ({SALVAGE_NOTE})"
-        print(f"\niteration {trace.iteration}: {verdict}; {len(trace.constraints)} constraints")
+        constraints = counted(len(trace.constraints), "constraint")
+        print(f"\niteration {trace.iteration}: {verdict}; {constraints}")
         for rule in trace.hard_validation.rules:
             if not rule.ok:
                 print(f"  x {rule.name}: {rule.message}")
@@ -194,5 +196,5 @@ def reindex_sessions(store: TraceStore, args: argparse.Namespace, skipped: dict[
         print(json.dumps({"sessions": count, "seconds": round(elapsed, 3), "skipped": left_out}))
     else:
         more = f"; skipped {len(skipped)} that could not be read" if skipped else ""
-        print(f"indexed {count} sessions from {store.out_dir} in {elapsed:.2f} s{more}")
+        print(f"indexed {counted(count, 'session')} from {store.out_dir} in {elapsed:.2f} s{more}")
     return int(ExitCode.FAILED if skipped else ExitCode.OK)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ralph_tui.agents.sub_cache import SubCallCache
 from ralph_tui.config import Settings, check_paths, misspelled_settings
 from ralph_tui.config.inner_modes import InnerPick, resolve_inner
+from ralph_tui.counts import counted
 from ralph_tui.documents import Corpus, InputError, Limits, read_corpus
 from ralph_tui.documents.cache import ExtractionCache
 from ralph_tui.documents.corpus import OnProgress
@@ -339,7 +340,7 @@ async def _crawl_external(ctx: RunContext, handle: SessionHandle, urls: list[str
         ctx.emit(
             Notice(
                 level="info" if report.pages else "warning",
-                message=f"external docs {report.source}: {len(report.pages)} pages "
+                message=f"external docs {report.source}: {counted(len(report.pages), 'page')} "
                 f"({report.fetched} fetched, {report.from_cache} from the cache), "
                 f"{len(report.failed)} failed, {len(report.skipped)} skipped",
             )

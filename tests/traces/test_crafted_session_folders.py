@@ -65,7 +65,7 @@ def test_reindex_leaves_out_what_it_cannot_read_and_says_so(
     assert len(lines) == 2, captured.err
     assert lines[0].startswith(f"skipped {huge}: session.json: ") and "past 64 bits" in lines[0]
     assert lines[1] == f"skipped {deep}: session.json: nested deeper than 64 levels"
-    assert "indexed 1 sessions" in captured.out and "skipped 2" in captured.out
+    assert "indexed 1 session from" in captured.out and "skipped 2" in captured.out
 
     assert run_cli(["sessions", "reindex", "--out", str(out), "--json"]) == 1
     said = json.loads(capsys.readouterr().out)

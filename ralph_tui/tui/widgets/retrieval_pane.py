@@ -56,7 +56,7 @@ def external_line(crawls: Iterable[ExternalProgress]) -> Content:
     for crawl in crawls:
         state = "" if crawl.done else f", {crawl.queued} queued"
         parts.append(
-            f"{crawl.source}: {crawl.kept} pages kept ({crawl.fetched} fetched, "
+            f"{crawl.source}: {counted(crawl.kept, 'page')} kept ({crawl.fetched} fetched, "
             f"{crawl.from_cache} cached{state}), {crawl.failed} failed, "
             f"{crawl.skipped} skipped"
         )
