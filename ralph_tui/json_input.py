@@ -14,11 +14,12 @@ import json
 import math
 import re
 from pathlib import Path
-from typing import Any
-
-from pydantic import ValidationError
+from typing import TYPE_CHECKING, Any
 
 from ralph_tui.errors import UsageError
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
 MAX_DEPTH = 64
 """Containers nested deeper than this are refused (our own files nest less than 10 deep)."""

@@ -1,7 +1,8 @@
 """Nothing heavy is imported before it is needed: ``ralph-tui --help``, each subcommand's
 ``--help`` and the app's first paint load none of the SDKs, numpy, bm25s, the tokenizer, nor
 the loop, retrieval, eval or batch stacks, nor (for the first paint) the event models and
-document readers (the command line not even textual or the settings).
+document readers, nor the settings (read right after it; the command line does not load
+textual).
 
 Each case runs in a fresh interpreter and reads its ``sys.modules``: an import added on a
 start path fails here, naming the module and who imported it is ``python -X importtime``'s
@@ -11,6 +12,7 @@ job.
 from __future__ import annotations
 
 import json
+import os
 import pkgutil
 import subprocess
 import sys
@@ -39,7 +41,9 @@ STACKS = (
 """What no start path may load: it is what a run, a search or an eval loads."""
 COMMAND_LINE = (*STACKS, "textual")
 """The command line parses without the app."""
-TOP_HELP = (*COMMAND_LINE, "pydantic", "ralph_tui.config")
+SETTINGS = ("pydantic", "pydantic_settings", "ralph_tui.config")
+"""The settings and what reads them."""
+TOP_HELP = (*COMMAND_LINE, *SETTINGS)
 """``ralph-tui --help`` lists the subcommands without even the settings."""
 FIRST_SCREEN = ("run_screen", "error_modal")
 """The screens the run screen paints with: itself, and the error modal whose actions it
@@ -76,24 +80,15 @@ print(json.dumps({"code": code, "shown": shown.getvalue(), "modules": sorted(sys
 FIRST_PAINT_PROGRAM = """
 import json, sys
 from pathlib import Path
-from ralph_tui.config import load_settings
 from ralph_tui.tui.app import RalphApp
 
 class FirstPaint(RalphApp):
-    def on_mount(self) -> None:
-        # Queued before the app's own after-refresh work (the demo's run, the warm-up):
-        # this sees the modules as they are when the first screen is painted.
-        self.call_after_refresh(self.painted)
-        super().on_mount()
-
-    def painted(self) -> None:
+    def on_ready(self) -> None:
+        # Textual's Ready: the first frame is written, and nothing after it has run yet.
         self.seen = {"modules": sorted(sys.modules), "screen": type(self.screen).__name__}
         self.exit(0)
 
-app = FirstPaint(
-    load_settings({"out_dir": sys.argv[1]}), config_path=Path(sys.argv[2]),
-    demo=sys.argv[3] == "demo",
-)
+app = FirstPaint(config_path=Path(sys.argv[1]), demo=sys.argv[2] == "demo")
 app.run(headless=True)
 print(json.dumps(app.seen))
 """
@@ -147,11 +142,12 @@ def test_the_forbidden_stacks_are_what_a_subcommand_run_loads() -> None:
 @pytest.mark.parametrize("mode", ["app", "demo"])
 def test_the_app_paints_before_the_loop_stack_loads(tmp_path: Path, mode: str) -> None:
     ran = subprocess.run(
-        [sys.executable, "-c", FIRST_PAINT_PROGRAM, str(tmp_path / "out"), str(tmp_path), mode],
+        [sys.executable, "-c", FIRST_PAINT_PROGRAM, str(tmp_path), mode],
         capture_output=True,
         text=True,
         check=True,
         timeout=60,
+        env={**os.environ, "RALPH_OUT_DIR": str(tmp_path / "out")},
     )
     seen = json.loads(ran.stdout.strip().splitlines()[-1])
     assert seen["screen"] == "RunScreen"
@@ -159,6 +155,7 @@ def test_the_app_paints_before_the_loop_stack_loads(tmp_path: Path, mode: str) -
     assert loaded(seen["modules"], LATER_SCREENS) == []
     assert loaded(seen["modules"], HIGHLIGHTER) == []
     assert loaded(seen["modules"], RUN_MODELS) == []
+    assert loaded(seen["modules"], SETTINGS) == []
 
 
 def test_the_later_screens_are_every_screen_but_the_first() -> None:

@@ -21,8 +21,6 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.theme import Theme
 
-from ralph_tui.config import Settings, SettingsError, load_settings
-from ralph_tui.llm.keys import missing_keys
 from ralph_tui.sample import SAMPLE_QUESTION, sample_document
 from ralph_tui.tui.commands import RalphCommands, bound_commands
 from ralph_tui.tui.context import AppContext
@@ -33,6 +31,7 @@ from ralph_tui.tui.themes import BUILTIN_THEMES_DIR, load_catalog, pick_theme
 
 if TYPE_CHECKING:
     from ralph_tui.cli.app_start import AppStart, FormFill
+    from ralph_tui.config import Settings, SettingsError
     from ralph_tui.tui.screens.session_screen import RerunRequested
 
 
@@ -112,7 +111,7 @@ class RalphApp(App[int]):
 
     def __init__(
         self,
-        settings: Settings,
+        settings: Settings | None = None,
         *,
         demo: bool = False,
         runner: Runner = real_runner,
@@ -121,12 +120,11 @@ class RalphApp(App[int]):
         form_fill: FormFill | None = None,
     ) -> None:
         super().__init__()
-        self.context = AppContext(
-            settings=settings,
-            config_dir=config_path or config_dir(),
-            runner=runner,
-            missing_keys=missing_keys(settings),
-        )
+        self.context = AppContext(config_path or config_dir(), settings=settings, runner=runner)
+        """Without ``settings``, they are read from the environment and ``.env`` once the
+        first frame is on the terminal: the start does not wait for them."""
+        self.settings_error: SettingsError | None = None
+        """Why the settings could not be read (the app then closed with exit code 2)."""
         self.demo = demo
         self.start_mode = start_mode
         self.form_fill = form_fill
@@ -144,9 +142,22 @@ class RalphApp(App[int]):
             self._first_frame_waiting.append(callback)
 
     def on_ready(self) -> None:
+        from ralph_tui.config import SettingsError
+
+        try:
+            self.context.settings  # noqa: B018 (read now, the first frame being shown)
+        except SettingsError as exc:
+            self.settings_error = exc
+            self.exit(return_code=2)
+            return
         waiting, self._first_frame_waiting = self._first_frame_waiting or [], None
         for callback in waiting:
             callback()
+        screen = self.screen
+        if isinstance(screen, RunScreen):  # not to contend with building and painting the rest
+            screen.when_whole(lambda: self.call_after_refresh(self._warm_up))
+        else:
+            self.call_after_refresh(self._warm_up)
 
     def on_mount(self) -> None:
         for note in self._preferences_notes:
@@ -158,11 +169,11 @@ class RalphApp(App[int]):
             self.call_after_refresh(self.fill_form)
         if self.demo:
             self.call_after_refresh(self.start_demo)
-        self.call_after_refresh(self._warm_up)
 
     @work(thread=True, group="warm-up", exit_on_error=False, name="Warming up")
     def _warm_up(self) -> None:
-        """Pay one-time costs now, while idle, rather than in the first run's first frame.
+        """Pay one-time costs now, while idle (the first screen whole), rather than in the
+        first run's first frame.
 
         The Python highlighter and the loops load on first use. Then ``gc.freeze`` moves
         what start-up built (modules, widgets, styles) out of the collector's view: it
@@ -278,14 +289,11 @@ class RalphApp(App[int]):
 def run_app(demo: bool = False, start: AppStart | None = None) -> int:
     """Open the app (``demo``: and start the sample QA run offline; ``start``: with these
     settings and this in its run form); the exit code."""
-    if start is not None:
-        settings, form_fill = start.settings, start.form
+    if start is None:
+        app = RalphApp(demo=demo)  # its settings read right after its first frame
     else:
-        try:
-            settings, form_fill = load_settings(), None
-        except SettingsError as exc:
-            print(f"ralph-tui: {exc}", file=sys.stderr)
-            return 2
-    app = RalphApp(settings, demo=demo, form_fill=form_fill)
+        app = RalphApp(start.settings, demo=demo, form_fill=start.form)
     app.run()
+    if app.settings_error is not None:
+        print(f"ralph-tui: {app.settings_error}", file=sys.stderr)
     return app.return_code or 0

@@ -4,6 +4,10 @@ The built-in themes ship in this package's ``themes/`` folder (the repository's
 top-level ``themes/`` points at the same files); a user adds or overrides themes
 with ``*.toml`` files in ``<config dir>/themes/``. A file that does not parse or
 names a bad colour is skipped and reported, so a broken theme never stops the app.
+
+The shipped themes are read without checking (``ThemeFile``, which brings pydantic, would
+hold back the first frame by a fifth of a second; a test checks every shipped file against
+it); a user's theme files are checked as they are read.
 """
 
 from __future__ import annotations
@@ -13,61 +17,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
-from textual.color import Color, ColorParseError
 from textual.theme import Theme
-
-from ralph_tui.json_input import first_problem
 
 BUILTIN_THEMES_DIR = Path(__file__).with_name("themes")
 DEFAULT_THEME = "ralph-dark"
 FALLBACK_THEME = "textual-dark"
 """Textual's own dark theme: used when even the default theme file is unusable."""
-
-
-class ThemeFile(BaseModel):
-    """The fields a theme file may set; anything else is a mistake worth reporting."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    name: str
-    primary: str
-    secondary: str | None = None
-    accent: str | None = None
-    foreground: str | None = None
-    background: str | None = None
-    surface: str | None = None
-    panel: str | None = None
-    boost: str | None = None
-    success: str | None = None
-    warning: str | None = None
-    error: str | None = None
-    dark: bool = True
-    luminosity_spread: float = 0.15
-    text_alpha: float = 0.95
-    variables: dict[str, str] = {}
-
-    @field_validator(
-        "primary",
-        "secondary",
-        "accent",
-        "foreground",
-        "background",
-        "surface",
-        "panel",
-        "boost",
-        "success",
-        "warning",
-        "error",
-    )
-    @classmethod
-    def _is_colour(cls, value: str | None) -> str | None:
-        if value is not None:
-            try:
-                Color.parse(value)
-            except ColorParseError as exc:
-                raise ValueError(f"not a colour: {value!r}") from exc
-        return value
 
 
 class ThemeError(ValueError):
@@ -84,12 +39,20 @@ class ThemeCatalog:
     """Theme names (from file names) whose file failed: a saved choice may point at one."""
 
 
-def load_theme(path: Path) -> Theme:
-    """The theme in ``path``; ``ThemeError`` if the file is unreadable or invalid."""
+def load_theme(path: Path, *, shipped: bool = False) -> Theme:
+    """The theme in ``path``; ``ThemeError`` if the file is unreadable or invalid
+    (``shipped``: one of this package's own files, not checked)."""
     try:
         data: dict[str, Any] = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ThemeError(f"theme {path.name}: {exc}") from None
+    if shipped:
+        return Theme(**data)
+    from pydantic import ValidationError
+
+    from ralph_tui.json_input import first_problem
+    from ralph_tui.tui.theme_file import ThemeFile
+
     try:
         fields = ThemeFile.model_validate(data)
     except ValidationError as exc:
@@ -98,12 +61,14 @@ def load_theme(path: Path) -> Theme:
 
 
 def load_catalog(*directories: Path) -> ThemeCatalog:
-    """Load ``*.toml`` from each directory in turn; later directories override earlier ones."""
+    """Load ``*.toml`` from each directory in turn; later directories override earlier ones.
+    The files of ``BUILTIN_THEMES_DIR`` are read as shipped (unchecked)."""
     catalog = ThemeCatalog()
     for directory in directories:
+        shipped = directory == BUILTIN_THEMES_DIR
         for path in sorted(directory.glob("*.toml")) if directory.is_dir() else []:
             try:
-                theme = load_theme(path)
+                theme = load_theme(path, shipped=shipped)
             except ThemeError as exc:
                 catalog.problems.append(str(exc))
                 catalog.broken_names.add(path.stem)

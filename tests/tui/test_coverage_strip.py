@@ -5,7 +5,6 @@ a run reports what it read, fed through the run's events like every pane."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 
 from textual.app import App, ComposeResult
 
@@ -64,7 +63,7 @@ def test_strip_snapshot_of_an_answer_of_absence(snap_compare: SnapCompare) -> No
 
 class MonitorApp(App[None]):
     def compose(self) -> ComposeResult:
-        yield RunMonitor(Path("out"), id="monitor")
+        yield RunMonitor(id="monitor")
 
     async def on_mount(self) -> None:
         await self.query_one(RunMonitor).compose_panes()  # as the run screen does

@@ -43,7 +43,7 @@ class FormApp(App[None]):
         self.settings = settings
 
     def compose(self) -> ComposeResult:
-        yield RunForm(self.settings, ["ANTHROPIC_API_KEY"], id="form")
+        yield RunForm(id="form")
 
 
 async def test_the_form_builds_its_rest_after_the_first_frame_keeping_what_was_set(
@@ -62,9 +62,11 @@ async def test_the_form_builds_its_rest_after_the_first_frame_keeping_what_was_s
             assert "still opening" in str(exc)
         else:
             raise AssertionError("values() read a form that is not whole")
-        await form.compose_rest()
+        assert not form.query("#keys-warning")
+        await form.compose_rest(settings, ["ANTHROPIC_API_KEY"])
         await pilot.pause()
         assert all(form.query(field) for field in REST_OF_FORM)
+        assert form.query("#keys-warning")
         assert form.query_one("#provider", Select).value == "offline"
         values = form.values()
         assert (values.mode, values.query, values.provider) == ("task", QUESTION, "offline")

@@ -38,7 +38,6 @@ from ralph_tui.errors import ExitCode
 from ralph_tui.tui.context import app_context
 from ralph_tui.tui.core.event_buffer import EventBuffer
 from ralph_tui.tui.core.form_values import RunFormValues
-from ralph_tui.tui.core.requests import form_request
 from ralph_tui.tui.core.run_ending import RunEnding
 from ralph_tui.tui.core.run_handle import RunHandle, RunState
 from ralph_tui.tui.screens.error_modal import ErrorAction, show_error
@@ -200,9 +199,8 @@ class RunScreen(Screen[None]):
         """What waits for the screen to be whole, in order."""
 
     def compose(self) -> ComposeResult:
-        context = app_context(self.app)
-        yield RunForm(context.settings, context.missing_keys, id="form")
-        yield RunMonitor(context.out_dir, id="monitor")
+        yield RunForm(id="form")
+        yield RunMonitor(id="monitor")
         yield RunFooter()
 
     def on_mount(self) -> None:
@@ -231,11 +229,13 @@ class RunScreen(Screen[None]):
             return
         self._building = True
         try:
+            context = app_context(self.app)
             with self.app.batch_update():
-                await self.form.compose_rest()
+                await self.form.compose_rest(context.settings, context.missing_keys)
                 await self.monitor.compose_panes()
         except (NoMatches, MountError):
-            if bool(self.query(RunForm)) and bool(self.query(RunMonitor)):
+            parts = [*self.query(RunForm), *self.query(RunMonitor)]
+            if len(parts) == 2 and all(part.is_attached for part in parts):
                 raise
             return  # The screen is being taken down (the app quit at once): nothing to build.
         self.whole = True
@@ -346,6 +346,8 @@ class RunScreen(Screen[None]):
         self.app.push_screen(ConfirmSpend(estimate), chosen)
 
     def _start_form_run(self, values: RunFormValues, settings: Settings) -> None:
+        from ralph_tui.tui.core.requests import form_request
+
         self.start(lambda: form_request(values, settings), doc_path=values.doc_path)
 
     def start(

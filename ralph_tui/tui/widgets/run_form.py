@@ -3,13 +3,15 @@ iterations, provider and models; and what the run is estimated to spend.
 
 The first frame holds the form down to the document field (the question box, focused, takes
 what is typed at once); ``compose_rest`` builds the rest right after it, below, so nothing in
-sight moves. Values set before then (``prefill``) are kept and put in as it is built.
+sight moves — the missing-keys warning included, which needs the settings, read after the
+first frame. Values set before then (``prefill``) are kept and put in as it is built.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual import on
 from textual.app import ComposeResult
@@ -17,13 +19,14 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static, TextArea
 
-from ralph_tui.config import Settings
-from ralph_tui.config.inner_modes import INNER_MODES
 from ralph_tui.tui.core.document_line import documents_line, documents_of_line
 from ralph_tui.tui.core.form_values import RunFormValues
 from ralph_tui.tui.path_completion import PathSuggester
-from ralph_tui.tui.widgets.estimate_view import EstimateView
 from ralph_tui.tui.widgets.path_input import PathInput
+
+if TYPE_CHECKING:
+    from ralph_tui.config import Settings
+    from ralph_tui.tui.widgets.estimate_view import EstimateView
 
 
 class RunFormError(ValueError):
@@ -31,7 +34,8 @@ class RunFormError(ValueError):
 
 
 class RunForm(VerticalScroll):
-    """Inputs for a new run, prefilled from the settings; ``values()`` checks and reads them."""
+    """Inputs for a new run, prefilled from the settings once the rest of it is built
+    (``compose_rest``); ``values()`` checks and reads them."""
 
     DEFAULT_CSS = """
     RunForm { padding: 0 1; scrollbar-gutter: stable; }
@@ -55,19 +59,16 @@ class RunForm(VerticalScroll):
     class BrowseRequested(Message):
         """The user wants to pick the document from the file system."""
 
-    def __init__(
-        self, settings: Settings, missing_keys: list[str], *, id: str | None = None
-    ) -> None:
+    def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.settings = settings
-        self.missing_keys = missing_keys
+        self.settings: Settings | None = None
+        """What the rest of the form was filled from (``compose_rest``)."""
         self.whole = False
         """Whether the rest of the form is built (``compose_rest`` has run)."""
         self._pending: dict[str, str] = {}
         """Values of selects set before the rest of the form was built, by id."""
 
     def compose(self) -> ComposeResult:
-        yield from self._keys_warning()
         yield Label("Mode")
         yield Select(
             [("QA: answer with evidence", "qa"), ("Task", "task")],
@@ -82,17 +83,23 @@ class RunForm(VerticalScroll):
             yield PathInput(placeholder="path/to/document.md", suggester=PathSuggester(), id="doc")
             yield Button("…", id="browse", tooltip="Pick a file (ctrl+o)")
 
-    async def compose_rest(self) -> None:
-        """Build the form below the document field, with the values set meanwhile."""
-        await self.mount_all(self._rest())
+    async def compose_rest(self, settings: Settings, missing_keys: list[str]) -> None:
+        """Build the form below the document field from ``settings`` (and, where
+        ``missing_keys`` names any, the warning that the auto provider cannot run), with the
+        values set meanwhile."""
+        self.settings = settings
+        await self.mount_all(self._rest(settings, missing_keys))
         for field, value in self._pending.items():
             self.query_one(f"#{field}", Select).value = value
         self._pending.clear()
         self.whole = True
 
-    def _rest(self) -> ComposeResult:
-        s = self.settings
-        provider = "offline" if self.missing_keys else s.provider
+    def _rest(self, s: Settings, missing_keys: list[str]) -> ComposeResult:
+        from ralph_tui.config.inner_modes import INNER_MODES
+        from ralph_tui.tui.widgets.estimate_view import EstimateView
+
+        yield from self._keys_warning(missing_keys)
+        provider = "offline" if missing_keys else s.provider
         yield EstimateView(s, self.draft, id="estimate")
         yield Label("External docs (optional)")
         yield TextArea(
@@ -134,10 +141,10 @@ class RunForm(VerticalScroll):
         yield Input(s.validate_model, id="validate-model")
         yield Button("Start run (ctrl+r)", id="start", variant="primary")
 
-    def _keys_warning(self) -> ComposeResult:
-        if not self.missing_keys:
+    def _keys_warning(self, missing_keys: list[str]) -> ComposeResult:
+        if not missing_keys:
             return
-        names = " and ".join(self.missing_keys)
+        names = " and ".join(missing_keys)
         yield Static(
             f"{names} not set: the auto provider cannot run. The offline provider needs no key.",
             id="keys-warning",
@@ -201,6 +208,8 @@ class RunForm(VerticalScroll):
 
     @property
     def estimate_view(self) -> EstimateView:
+        from ralph_tui.tui.widgets.estimate_view import EstimateView
+
         return self.query_one(EstimateView)
 
     @on(Input.Changed)
@@ -220,7 +229,7 @@ class RunForm(VerticalScroll):
     def draft(self) -> RunFormValues:
         """The values as they stand, the question allowed empty (what an estimate needs);
         ``RunFormError`` names the first other field that is wrong."""
-        if not self.whole:
+        if not self.whole or self.settings is None:
             raise RunFormError("The form is still opening: try again.")
         query = self.query_one("#query", TextArea).text.strip()
         docs = documents_of_line(self.document_text)

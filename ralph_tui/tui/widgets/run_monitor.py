@@ -119,9 +119,8 @@ class RunMonitor(Vertical):
     }
     """
 
-    def __init__(self, out_dir: Path, *, id: str | None = None) -> None:
+    def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.out_dir = out_dir
         self.progress = RunProgress()
         self.document_path: Path | None = None
         self.whole = False
