@@ -135,13 +135,21 @@ class RalphApp(App[int]):
 
     def after_first_frame(self, callback: Callable[[], object]) -> None:
         """Call ``callback`` once the terminal has had the app's first frame (Textual's
-        ``Ready``), or now if it has: the run screen builds then what that frame left out."""
+        ``Ready``, and the frame after it) and the settings are read, or now if so: the run
+        screen builds then what that frame left out."""
         if self._first_frame_waiting is None:
             callback()
         else:
             self._first_frame_waiting.append(callback)
 
     def on_ready(self) -> None:
+        # What the widgets set on mount (the mode select's label) paints in the frame after
+        # the first: the settings wait for it too.
+        self.call_after_refresh(self._first_frame_shown)
+
+    def _first_frame_shown(self) -> None:
+        """Read the settings (or close, saying why), then build what waited for the first
+        frame, then warm up once the first screen is whole."""
         from ralph_tui.config import SettingsError
 
         try:
