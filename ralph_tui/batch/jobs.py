@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ralph_tui.config import Settings
-from ralph_tui.errors import UsageError
+from ralph_tui.errors import UsageError, outcome_of
 from ralph_tui.events import discard
 from ralph_tui.llm.errors import LLMError
 from ralph_tui.loops.runner import RunRequest, execute_run
@@ -40,8 +40,9 @@ class SessionJob:
 
 @dataclass
 class JobResult:
-    """How a job ended: the run's outcome (``RunOutcome`` fields; ``status`` is ``error``
-    when the run could not start) and its wall time."""
+    """How a job ended: the run's outcome (``RunOutcome`` fields; when the run could not
+    start, ``status`` is what ``errors.OUTCOMES`` says of what stopped it: ``rejected`` for
+    bad input, ``error`` for the provider, ``crashed`` for a bug) and its wall time."""
 
     key: str
     outcome: dict[str, Any]
@@ -53,16 +54,17 @@ class JobResult:
 
 
 async def run_job(job: SessionJob, settings: Settings) -> JobResult:
-    """Run ``job`` as a normal traced session; a run that cannot start is an ``error``
-    result, never an exception (one bad job does not sink the batch)."""
+    """Run ``job`` as a normal traced session; a run that cannot start is a result with the
+    status its error's kind has, never an exception (one bad job does not sink the batch)."""
     started = time.perf_counter()
     try:
         outcome = asdict(await execute_run(job.request(settings), on_event=discard))
     except (UsageError, LLMError, OSError) as exc:
-        outcome = {"status": "error", "session_id": "", "error": str(exc), "iterations": 0}
+        outcome = {"status": outcome_of(exc).status, "session_id": "", "error": str(exc),
+                   "iterations": 0}  # fmt: skip
     except asyncio.CancelledError:
         raise
     except Exception as exc:  # a crash of one session is that job's result
-        outcome = {"status": "error", "session_id": "", "iterations": 0,
+        outcome = {"status": outcome_of(exc).status, "session_id": "", "iterations": 0,
                    "error": f"unexpected {type(exc).__name__}: {exc}"}  # fmt: skip
     return JobResult(job.key, outcome, time.perf_counter() - started)

@@ -88,7 +88,7 @@ def test_an_item_too_large_for_direct_is_that_item_s_error(
     direct, auto = json.loads(capsys.readouterr().out)["modes"]
     assert code == 1
     [refused] = direct["items"]
-    assert refused["status"] == "error" and refused["session_id"] == ""
+    assert refused["status"] == "rejected" and refused["session_id"] == ""
     assert refused["error"].startswith("--inner direct: the documents (~")
     assert "unexpected" not in refused["error"]
     [picked] = auto["items"]

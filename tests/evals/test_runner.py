@@ -80,10 +80,14 @@ async def test_the_local_executor_runs_at_most_its_concurrency_at_once(
     assert server.most_in_flight == 2, "two sessions at once, never more"
 
 
-async def test_a_job_that_cannot_start_is_an_error_result(settings: Settings) -> None:
+async def test_a_job_that_cannot_start_is_a_result_with_its_errors_status(
+    settings: Settings,
+) -> None:
+    """A missing document is bad input: ``rejected``, as ``errors.OUTCOMES`` says, the
+    status the command line and the API give it."""
     bad = SessionJob(key="bad", mode="qa", query="q", docs=("/nowhere/doc.md",))
     [result] = await LocalExecutor().run([bad], settings, lambda _r: None)
-    assert result.status == "error" and "nowhere" in result.outcome["error"]
+    assert result.status == "rejected" and "nowhere" in result.outcome["error"]
 
 
 async def test_cancelling_keeps_what_finished_and_a_rerun_skips_it(
