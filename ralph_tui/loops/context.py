@@ -16,6 +16,7 @@ from ralph_tui.agents.agent_run import AgentVariable, RLMResult, RLMSpec
 from ralph_tui.agents.direct import direct_agent_forward
 from ralph_tui.agents.lcm_agent import lcm_agent_forward
 from ralph_tui.agents.look import PageLook, no_images
+from ralph_tui.agents.recursion import AgentTree
 from ralph_tui.agents.rlm import rlm_agent_forward
 from ralph_tui.agents.structured import AgentSpec
 from ralph_tui.agents.sub_cache import SubCallCache
@@ -145,8 +146,13 @@ class RunContext:
         """Run a document-exploring role in the run's inner mode (``rlm``: code in the
         sandbox; ``lcm``: operators as tools; ``direct``: the documents in the prompt), its
         conversation kept in the session."""
-        forward = FORWARDS[self.inner_pick().mode]
+        mode = self.inner_pick().mode
+        forward = FORWARDS[mode]
         tracker = self.coverage_tracker(iteration)
+        # Only the RLM loop nests agents so far: the others explore at one level.
+        tree: dict[str, Any] = (
+            {"tree": self.agent_tree(iteration, spec.name)} if mode == "rlm" else {}
+        )
         try:
             return await forward(
                 self.clients.generate,
@@ -159,9 +165,22 @@ class RunContext:
                 **self.sandbox_functions(iteration),
                 store_path=self.context_store(iteration, spec.name),
                 sub_cache=self.sub_cache,
+                **tree,
             )
         finally:
             tracker.finish()
+
+    def agent_tree(self, iteration: int, agent: str) -> AgentTree:
+        """The tree an exploring role's agent roots (``--max-depth`` levels): its children's
+        transcripts kept in the session under ``children/<iteration>-<agent>/``, their quotes
+        located in the run's documents."""
+        folder = self.traces.folder
+        return AgentTree.root(
+            self.settings.max_depth,
+            folder=folder / "children" / f"{iteration:02d}-{agent}",
+            session=folder,
+            locate=self.quote_locations,
+        )
 
     def inner_pick(self) -> InnerPick:
         """The run's inner mode: the one given, else the setting's (``auto`` resolved)."""

@@ -15,7 +15,7 @@ pytestmark = pytest.mark.usefixtures("clean_env")
 def test_the_depth_is_one_unless_asked_and_the_flag_sets_it(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    assert Settings(_env_file=None).max_depth == 1  # type: ignore[call-arg]
+    assert Settings(_env_file=None).max_depth == 1
     assert run_cli(["config", "--json", "--max-depth", "3"]) == 0
     rows = {row["name"]: row for row in json.loads(capsys.readouterr().out)["settings"]}
     assert (rows["max_depth"]["value"], rows["max_depth"]["source"]) == (3, "flag --max-depth")
