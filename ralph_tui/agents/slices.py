@@ -126,12 +126,14 @@ def _documents_slice(named: list[object], parent_text: str, parent_table: object
     if not named or len(named) > MAX_NAMED_DOCUMENTS:
         raise SliceRefused(f"name 1 to {MAX_NAMED_DOCUMENTS} documents")
     rows = {row["name"]: row for row in parent_table if isinstance(row, dict)}
-    names = [item.get("name") if isinstance(item, dict) else item for item in named]
+    names = [
+        _resolved(item.get("name") if isinstance(item, dict) else item, rows) for item in named
+    ]
     unknown = [str(name)[:80] for name in names if not isinstance(name, str) or name not in rows]
     if unknown:
         known = ", ".join(list(rows)[:NAMES_SHOWN]) + (", ..." if len(rows) > NAMES_SHOWN else "")
         raise SliceRefused(f"no document named {unknown[0]!r} (the documents are: {known})")
-    chosen = [rows[name] for name in dict.fromkeys(names)]
+    chosen = [rows[str(name)] for name in dict.fromkeys(names)]
     parts: list[str] = []
     table: list[dict[str, Any]] = []
     pieces: list[Piece] = []
@@ -151,6 +153,15 @@ def _documents_slice(named: list[object], parent_text: str, parent_table: object
     more = ", ..." if len(chosen) > NAMES_SHOWN else ""
     described = f"{counted(len(chosen), 'document')}: {shown}{more}"
     return Slice("".join(parts), table, tuple(pieces), described)
+
+
+def _resolved(name: object, rows: dict[str, Any]) -> object:
+    """A document's name in the table: ``name`` itself, or the one name that ends with it
+    after a slash (``b.md`` for ``plants/b.md``, as a folder's files are named)."""
+    if not isinstance(name, str) or name in rows:
+        return name
+    ending = [known for known in rows if known.endswith("/" + name)]
+    return ending[0] if len(ending) == 1 else name
 
 
 def _moved(row: dict[str, Any], shift: int) -> dict[str, Any]:
