@@ -30,6 +30,7 @@ from ralph_tui.errors import CostCapReached
 from ralph_tui.events import BaseEvent, ChildFinished, ChildStarted, ChildStatus, Emit, TextRead
 from ralph_tui.evidence import QuoteLocation
 from ralph_tui.sandbox.calls import HostFunction
+from ralph_tui.traces.children import ChildRecord, write_child
 
 CHILD_CONTEXT = "The text your parent agent handed you ({described}). Answer from it alone."
 CHILD_DOCUMENTS = (
@@ -40,6 +41,8 @@ CHILD_DOCUMENTS = (
 QUOTE_FIELDS = ("evidence", "passages")
 """The output fields that hold quotes of the documents (QA's evidence, a brief's passages):
 a child's are located in the run's documents for its parent."""
+MAX_PROMPT_CHARS = 20_000
+"""A child's question at most (the text it explores goes in ``context``, not the prompt)."""
 MAX_BATCH = 256
 """Items one ``rlm_query_batched`` call may hold (the sub-call budget refuses most sooner)."""
 
@@ -185,6 +188,11 @@ class ChildCalls:
         the dict's ``error``, never as exceptions."""
         if not isinstance(prompt, str) or not prompt.strip():
             return failed("[error] rlm_query takes a prompt string")
+        if len(prompt) > MAX_PROMPT_CHARS:
+            return failed(
+                f"[error] rlm_query's prompt is {len(prompt):,} characters, past "
+                f"{MAX_PROMPT_CHARS:,}: ask a short question and pass the text as `context`"
+            )
         try:
             part = slice_of(context, self._text(), self._table())
         except SliceRefused as exc:
@@ -247,6 +255,16 @@ class ChildCalls:
         session = self.tree.shared.session
         relative = str(folder.relative_to(session)) if folder and session else ""
         self._emit_started(name, step, prompt, part, relative)
+        record = ChildRecord(
+            agent=name,
+            parent=self.parent.name,
+            step=step,
+            depth=self.tree.depth + 1,
+            prompt=prompt,
+            context=part.described,
+            started_at=time.time(),
+        )
+        trace = ChildTrace(folder, record)
         started = time.perf_counter()
         slot = self.tree.shared.slot(self.tree.depth + 1, self.parent.spec.sub_query_concurrency)
         try:
@@ -255,18 +273,22 @@ class ChildCalls:
         except CostCapReached as exc:
             if self.budget.cost_cap_hit is None:
                 self.budget.cost_cap_hit = exc
-            return self._failed(name, step, started, f"[error] {exc.message}")
+            return self._failed(trace, started, f"[error] {exc.message}")
         except Exception as exc:  # a child's failure is its parent's to read, not to die of
-            return self._failed(name, step, started, f"[error] {type(exc).__name__}: {exc}")
+            return self._failed(trace, started, f"[error] {type(exc).__name__}: {exc}")
         output = result.output.model_dump()
         answer = answer_of(output)
         status: ChildStatus = "salvaged" if result.fallback else "answered"
+        quotes = self._located(output)
         self._emit_finished(name, step, status, answer, None, result.steps, started)
+        trace.finish(
+            status, started, answer=answer, output=output, quotes=quotes, steps=result.steps
+        )
         return {
             **_empty(),
             "answer": answer,
             "output": output,
-            "quotes": self._located(output),
+            "quotes": [quote.model_dump(mode="json") for quote in quotes],
             "agent": name,
             "depth": self.tree.depth + 1,
             "steps": result.steps,
@@ -287,8 +309,6 @@ class ChildCalls:
             if retrieve is not None:
                 functions["retrieve"] = part.retrieve(retrieve)
         docs = [doc for doc in parent.function_docs if _names_one_of(doc, functions)]
-        if folder is not None:
-            folder.mkdir(parents=True, exist_ok=True)
         key = "task" if "task" in parent.inputs and "query" not in parent.inputs else "query"
         return await self.forward(
             parent.client,
@@ -304,7 +324,8 @@ class ChildCalls:
             **parent.options,
         )
 
-    def _located(self, output: dict[str, Any]) -> list[dict[str, Any]]:
+    def _located(self, output: dict[str, Any]) -> list[QuoteLocation]:
+        """Where each quote of a child's output stands in the run's documents."""
         locate = self.tree.shared.locate
         quotes = [
             str(quote)
@@ -314,15 +335,17 @@ class ChildCalls:
         ]
         if locate is None or not quotes:
             return []
-        return [location.model_dump(mode="json") for location in locate(quotes)]
+        return locate(quotes)
 
     def _name(self, step: int) -> str:
         number = self.started[step] = self.started.get(step, 0) + 1
         return f"{self.parent.name}/{step}.{number}"
 
-    def _failed(self, name: str, step: int, started: float, error: str) -> dict[str, Any]:
-        self._emit_finished(name, step, "failed", "", error, 0, started)
-        return {**failed(error), "agent": name, "depth": self.tree.depth + 1}
+    def _failed(self, trace: ChildTrace, started: float, error: str) -> dict[str, Any]:
+        record = trace.record
+        self._emit_finished(record.agent, record.step, "failed", "", error, 0, started)
+        trace.finish("failed", started, error=error)
+        return {**failed(error), "agent": record.agent, "depth": record.depth}
 
     def _emit_started(self, name: str, step: int, prompt: str, part: Slice, folder: str) -> None:
         self.parent.emit(
@@ -360,6 +383,27 @@ class ChildCalls:
                 duration_ms=(time.perf_counter() - started) * 1000,
             )
         )
+
+
+class ChildTrace:
+    """A child's ``child.json`` (see ``traces.children``): written as it starts and again as
+    it ends; nothing when its transcript is not kept (no folder)."""
+
+    def __init__(self, folder: Path | None, record: ChildRecord) -> None:
+        self.folder = folder
+        self.record = record
+        self._write()
+
+    def finish(self, status: ChildStatus, started: float, **fields: Any) -> None:
+        duration_ms = (time.perf_counter() - started) * 1000
+        self.record = self.record.model_copy(
+            update={"status": status, "duration_ms": duration_ms, **fields}
+        )
+        self._write()
+
+    def _write(self) -> None:
+        if self.folder is not None:
+            write_child(self.folder, self.record)
 
 
 def _empty() -> dict[str, Any]:
