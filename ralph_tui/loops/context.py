@@ -120,6 +120,8 @@ class RunContext:
     _coverage: dict[int, CoverageTracker] = field(default_factory=dict, init=False, repr=False)
     _places: list[DocumentPlace] | None = field(default=None, init=False, repr=False)
     _look: PageLook | None = field(default=None, init=False, repr=False)
+    _said_flat: bool = field(default=False, init=False, repr=False)
+    """Whether the run said that its inner mode does not nest agents (said once)."""
 
     async def retrieval(self) -> RunRetrieval:
         """The run's retrieval, its index built (or loaded from the cache) on first use."""
@@ -153,6 +155,12 @@ class RunContext:
         tree: dict[str, Any] = (
             {"tree": self.agent_tree(iteration, spec.name)} if mode == "rlm" else {}
         )
+        if mode != "rlm" and self.settings.max_depth > 1 and not self._said_flat:
+            self._said_flat = True
+            self.notice(
+                f"--max-depth {self.settings.max_depth} changes nothing in the {mode} inner "
+                "mode: only the rlm mode starts child agents (rlm_query)"
+            )
         try:
             return await forward(
                 self.clients.generate,

@@ -80,3 +80,15 @@ def test_at_depth_one_the_baseline_searches_the_folder_itself(
 
 def test_the_baseline_knows_a_child_by_what_its_prompt_says() -> None:
     assert children.HANDED in CHILD_CONTEXT
+
+
+def test_a_mode_that_does_not_nest_says_the_depth_changes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "a.md").write_text(TEXTS["a.md"] + "\n")
+    argv = ["run", "--mode", "qa", "--provider", "offline", "--inner", "lcm", "--max-depth", "3"]
+    argv += ["--query", QUERY, "--doc", str(tmp_path / "a.md"), "--out", str(tmp_path / "out")]
+    run_cli([*argv, "--maxIters", "2"])
+    err = capsys.readouterr().err
+    said = "--max-depth 3 changes nothing in the lcm inner mode: only the rlm mode starts child"
+    assert err.count(said) == 1
