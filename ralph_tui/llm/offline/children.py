@@ -28,8 +28,7 @@ CAN_START = "`rlm_query(prompt, context=None) -> dict`: start a child agent"
 """How the RLM prompt says that ``rlm_query`` starts children (``agents.recursion``)."""
 HANDED = "The text your parent agent handed you"
 """How a child agent's prompt describes its ``context`` (``agents.recursion.CHILD_CONTEXT``)."""
-MERGED = " children, "
-"""In the line the merge prints first (``3 children, 5 quotes``)."""
+
 DOCUMENTS_LINE = re.compile(r"^- `documents`: list, ([\d,]+) entries\.", re.MULTILINE)
 
 MERGE_CALL = """
@@ -44,7 +43,7 @@ for _group, _result in zip(_groups, _results):
         print("child over", ", ".join(_group), "failed:", _result["error"][:300])
     _output = _result["output"] or {{}}
     _quotes.extend(_output.get("evidence") or _output.get("passages") or [])
-print(f"{{len(_results)}}{merged}{{len(_quotes)}} quotes")
+print(len(_results), "children,", len(_quotes), "quotes")
 for line in search_lines(
     _quotes, [], {terms!r}, {focus!r}, {leave_out!r}, need={need}, shown={shown},
     found_prefix={found_prefix!r}, tables={tables!r},
@@ -63,14 +62,11 @@ def documents_to_split(system: str) -> int:
     return count if count > 1 else 0
 
 
-def answers_a_part(system: str, observation: str) -> bool:
-    """Whether the agent answers over a part of what the question is about: it is a child
-    agent, or it merged its children's quotes (see ``worker.qa_output``'s ``part``)."""
-    merged = any(
-        line.split(MERGED)[0].isdigit() and line.endswith(" quotes")
-        for line in observation.splitlines()
-    )
-    return merged or HANDED in system
+def answers_a_part(system: str) -> bool:
+    """Whether the agent is a child, answering over the part of the documents it was handed
+    (see ``worker.qa_output``'s ``part``); its parent's merge answers by the usual rules, as
+    its answer is the whole question's."""
+    return HANDED in system
 
 
 def children_code(query: str, steering: Steering, *, tables: bool = False) -> str:
@@ -79,7 +75,6 @@ def children_code(query: str, steering: Steering, *, tables: bool = False) -> st
     terms = [t for t in search_terms(query) if t not in steering.leave_out]
     return shipped_code() + MERGE_CALL.format(
         most=MAX_CHILDREN,
-        merged=MERGED,
         query=query,
         terms=terms,
         focus=steering.focus,

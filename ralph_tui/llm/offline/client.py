@@ -166,7 +166,7 @@ class OfflineClient:
         observations = "\n".join(m.content for m in messages if m.role == "tool")
         passages = worker.printed_passages(observations)
         if "evidence" in props:
-            part = children.answers_a_part(system, observations)
+            part = children.answers_a_part(system)
             output = worker.qa_output(passages, query, observations, steering, part=part)
             return {**output, "resultReady": True}
         composed = worker.printed_composed(observations)

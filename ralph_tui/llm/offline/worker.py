@@ -237,7 +237,7 @@ def qa_output(
     or no sentence addresses it.
 
     ``part``: the sources are one part of what the question is about (a child agent's
-    documents, or the quotes of the children merged): a sentence addresses the question
+    documents, its parent merging what each child quoted): a sentence addresses the question
     when it holds as many of its terms as the search asks of one (``needed_terms``), and
     the sources lacking most of its terms is no reason to say "not found" (the other parts
     may hold them; lacking a name the question names still is)."""
