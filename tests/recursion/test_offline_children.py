@@ -92,3 +92,19 @@ def test_a_mode_that_does_not_nest_says_the_depth_changes_nothing(
     err = capsys.readouterr().err
     said = "--max-depth 3 changes nothing in the lcm inner mode: only the rlm mode starts child"
     assert err.count(said) == 1
+
+
+def test_the_python_api_gives_the_tree_of_a_run_and_of_a_session(tmp_path: Path) -> None:
+    from ralph_tui import api
+
+    folder = tmp_path / "plants"
+    folder.mkdir()
+    for name, text in TEXTS.items():
+        (folder / name).write_text(text + "\n")
+    out = tmp_path / "out"
+    result = api.ask(QUERY, folder, provider="offline", max_depth=2, out_dir=out)
+    [tree] = result.children
+    assert [node.record.agent for node in tree.children if node.record] == [
+        f"worker/1.{n}" for n in range(1, 5)
+    ]
+    assert api.session(result.session_id, out).children == result.children
