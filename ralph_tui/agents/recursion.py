@@ -130,9 +130,9 @@ def rlm_query_docs(tree: AgentTree, concurrency: int) -> list[str]:
     else:
         query = (
             "`rlm_query(prompt, context=None) -> dict`: start a child agent (depth "
-            f"{tree.depth + 1} of {tree.shared.max_depth}) that works as you do, in its own "
-            "sandbox, on `context`: a string (a slice of text), or a list of document names "
-            "(from `documents`: its `documents`, `grep` and `retrieve` then see only those); "
+            f"{tree.depth + 1} of {tree.shared.max_depth}) that explores `context` as you "
+            "explore yours, with its own steps: a string (a slice of text), or a list of "
+            "document names (its `documents`, `grep` and `retrieve` then see only those); "
             f"None gives it your whole `context`. {shape} A child costs one `llm_query` call "
             "and its own calls, tokens and cost count in the same budgets. Use it for a part "
             "too large or too involved for one `llm_query`."

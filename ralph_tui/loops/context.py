@@ -151,15 +151,14 @@ class RunContext:
         mode = self.inner_pick().mode
         forward = FORWARDS[mode]
         tracker = self.coverage_tracker(iteration)
-        # Only the RLM loop nests agents so far: the others explore at one level.
-        tree: dict[str, Any] = (
-            {"tree": self.agent_tree(iteration, spec.name)} if mode == "rlm" else {}
-        )
-        if mode != "rlm" and self.settings.max_depth > 1 and not self._said_flat:
+        # The direct mode has no code or tools to start a child from: it explores at one level.
+        nests = mode in ("rlm", "lcm")
+        tree: dict[str, Any] = {"tree": self.agent_tree(iteration, spec.name)} if nests else {}
+        if not nests and self.settings.max_depth > 1 and not self._said_flat:
             self._said_flat = True
             self.notice(
                 f"--max-depth {self.settings.max_depth} changes nothing in the {mode} inner "
-                "mode: only the rlm mode starts child agents (rlm_query)"
+                "mode: only the rlm and lcm modes start child agents (rlm_query)"
             )
         try:
             return await forward(

@@ -25,6 +25,12 @@ def code(source: str) -> dict[str, Any]:
     return {"code": source, "resultReady": False}
 
 
+def tool_call(name: str, **arguments: Any) -> dict[str, Any]:
+    """A turn that calls the tool ``name`` (an LCM agent's tools) rather than the output
+    tool."""
+    return {"__tool__": name, "arguments": arguments}
+
+
 def first_user_text(body: dict[str, Any]) -> str:
     for message in body["messages"]:
         if message["role"] != "user":
@@ -63,12 +69,15 @@ class AgentsAPI(FakeAPI):
         return streamed(request, httpx2.Response(200, json=self.wire_turn(turns[step])))
 
     def wire_turn(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        name = "submit_output"
+        if "__tool__" in arguments:
+            name, arguments = arguments["__tool__"], arguments["arguments"]
         if self.wire == "anthropic":
-            return anthropic_message([tool_use(arguments)], stop_reason="tool_use")
+            return anthropic_message([tool_use(arguments, name)], stop_reason="tool_use")
         call = {
             "id": f"call_{abs(hash(json.dumps(arguments))) % 10**8}",
             "type": "function",
-            "function": {"name": "submit_output", "arguments": json.dumps(arguments)},
+            "function": {"name": name, "arguments": json.dumps(arguments)},
         }
         return openai_completion(
             {"content": None, "tool_calls": [call]}, finish_reason="tool_calls"

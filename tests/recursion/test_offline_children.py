@@ -86,11 +86,11 @@ def test_a_mode_that_does_not_nest_says_the_depth_changes_nothing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     (tmp_path / "a.md").write_text(TEXTS["a.md"] + "\n")
-    argv = ["run", "--mode", "qa", "--provider", "offline", "--inner", "lcm", "--max-depth", "3"]
+    argv = ["run", "--mode", "qa", "--provider", "offline", "--inner", "direct", "--max-depth", "3"]
     argv += ["--query", QUERY, "--doc", str(tmp_path / "a.md"), "--out", str(tmp_path / "out")]
     run_cli([*argv, "--maxIters", "2"])
     err = capsys.readouterr().err
-    said = "--max-depth 3 changes nothing in the lcm inner mode: only the rlm mode starts child"
+    said = "--max-depth 3 changes nothing in the direct inner mode: only the rlm and lcm modes"
     assert err.count(said) == 1
 
 
