@@ -222,3 +222,50 @@ async def test_batched_children_run_at_once_and_share_the_sub_call_budget(
     assert sum(a.startswith("[error] The llm_query budget (2 calls") for a in answers) == 1
     assert result.llm_calls == 2
     assert len(events.of(ChildStarted)) == 2
+
+
+async def test_a_child_handed_a_string_explores_that_text_alone(
+    corpus: Corpus, events: Recorder
+) -> None:
+    api = AgentsAPI()
+    api.script(
+        "ROOT-Q",
+        code("d = documents[1]\nprint(rlm_query('CHILD-S', context=context[d['start']:d['end']]))"),
+        done("x"),
+    )
+    api.script(
+        "CHILD-S",
+        code("print(len(context), 'documents' in globals(), 'retrieve' in globals())\ncontext[:4]"),
+        done("beta"),
+    )
+
+    async def retrieve(query: str, k: int = 5, sources: Any = None) -> list[dict[str, Any]]:
+        return []
+
+    await explore(api, corpus, events, depth=2, functions={"retrieve": retrieve})
+    assert api.observations("CHILD-S")[0].startswith(f"{len(TEXTS['b.md'])} False False\n")
+    assert "`retrieve(" not in api.system_of("CHILD-S")
+    [started] = events.of(ChildStarted)
+    assert started.context == f"a text of {len(TEXTS['b.md'])} characters"
+    start = corpus.table[1]["start"]
+    reads = [read.spans for read in events.of(TextRead) if read.agent == "worker/1.1"]
+    assert reads == [[(start, start + 4)]], "placed where the slice stands in the parent's text"
+
+
+async def test_a_child_handed_a_pdf_gets_its_pages_in_its_own_text(
+    events: Recorder, tmp_path: Path
+) -> None:
+    from tests.documents.fixtures import write_pdf
+
+    write_pdf(tmp_path / "manual.pdf", [["Page one text."], ["Page two says hello."]])
+    (tmp_path / "notes.md").write_text("Notes text.")
+    pdf_corpus = read_corpus([tmp_path / "notes.md", tmp_path / "manual.pdf"])
+    api = AgentsAPI()
+    api.script("ROOT-Q", code("rlm_query('CHILD-P', context=['manual.pdf'])"), done("x"))
+    api.script(
+        "CHILD-P",
+        code("p = documents[0]['pages'][1]\nprint(context[p['start']:p['end']])"),
+        done("hello"),
+    )
+    await explore(api, pdf_corpus, events, depth=2)
+    assert api.observations("CHILD-P")[0].startswith("Page two says hello.")
