@@ -238,6 +238,10 @@ class ChildStarted(BaseEvent):
     """What the child explores, for a person: ``2 documents: a.md, b.md``."""
     folder: str = ""
     """Where its transcript is kept, relative to the session folder (empty: not kept)."""
+    calls_used: int = 0
+    """Sub-calls of the tree used so far, this child's start among them (as ``SubQuery``'s;
+    0 at the deepest level, where its ``llm_query`` reports them)."""
+    calls_budget: int = 0
 
 
 class ChildFinished(BaseEvent):

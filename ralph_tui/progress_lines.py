@@ -81,9 +81,7 @@ class ProgressPrinter:
             AgentStep: self.agent_step,
             SandboxExecuted: self.sandbox_executed,
             SubQuery: self.sub_query,
-            ChildStarted: lambda e: (
-                f"    child {e.child} started over {e.context}" if self.verbose else None
-            ),
+            ChildStarted: self.child_started,
             ChildFinished: self.child_finished,
             ToolExecuted: self.tool_executed,
             IndexProgress: IndexProgressLines(),
@@ -164,6 +162,12 @@ class ProgressPrinter:
         cached = " (from the sub-call cache, not paid)" if e.cached else ""
         text = f"    sub-call {self.sub_calls}: {e.latency_ms:.0f} ms{cached}"
         return text if self.verbose else None
+
+    def child_started(self, e: ChildStarted) -> str | None:
+        """A child agent's start: a sub-call of the tree's budget (said with every status)."""
+        if e.calls_budget:
+            self.sub_calls = f"{e.calls_used}/{e.calls_budget}"
+        return f"    child {e.child} started over {e.context}" if self.verbose else None
 
     def child_finished(self, e: ChildFinished) -> str:
         """A child agent's end (``rlm_query``): one line each, as they are few and slow."""

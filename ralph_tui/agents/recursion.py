@@ -357,6 +357,8 @@ class ChildCalls:
                 prompt_preview=preview(prompt),
                 context=part.described,
                 folder=folder,
+                calls_used=0 if self.tree.deepest else self.budget.used,
+                calls_budget=0 if self.tree.deepest else self.budget.limit,
             )
         )
 

@@ -57,6 +57,8 @@ def test_one_child_per_document_then_a_merge_answers_from_three_of_them(
     assert records[3]["answer"].startswith("- The document does not address this question")
     assert [len(r["quotes"]) for r in records] == [1, 1, 1, 0]
     assert "child worker/1.4: answered in 2 steps" in str(outcome["progress"])
+    assert "worker done in" in str(outcome["progress"])
+    assert "sub-calls 4/60" in str(outcome["progress"]), "each child is a sub-call"
 
 
 def test_in_task_mode_the_doc_reader_asks_one_child_per_document_too(

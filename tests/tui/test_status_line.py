@@ -90,10 +90,11 @@ def test_the_status_line_counts_live_child_agents_once_one_started() -> None:
         progress.apply(
             ChildStarted(
                 agent="worker", child=f"worker/1.{n}", step=1, depth=2, prompt_preview="q",
-                context="1 document: a.md",
+                context="1 document: a.md", calls_used=n, calls_budget=60,
             )
         )  # fmt: skip
     progress.apply(
         ChildFinished(agent="worker", child="worker/1.1", step=1, depth=2, status="answered")
     )
-    assert "  children 1 live, 1 done  " in status_content(progress, now=T0 + 5).plain
+    shown = status_content(progress, now=T0 + 5).plain
+    assert "  sub 2/60  children 1 live, 1 done  " in shown

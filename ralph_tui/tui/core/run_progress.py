@@ -262,6 +262,8 @@ def _sandbox_executed(p: RunProgress, e: SandboxExecuted) -> set[Part]:
 
 def _child_started(p: RunProgress, e: ChildStarted) -> set[Part]:
     p.children_live += 1
+    if e.calls_budget:  # a child's start is a sub-call of the tree's budget
+        p.sub_calls, p.sub_budget = e.calls_used, e.calls_budget
     return {"status", "sandbox"}
 
 
