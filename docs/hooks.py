@@ -22,6 +22,7 @@ from ralph_tui.cli import reference
 from ralph_tui.reports.bundle import EvidenceBundle
 from ralph_tui.reports.schema import SCHEMA_FILE, bundle_schema
 from ralph_tui.sandbox.limits import SandboxLimits
+from ralph_tui.traces.children import ChildRecord
 from ralph_tui.traces.models import IterationTrace, SessionRecord
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -38,6 +39,7 @@ GENERATED: dict[str, Callable[[], str]] = {
     "events": reference.events_reference,
     "session_record": lambda: reference.fields_table(SessionRecord),
     "iteration_trace": lambda: reference.fields_table(IterationTrace),
+    "child_record": lambda: reference.fields_table(ChildRecord),
     "sandbox_limits": lambda: reference.fields_table(SandboxLimits),
     "mcp_client_settings": reference.mcp_client_settings_reference,
     "inner_modes": reference.inner_modes_reference,

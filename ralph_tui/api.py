@@ -54,6 +54,7 @@ from ralph_tui.reports.sources import Given
 from ralph_tui.reports.verify import VerifyReport, load_bundle, verify_bundle
 from ralph_tui.retrieval.retriever import Retrieved
 from ralph_tui.retrieval.search import check_query, open_corpus_index, read_searchable, search_index
+from ralph_tui.traces.children import ChildTree
 from ralph_tui.traces.liveness import effective_status
 from ralph_tui.traces.models import (
     CacheSaving,
@@ -161,6 +162,9 @@ class RunResult(BaseModel):
     notes: list[str] = Field(default_factory=list)
     """What was not read of the documents and why (not a supported document, could not be
     converted, a link leading outside the allowed folders), and pages without text."""
+    children: list[ChildTree] = Field(default_factory=list)
+    """The child agents the run's agents started (``rlm_query``, with ``max_depth`` 2 or
+    more): one tree per agent and iteration, each child with its record and its own."""
 
     @property
     def passed(self) -> bool:
@@ -329,6 +333,7 @@ def _result(outcome: RunOutcome, out: Path, *, kept: bool) -> RunResult:
     store = TraceStore(out)
     try:
         traces = store.iterations(outcome.session_id)
+        children = store.children(outcome.session_id)
     finally:
         store.close()
     output = outcome.output
@@ -357,6 +362,7 @@ def _result(outcome: RunOutcome, out: Path, *, kept: bool) -> RunResult:
         coverage=outcome.coverage,
         absence_note=_absence_note(outcome),
         notes=outcome.notes,
+        children=children,
     )
 
 
@@ -526,6 +532,8 @@ class SessionDetail(SessionSummary):
     claims: list[Claim] = Field(default_factory=list)
     """QA: the last output's lines with their quotes and verdicts."""
     iteration_traces: list[IterationTrace] = Field(default_factory=list)
+    children: list[ChildTree] = Field(default_factory=list)
+    """The child agents its agents started (``rlm_query``), as trees."""
 
 
 def sessions(
@@ -558,6 +566,7 @@ def session(session_id: str, out_dir: PathLike | None = None) -> SessionDetail:
         found = store.find_session(session_id)
         record = store.load_session(found)
         traces = store.iterations(found)
+        children = store.children(found)
     finally:
         store.close()
     output = traces[-1].output if traces else None
@@ -567,6 +576,7 @@ def session(session_id: str, out_dir: PathLike | None = None) -> SessionDetail:
         evidence=_evidence(traces[-1].quotes if traces else []),
         claims=traces[-1].claims if traces else [],
         iteration_traces=traces,
+        children=children,
     )
 
 

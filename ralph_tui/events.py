@@ -214,6 +214,52 @@ class SubQuery(BaseEvent):
     answer took when it was first paid for."""
 
 
+ChildStatus = Literal["answered", "salvaged", "failed", "llm_query"]
+"""How a child agent ended: it submitted an answer, ran out of steps and had one salvaged,
+failed (its error went back to its parent's code), or was not started because its parent
+is at the deepest level (``--max-depth``) and ``llm_query`` answered instead."""
+
+
+class ChildStarted(BaseEvent):
+    """``rlm_query`` from an agent's sandbox code started a child agent (its own sandbox,
+    its own steps, the run's budgets)."""
+
+    type: Literal["child_started"] = "child_started"
+    agent: str
+    """The parent agent."""
+    child: str
+    """The child's agent name, the parent's with ``/<step>.<n>`` added: its events carry it."""
+    step: int
+    """The parent's step whose code started it."""
+    depth: int
+    """The child's level: the root agent is 1."""
+    prompt_preview: str
+    context: str
+    """What the child explores, for a person: ``2 documents: a.md, b.md``."""
+    folder: str = ""
+    """Where its transcript is kept, relative to the session folder (empty: not kept)."""
+    calls_used: int = 0
+    """Sub-calls of the tree used so far, this child's start among them (as ``SubQuery``'s;
+    0 at the deepest level, where its ``llm_query`` reports them)."""
+    calls_budget: int = 0
+
+
+class ChildFinished(BaseEvent):
+    """A child agent started by ``rlm_query`` ended; what it returned went to its parent's
+    code."""
+
+    type: Literal["child_finished"] = "child_finished"
+    agent: str
+    child: str
+    step: int
+    depth: int
+    status: ChildStatus
+    answer_preview: str = ""
+    error: Said | None = None
+    steps: int = 0
+    duration_ms: float = 0.0
+
+
 class RuleResult(BaseModel):
     name: str
     ok: bool
@@ -493,6 +539,8 @@ Event = Annotated[
     | SandboxExecuted
     | ToolExecuted
     | SubQuery
+    | ChildStarted
+    | ChildFinished
     | HardValidation
     | JudgeVerdict
     | CandidateProduced

@@ -11,6 +11,8 @@ from ralph_tui.counts import counted, noun_for
 from ralph_tui.events import (
     AgentStep,
     BaseEvent,
+    ChildFinished,
+    ChildStarted,
     ContextCompacted,
     ExternalProgress,
     HardValidation,
@@ -79,6 +81,8 @@ class ProgressPrinter:
             AgentStep: self.agent_step,
             SandboxExecuted: self.sandbox_executed,
             SubQuery: self.sub_query,
+            ChildStarted: self.child_started,
+            ChildFinished: self.child_finished,
             ToolExecuted: self.tool_executed,
             IndexProgress: IndexProgressLines(),
             ExternalProgress: self.external_progress,
@@ -158,6 +162,22 @@ class ProgressPrinter:
         cached = " (from the sub-call cache, not paid)" if e.cached else ""
         text = f"    sub-call {self.sub_calls}: {e.latency_ms:.0f} ms{cached}"
         return text if self.verbose else None
+
+    def child_started(self, e: ChildStarted) -> str | None:
+        """A child agent's start: a sub-call of the tree's budget (said with every status)."""
+        if e.calls_budget:
+            self.sub_calls = f"{e.calls_used}/{e.calls_budget}"
+        return f"    child {e.child} started over {e.context}" if self.verbose else None
+
+    def child_finished(self, e: ChildFinished) -> str:
+        """A child agent's end (``rlm_query``): one line each, as they are few and slow."""
+        if e.status == "failed":
+            ended = f"failed: {e.error}"
+        elif e.status == "llm_query":
+            ended = "answered by llm_query (the deepest level)"
+        else:
+            ended = f"{e.status} in {counted(e.steps, 'step')}"
+        return f"  child {e.child}: {ended}, {e.duration_ms / 1000:.1f} s"
 
     def external_progress(self, e: ExternalProgress, interval_s: float = 1.0) -> str | None:
         """A crawl's pages so far, at most once a second per source (the run notes the

@@ -290,10 +290,12 @@ def sub_calls(
     emit: Emit,
     document: str,
     cache: SubCallCache | None = None,
+    budget: SubQueryBudget | None = None,
 ) -> tuple[SubQueryRunner, LLMMap]:
-    """The sub-calls of one agent run under the role's budget (``llm_query``), and
-    ``llm_map`` over them, answered from ``cache`` where it holds the answer."""
-    budget = SubQueryBudget(limit=spec.max_llm_calls)
+    """The sub-calls of one agent run under the role's budget (``llm_query``), or under the
+    ``budget`` of its tree of agents, and ``llm_map`` over them, answered from ``cache``
+    where it holds the answer."""
+    budget = budget or SubQueryBudget(limit=spec.max_llm_calls)
     runner = SubQueryRunner(
         sub_client,
         budget,

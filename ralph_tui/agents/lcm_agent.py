@@ -36,6 +36,7 @@ from ralph_tui.agents.output_tool import (
     output_tool,
     parse_json_object,
 )
+from ralph_tui.agents.recursion import AgentTree, ChildCalls, Parent, rlm_query_docs
 from ralph_tui.agents.structured import assistant_turn, tool_feedback
 from ralph_tui.agents.stuck import Repeat
 from ralph_tui.agents.sub_cache import SubCallCache
@@ -70,8 +71,11 @@ class _LCMRun(AgentRun[T]):
         self.output = output_tool(spec.output_model, "Submit the final output.")
         self.results: list[tuple[ToolCall, str]] = []
         """Every call that returned, with what it returned (the salvage reads them)."""
+        self.current_step = 0
+        """The step running now (the one whose tool call starts any child agent)."""
 
     async def step(self, step: int) -> T | None:
+        self.current_step = step
         definitions = [self.output, *(t.definition for t in self.tools.values())]
         completion = await self.complete(definitions, step)
         self.add(assistant_turn(completion))
@@ -154,6 +158,7 @@ async def lcm_agent_forward(
     store_path: Path | None = None,
     sub_cache: SubCallCache | None = None,
     look: PageLook | None = None,
+    tree: AgentTree | None = None,
 ) -> RLMResult[T]:
     """Run the LCM loop (the same arguments and result as ``rlm_agent_forward``); on step
     exhaustion salvage an output flagged ``fallback`` from what the tools returned.
@@ -161,7 +166,9 @@ async def lcm_agent_forward(
     ``functions`` (the run's ``retrieve``) become tools beside the operators, described by
     ``function_docs``. The conversation is kept at ``store_path``; one left there for the
     same inputs is taken up where it stopped; sub-calls take the answers ``sub_cache`` holds.
-    With ``look`` the model gets the ``look`` tool over the run's PDF pages."""
+    With ``look`` the model gets the ``look`` tool over the run's PDF pages. With a ``tree``
+    of more than one level it gets ``rlm_query`` and ``rlm_query_batched`` too (see
+    ``recursion``): children in the LCM mode, sharing this agent's sub-call budget."""
     del on_notice  # no sandbox: nothing to warn about
     text = document_of(variables)
     table = variables.get("documents")
@@ -170,8 +177,11 @@ async def lcm_agent_forward(
     resumed = _resumable(store, all_inputs)
     if not resumed:
         store = open_store(store_path)
-    runner, llm_map = sub_calls(spec, sub_client, emit, text, sub_cache)
+    budget = tree.budget_for(spec.max_llm_calls) if tree is not None else None
+    runner, llm_map = sub_calls(spec, sub_client, emit, text, sub_cache, budget)
     budget = runner.budget
+    recursive = tree if tree is not None and tree.shared.max_depth > 1 else None
+    child_docs = rlm_query_docs(recursive, spec.sub_query_concurrency) if recursive else []
     docs = [
         READ_DOC.format(limit=spec.max_output_chars),
         GREP_DOC,
@@ -179,6 +189,7 @@ async def lcm_agent_forward(
         LLM_MAP_DOC,
         EXPAND_DOC,
         *([LOOK_DOC] if look is not None else []),
+        *child_docs,
     ]
     system = build_lcm_system(
         spec.definition,
@@ -203,6 +214,16 @@ async def lcm_agent_forward(
     }
     if look is not None:
         run.tools["look"] = Tool.of("look", LOOK_DOC, look_function(runner, look))
+    if recursive is not None:
+        recursive.share_sub_calls(runner)
+        options = {"on_notice": None, "sub_cache": sub_cache, "look": look}
+        parent = Parent(
+            spec.name, client, sub_client, spec, inputs, variables, emit, runner,
+            lambda: run.current_step, dict(functions or {}), list(function_docs), options,
+        )  # fmt: skip
+        hosted = ChildCalls(recursive, parent, lcm_agent_forward).functions()
+        for (name, function), doc in zip(hosted.items(), child_docs, strict=True):
+            run.tools[name] = Tool.of(name, doc, function)
     if resumed:
         _answer_dangling(run)
     for step in range(1, spec.max_steps + 1):

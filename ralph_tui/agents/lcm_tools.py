@@ -62,6 +62,29 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "summary_id": {"type": "string", "description": "A summary's id, e.g. S0001."},
         "max_tokens": {"type": "integer", "minimum": 1},
     },
+    "rlm_query": {
+        "prompt": {"type": "string", "description": "The child agent's question."},
+        "context": {
+            "anyOf": [
+                {"type": "string"},
+                {"type": "array", "items": {"type": "string"}},
+                {"type": "null"},
+            ],
+            "description": "A text to explore, or a list of document names; null: the whole.",
+        },
+    },
+    "rlm_query_batched": {
+        "items": {
+            "type": "array",
+            "items": {
+                "anyOf": [
+                    {"type": "string"},
+                    {"type": "array", "minItems": 2, "maxItems": 2},
+                ]
+            },
+            "description": "Prompts, or [prompt, context] pairs.",
+        },
+    },
 }
 REQUIRED = {
     "grep": ["pattern"],
@@ -70,6 +93,8 @@ REQUIRED = {
     "llm_map": ["items", "instruction"],
     "expand": ["summary_id"],
     "look": ["page", "question"],
+    "rlm_query": ["prompt"],
+    "rlm_query_batched": ["items"],
 }
 
 

@@ -27,6 +27,7 @@ from ralph_tui.agents.output_tool import (
     rlm_tool,
 )
 from ralph_tui.agents.printed import printed_spans
+from ralph_tui.agents.recursion import AgentTree, ChildCalls, Parent, rlm_query_docs
 from ralph_tui.agents.rlm_prompt import build_rlm_system
 from ralph_tui.agents.structured import (
     answer_other_calls,
@@ -86,8 +87,11 @@ class _RLMRun(AgentRun[T]):
         self.cells: list[tuple[str, ExecResult]] = []
         self.document = document
         """The text the cells see as ``context`` (to place what their output shows of it)."""
+        self.current_step = 0
+        """The step running now (the one whose cell starts any child agent)."""
 
     async def step(self, sandbox: Sandbox, step: int) -> T | None:
+        self.current_step = step
         completion = await self.complete([self.tool], step)
         self.add(assistant_turn(completion))
         call = find_output_call(completion)
@@ -180,6 +184,7 @@ async def rlm_agent_forward(
     store_path: Path | None = None,
     sub_cache: SubCallCache | None = None,
     look: PageLook | None = None,
+    tree: AgentTree | None = None,
 ) -> RLMResult[T]:
     """Run the RLM loop; on step exhaustion salvage an output flagged ``fallback`` from what
     the sandbox printed, or raise ``MaxStepsError`` when it printed nothing to salvage from;
@@ -190,17 +195,31 @@ async def rlm_agent_forward(
     ``function_docs`` (one line each) under the sandbox's functions. With ``store_path``
     every message of the conversation is also appended there (JSON lines). Sub-calls take
     the answers ``sub_cache`` holds instead of paying for them again. With ``look`` the
-    sandbox gets ``look(page, question)`` over the run's PDF pages."""
+    sandbox gets ``look(page, question)`` over the run's PDF pages. With a ``tree`` of more
+    than one level the sandbox gets ``rlm_query`` too (see ``recursion``): its children share
+    this agent's sub-call budget."""
     text = document_of(variables)
-    runner, llm_map = sub_calls(spec, sub_client, emit, text, sub_cache)
+    budget = tree.budget_for(spec.max_llm_calls) if tree is not None else None
+    runner, llm_map = sub_calls(spec, sub_client, emit, text, sub_cache, budget)
     budget = runner.budget
     docs = [*function_docs, EXPAND_DOC, GREP_DOC, LLM_MAP_DOC]
     more = dict(functions or {})
     if look is not None:
         more["look"] = look_function(runner, look)
         docs.append(LOOK_DOC)
+    recursive = tree if tree is not None and tree.shared.max_depth > 1 else None
+    if recursive is not None:
+        docs.extend(rlm_query_docs(recursive, spec.sub_query_concurrency))
     store = open_store(store_path)
     run = _RLMRun(client, spec, inputs, variables, emit, runner, docs, store, text)
+    if recursive is not None:
+        recursive.share_sub_calls(runner)
+        options = {"on_notice": on_notice, "sub_cache": sub_cache, "look": look}
+        parent = Parent(
+            spec.name, client, sub_client, spec, inputs, variables, emit, runner,
+            lambda: run.current_step, dict(functions or {}), list(function_docs), options,
+        )  # fmt: skip
+        more.update(ChildCalls(recursive, parent, rlm_agent_forward).functions())
     operators = Operators(run.context, text, emit, spec.name)
     limits = SandboxLimits(
         timeout_s=spec.cell_timeout_s,

@@ -18,6 +18,7 @@ from ralph_tui.counts import counted
 from ralph_tui.errors import ExitCode
 from ralph_tui.events import SALVAGE_NOTE
 from ralph_tui.llm.spend_words import cost_words, estimated_words
+from ralph_tui.traces.children import ChildNode, ChildTree
 from ralph_tui.traces.liveness import effective_status
 from ralph_tui.traces.models import SessionRecord
 from ralph_tui.traces.session_ids import SESSIONS_DIR
@@ -103,6 +104,9 @@ def show_session(store: TraceStore, args: argparse.Namespace) -> int:
             **summary_row(record),
             "subtasks": [{**summary_row(s), "subtaskId": s.subtask_id} for s in subtasks],
             "iterationTraces": [{**t.model_dump(), "query": echoed(t.query)} for t in traces],
+            "children": [
+                tree.model_dump(mode="json", by_alias=True) for tree in store.children(session_id)
+            ],
         }
         print(json.dumps(payload, ensure_ascii=False, default=str))
         return 0
@@ -135,6 +139,8 @@ def show_session(store: TraceStore, args: argparse.Namespace) -> int:
                 print(f"  x {rule.name}: {rule.message}")
         for issue in trace.judge.issues if trace.judge else []:
             print(f"  - judge: {issue.message}")
+    for line in child_lines(store.children(session_id)):
+        print(line)
     if traces:
         last = traces[-1]
         print("\nlast output:\n" + json.dumps(last.output, indent=2, ensure_ascii=False))
@@ -144,6 +150,40 @@ def show_session(store: TraceStore, args: argparse.Namespace) -> int:
         if last.claims:
             print("claims:\n" + claim_lines(last.claims, evidence, last.quotes))
     return 0
+
+
+def child_lines(trees: list[ChildTree]) -> list[str]:
+    """The child agents of the session (``rlm_query``), one line each, indented by level."""
+    lines = []
+    for tree in trees:
+        lines.append(f"\nchild agents of iteration {tree.iteration}'s {tree.agent}:")
+        lines.extend(_node_lines(tree.children, 1))
+        if tree.truncated:
+            lines.append("  ... (more children than are shown)")
+    return lines
+
+
+def _node_lines(nodes: list[ChildNode], level: int) -> list[str]:
+    lines = []
+    for node in nodes:
+        pad = "  " * level
+        record = node.record
+        if record is None:
+            lines.append(f"{pad}{node.name}: {node.problem}")
+        else:
+            ended = f"{record.status}, {counted(record.steps, 'step')}"
+            said = record.error or next(iter(record.answer.splitlines()), "")
+            lines.append(
+                f"{pad}{node.name} {ended} over {echoed(record.context)}: "
+                f"{echoed(_short(record.prompt))} -> {echoed(_short(said))}"
+            )
+        lines.extend(_node_lines(node.children, level + 1))
+    return lines
+
+
+def _short(text: str, limit: int = 80) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 def settings_line(settings: dict[str, Any]) -> str:

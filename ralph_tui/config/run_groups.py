@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import ClassVar, Literal
+from typing import Annotated, ClassVar, Literal
 
-from pydantic import NonNegativeInt, PositiveFloat, PositiveInt, field_validator
+from pydantic import Field, NonNegativeInt, PositiveFloat, PositiveInt, field_validator
 
 from ralph_tui.config.declare import SettingsGroup, setting
 from ralph_tui.config.inner_modes import InnerChoice, inner_modes_help
@@ -20,6 +20,10 @@ NO_CAP = frozenset({"none", "off"})
 ProviderChoice = Literal["auto", "offline"]
 SubcallCacheScope = Literal["session", "shared", "off"]
 SubImages = Literal["auto", "on", "off"]
+MAX_DEPTH_LIMIT = 4
+"""The deepest a tree of agents may go: each level multiplies what a run can start (its
+sandboxes, its calls), so the setting is bounded."""
+Depth = Annotated[int, Field(ge=1, le=MAX_DEPTH_LIMIT)]
 VARIANT_NAME = re.compile(r"[A-Za-z0-9][\w.-]*")
 """What a variant is called by (``v1a2b3c4d``, ``baseline``): a name, never a path, as it
 names a file of the variant store."""
@@ -146,6 +150,16 @@ class BudgetSettings(SettingsGroup):
         seed=True,
         flag="--worker-max-llm-calls",
         doc="`llm_query` sub-calls per iteration (a batch counts each prompt).",
+    )
+    max_depth: Depth = setting(
+        1,
+        "MAX_DEPTH",
+        flag="--max-depth",
+        doc="Levels of agents a run may nest, 1 to 4: with 2 or more, sandbox code can call "
+        "`rlm_query(prompt, context=...)`, which starts a child agent with its own sandbox over "
+        "a slice of the text or some of the documents (at the deepest level it is answered by "
+        "`llm_query`); the children share the run's budgets and caps. 1 (the default): no "
+        "`rlm_query`.",
     )
     cost_cap_usd: PositiveFloat | None = setting(
         DEFAULT_COST_CAP_USD,

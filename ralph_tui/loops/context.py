@@ -16,6 +16,7 @@ from ralph_tui.agents.agent_run import AgentVariable, RLMResult, RLMSpec
 from ralph_tui.agents.direct import direct_agent_forward
 from ralph_tui.agents.lcm_agent import lcm_agent_forward
 from ralph_tui.agents.look import PageLook, no_images
+from ralph_tui.agents.recursion import AgentTree
 from ralph_tui.agents.rlm import rlm_agent_forward
 from ralph_tui.agents.structured import AgentSpec
 from ralph_tui.agents.sub_cache import SubCallCache
@@ -119,6 +120,8 @@ class RunContext:
     _coverage: dict[int, CoverageTracker] = field(default_factory=dict, init=False, repr=False)
     _places: list[DocumentPlace] | None = field(default=None, init=False, repr=False)
     _look: PageLook | None = field(default=None, init=False, repr=False)
+    _said_flat: bool = field(default=False, init=False, repr=False)
+    """Whether the run said that its inner mode does not nest agents (said once)."""
 
     async def retrieval(self) -> RunRetrieval:
         """The run's retrieval, its index built (or loaded from the cache) on first use."""
@@ -145,8 +148,18 @@ class RunContext:
         """Run a document-exploring role in the run's inner mode (``rlm``: code in the
         sandbox; ``lcm``: operators as tools; ``direct``: the documents in the prompt), its
         conversation kept in the session."""
-        forward = FORWARDS[self.inner_pick().mode]
+        mode = self.inner_pick().mode
+        forward = FORWARDS[mode]
         tracker = self.coverage_tracker(iteration)
+        # The direct mode has no code or tools to start a child from: it explores at one level.
+        nests = mode in ("rlm", "lcm")
+        tree: dict[str, Any] = {"tree": self.agent_tree(iteration, spec.name)} if nests else {}
+        if not nests and self.settings.max_depth > 1 and not self._said_flat:
+            self._said_flat = True
+            self.notice(
+                f"--max-depth {self.settings.max_depth} changes nothing in the {mode} inner "
+                "mode: only the rlm and lcm modes start child agents (rlm_query)"
+            )
         try:
             return await forward(
                 self.clients.generate,
@@ -159,9 +172,22 @@ class RunContext:
                 **self.sandbox_functions(iteration),
                 store_path=self.context_store(iteration, spec.name),
                 sub_cache=self.sub_cache,
+                **tree,
             )
         finally:
             tracker.finish()
+
+    def agent_tree(self, iteration: int, agent: str) -> AgentTree:
+        """The tree an exploring role's agent roots (``--max-depth`` levels): its children's
+        transcripts kept in the session under ``children/<iteration>-<agent>/``, their quotes
+        located in the run's documents."""
+        folder = self.traces.folder
+        return AgentTree.root(
+            self.settings.max_depth,
+            folder=folder / "children" / f"{iteration:02d}-{agent}",
+            session=folder,
+            locate=self.quote_locations,
+        )
 
     def inner_pick(self) -> InnerPick:
         """The run's inner mode: the one given, else the setting's (``auto`` resolved)."""

@@ -25,6 +25,7 @@ from typing import Any
 from ralph_tui.atomic import append_line, write_atomic
 from ralph_tui.errors import UsageError
 from ralph_tui.events import BaseEvent, RunStatus, event_from_json, event_to_json
+from ralph_tui.traces.children import ChildTree, read_children
 from ralph_tui.traces.files import (
     EVENTS_FILE,
     SESSION_FILE,
@@ -158,6 +159,10 @@ class TraceStore:
     def iterations(self, session_id: str) -> list[IterationTrace]:
         """Every iteration trace of the session, read from its files, in iteration order."""
         return read_iterations(session_dir(self.out_dir, session_id))
+
+    def children(self, session_id: str) -> list[ChildTree]:
+        """The child agents the session's agents started (``rlm_query``), as trees."""
+        return read_children(session_dir(self.out_dir, session_id))
 
     def tail_events(self, session_id: str, offset: int = 0) -> tuple[list[BaseEvent], int]:
         """The events appended after byte ``offset``, and the offset to resume from.

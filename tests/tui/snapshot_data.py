@@ -172,3 +172,63 @@ def write_fixture_variants(out_dir: Path) -> None:
                     created_at=T0, projection=projection)
         )  # fmt: skip
     store.activate("v1a2b3c4d")
+
+
+def child_events(t: float) -> list[BaseEvent]:
+    """The worker's step 1 starts two child agents over one document each; the first asks
+    a question of its own, at the deepest level (``--max-depth 3`` would start a grandchild
+    there; here ``llm_query`` answers it); the second fails."""
+    from ralph_tui.events import ChildFinished, ChildStarted, SubQuery
+
+    first, second = "worker/1.1", "worker/1.2"
+    return [
+        ChildStarted(ts=t, agent="worker", child=first, step=1, depth=2,
+                     prompt_preview="How often are the filters backwashed?",
+                     context="1 document: plants/beta.md", folder="children/01-worker/1.1"),
+        ChildStarted(ts=t, agent="worker", child=second, step=1, depth=2,
+                     prompt_preview="How often are the filters backwashed?",
+                     context="1 document: plants/gamma.md", folder="children/01-worker/1.2"),
+        SandboxExecuted(ts=t + 1, agent=first, step=1,
+                        code="print(grep('backwash', limit=3))",
+                        output="{'hits': [{'span': [112, 120], 'text': 'backwash'}]}",
+                        duration_ms=8, isolation="bwrap"),
+        ChildStarted(ts=t + 1, agent=first, child=f"{first}/2.1", step=2, depth=3,
+                     prompt_preview="What triggers an early backwash?",
+                     context="a text of 1,800 characters"),
+        SubQuery(ts=t + 2, agent=first, prompt_preview="What triggers an early backwash?",
+                 answer_preview="Head loss above 2.1 metres.", latency_ms=640,
+                 input_tokens=480, output_tokens=12, calls_used=4, calls_budget=60),
+        ChildFinished(ts=t + 2, agent=first, child=f"{first}/2.1", step=2, depth=3,
+                      status="llm_query", answer_preview="Head loss above 2.1 metres.",
+                      duration_ms=640),
+        SandboxExecuted(ts=t + 2, agent=first, step=2,
+                        code="r = rlm_query('What triggers an early backwash?', context[:1800])",
+                        output="", duration_ms=655, isolation="bwrap"),
+        ChildFinished(ts=t + 3, agent="worker", child=first, step=1, depth=2,
+                      status="answered", steps=3, duration_ms=2400,
+                      answer_preview="- Each filter is backwashed after 48 hours in service."),
+        ChildFinished(ts=t + 3, agent="worker", child=second, step=1, depth=2,
+                      status="failed", duration_ms=2500,
+                      error="[error] MaxStepsError: worker/1.2 used its 80 steps"),
+        SandboxExecuted(ts=t + 3, agent="worker", step=1,
+                        code="rs = rlm_query_batched([[q, [n]] for n in names])",
+                        output="[None, '[error] MaxStepsError: worker/1.2 used its 80 steps']",
+                        duration_ms=2520, isolation="bwrap"),
+    ]  # fmt: skip
+
+
+def write_recursive_session(out_dir: Path) -> str:
+    """A passed run whose worker started child agents in iteration 2 (the one the session
+    screen opens on)."""
+    store = TraceStore(out_dir)
+    handle = _session(store)
+    events = scripted_events(handle.session_id)
+    cell = [i for i, e in enumerate(events) if isinstance(e, SandboxExecuted)][-1]
+    nested = [
+        *events[:cell],
+        *(e.model_copy(update={"session_id": handle.session_id}) for e in child_events(T0 + 12)),
+        *events[cell + 1 :],
+    ]
+    _finish(handle, nested, 2)
+    store.close()
+    return handle.session_id

@@ -48,6 +48,7 @@ from tests.tui.snapshot_data import (
     write_degraded_session,
     write_fixture_evals,
     write_fixture_variants,
+    write_recursive_session,
     write_searched_session,
 )
 from tests.tui.test_context_pane import CONDENSED, LEAVES, write_store
@@ -300,6 +301,19 @@ def test_session_screen_degraded_sandbox(
     session_id = write_degraded_session(out_dir)
     app = make_app(start_mode="sessions")
     assert snap_session(snap_compare, app, session_id)
+
+
+def test_session_screen_transcript_of_child_agents(
+    snap_compare: SnapCompare, make_app: MakeApp, out_dir: Path
+) -> None:
+    session_id = write_recursive_session(out_dir)
+
+    async def shown(pilot: Pilot[Any]) -> None:
+        pane = pilot.app.screen.query_one(SandboxPane)
+        await wait_for(pilot, lambda: len(pane.entries) == 11 and pane.pending == 0)
+
+    app = make_app(start_mode="sessions")
+    assert snap_session(snap_compare, app, session_id, "t", then=shown)
 
 
 @pytest.fixture

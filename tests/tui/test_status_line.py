@@ -78,3 +78,23 @@ def test_the_status_line_says_what_is_estimated_and_what_cost_is_unknown() -> No
     assert "  tok 4.2k/210 estimated  $0.0004 + unknown  " in line
     progress.apply(UsageUpdated(input_tokens=4200, output_tokens=210, calls=3, cost_usd=None))
     assert "  tok 4.2k/210  cost unknown  " in status_content(progress, now=T0 + 5).plain
+
+
+def test_the_status_line_counts_live_child_agents_once_one_started() -> None:
+    from ralph_tui.events import ChildFinished, ChildStarted
+
+    progress = RunProgress()
+    progress.apply(scripted_events(SESSION)[0])
+    assert "children" not in status_content(progress, now=T0 + 5).plain
+    for n in (1, 2):
+        progress.apply(
+            ChildStarted(
+                agent="worker", child=f"worker/1.{n}", step=1, depth=2, prompt_preview="q",
+                context="1 document: a.md", calls_used=n, calls_budget=60,
+            )
+        )  # fmt: skip
+    progress.apply(
+        ChildFinished(agent="worker", child="worker/1.1", step=1, depth=2, status="answered")
+    )
+    shown = status_content(progress, now=T0 + 5).plain
+    assert "  sub 2/60  children 1 live, 1 done  " in shown

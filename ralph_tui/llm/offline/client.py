@@ -14,7 +14,7 @@ from typing import Any
 from ralph_tui.llm.documents_prompt import parse_documents
 from ralph_tui.llm.errors import BadRequestError
 from ralph_tui.llm.models import context_window_tokens
-from ralph_tui.llm.offline import direct_worker, lcm_worker, roles, worker
+from ralph_tui.llm.offline import children, direct_worker, lcm_worker, roles, worker
 from ralph_tui.llm.offline.constraints import Steering, read_constraints
 from ralph_tui.llm.prompt_io import parse_input
 from ralph_tui.llm.types import (
@@ -114,7 +114,7 @@ class OfflineClient:
             answers = "evidence" in props
             return json.dumps(direct_worker.play(documents, fields, _steering(fields), answers))
         if props == {"action"}:
-            action = self._explore(messages, fields, _action_fields(tool.parameters))
+            action = self._explore(messages, fields, _action_fields(tool.parameters), system)
             return json.dumps({"action": action})
         if {"lines", "issues"} <= props:
             return json.dumps(roles.qa_judge(fields))
@@ -144,9 +144,15 @@ class OfflineClient:
         )
 
     def _explore(
-        self, messages: list[ChatMessage], fields: dict[str, Any], props: frozenset[str]
+        self,
+        messages: list[ChatMessage],
+        fields: dict[str, Any],
+        props: frozenset[str],
+        system: str = "",
     ) -> dict[str, Any]:
-        """Search once (steered by the constraints), then submit from what it printed."""
+        """Search once (steered by the constraints), then submit from what it printed; over
+        several documents, when it may start child agents, ask one per document instead
+        (see ``children``)."""
         query = str(fields.get("query") or fields.get("task") or "")
         hints = fields.get("docReaderHints") or []
         steering = _steering(fields)
@@ -154,11 +160,14 @@ class OfflineClient:
         if steps_taken == 0:
             search_for = " ".join([query, *map(str, hints)])
             tables = "evidence" not in props
+            if children.documents_to_split(system):
+                return {"code": children.children_code(search_for, steering, tables=tables)}
             return {"code": worker.search_code(search_for, steering, tables=tables)}
         observations = "\n".join(m.content for m in messages if m.role == "tool")
         passages = worker.printed_passages(observations)
         if "evidence" in props:
-            output = worker.qa_output(passages, query, observations, steering)
+            part = children.answers_a_part(system)
+            output = worker.qa_output(passages, query, observations, steering, part=part)
             return {**output, "resultReady": True}
         composed = worker.printed_composed(observations)
         return {**worker.brief_output(passages, composed), "resultReady": True}

@@ -21,7 +21,7 @@ from __future__ import annotations
 import inspect
 import json
 import re
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from types import ModuleType
 
 from ralph_tui import words
@@ -188,12 +188,15 @@ def clauses_of(passage: str) -> list[str]:
     return [part for part in CLAUSE_END.split(passage) if part]
 
 
-def quote_from(passage: str, asked: Asked) -> str | None:
+def quote_from(
+    passage: str, asked: Asked, addressed: Callable[[str], bool] | None = None
+) -> str | None:
     """The whole sentence, or the run of its clauses within 160 characters that holds the
     most of the ``asked`` terms (the first such); ``None`` when no run holds enough words
-    and addresses the question (``Asked.addressed_by``)."""
+    and addresses the question (``addressed``, by default ``Asked.addressed_by``)."""
+    addressed = addressed or asked.addressed_by
     if len(passage) <= MAX_QUOTE_CHARS:
-        return passage if asked.addressed_by(passage) else None
+        return passage if addressed(passage) else None
     clauses = clauses_of(passage)
     best: tuple[int, str] | None = None
     for first in range(len(clauses)):
@@ -202,7 +205,7 @@ def quote_from(passage: str, asked: Asked) -> str | None:
             if len(run) > MAX_QUOTE_CHARS:
                 break
             held = len(words.term_set(run) & asked.terms)
-            fits = words.word_count(run) >= MIN_CLAUSE_WORDS and asked.addressed_by(run)
+            fits = words.word_count(run) >= MIN_CLAUSE_WORDS and addressed(run)
             if fits and (best is None or held > best[0]):
                 best = (held, run)
     return best[1] if best else None
@@ -227,19 +230,28 @@ def not_found_output(missing: list[str]) -> dict[str, object]:
 
 
 def qa_output(
-    passages: list[str], query: str, observation: str, steering: Steering
+    passages: list[str], query: str, observation: str, steering: Steering, *, part: bool = False
 ) -> dict[str, object]:
     """Bullets and quotes from the printed sentences (each quote addressing the question),
     or "not found" when the sources lack most of the question's terms or a name it names,
-    or no sentence addresses it."""
+    or no sentence addresses it.
+
+    ``part``: the sources are one part of what the question is about (a child agent's
+    documents, its parent merging what each child quoted): a sentence addresses the question
+    when it holds as many of its terms as the search asks of one (``needed_terms``), and
+    the sources lacking most of its terms is no reason to say "not found" (the other parts
+    may hold them; lacking a name the question names still is)."""
     missing = missing_terms(query, observation)
     asked = Asked.question(query)
-    if len(missing) * 2 > len(search_terms(query)) or asked.names.intersection(missing):
+    lacking = len(missing) * 2 > len(search_terms(query)) and not part
+    if lacking or asked.names.intersection(missing):
         return not_found_output(missing)
+    need = needed_terms(query, steering)
+    enough = (lambda text: len(words.term_set(text) & asked.terms) >= need) if part else None
     limit = 7 if steering.wants_more else 5
     quotes: dict[str, None] = dict.fromkeys(steering.exact_quotes)
     for passage in passages:
-        quote = quote_from(passage, asked)
+        quote = quote_from(passage, asked, enough)
         if quote is not None and len(quotes) < limit:
             quotes.setdefault(quote, None)
     if not quotes:

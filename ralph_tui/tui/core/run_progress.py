@@ -18,6 +18,8 @@ if TYPE_CHECKING:
         AgentStep,
         BaseEvent,
         CandidateProduced,
+        ChildFinished,
+        ChildStarted,
         ContextCompacted,
         ContextSize,
         CoverageUpdated,
@@ -106,6 +108,11 @@ class RunProgress:
     agent: str = ""
     sub_calls: int = 0
     sub_budget: int = 0
+    children_live: int = 0
+    """Child agents (``rlm_query``) running now (the count is the iteration's, as the
+    sub-calls')."""
+    children_done: int = 0
+    """Child agents that ended, this iteration."""
     input_tokens: int = 0
     output_tokens: int = 0
     cache_read_tokens: int | None = None
@@ -204,7 +211,7 @@ def _run_started(p: RunProgress, e: RunStarted) -> set[Part]:
 
 def _iteration_started(p: RunProgress, e: IterationStarted) -> set[Part]:
     p.iteration, p.max_iters = e.iteration, e.max_iters
-    p.step = p.sub_calls = 0
+    p.step = p.sub_calls = p.children_live = p.children_done = 0
     p.constraints_in_force, p.next_constraints = list(e.constraints), None
     p.checks_for(e.iteration)
     return {"status", "constraints", "validation"}
@@ -251,6 +258,19 @@ def _sandbox_executed(p: RunProgress, e: SandboxExecuted) -> set[Part]:
         p.isolation = e.isolation
         return {"sandbox", "status"}
     return {"sandbox"}
+
+
+def _child_started(p: RunProgress, e: ChildStarted) -> set[Part]:
+    p.children_live += 1
+    if e.calls_budget:  # a child's start is a sub-call of the tree's budget
+        p.sub_calls, p.sub_budget = e.calls_used, e.calls_budget
+    return {"status", "sandbox"}
+
+
+def _child_finished(p: RunProgress, e: ChildFinished) -> set[Part]:
+    p.children_live = max(0, p.children_live - 1)
+    p.children_done += 1
+    return {"status", "sandbox"}
 
 
 def _tool_executed(p: RunProgress, e: ToolExecuted) -> set[Part]:
@@ -370,6 +390,8 @@ def handlers() -> dict[type[BaseEvent], Any]:
         e.ModelTurnPartial: _model_turn_partial,
         e.SandboxExecuted: _sandbox_executed,
         e.SubQuery: _sub_query,
+        e.ChildStarted: _child_started,
+        e.ChildFinished: _child_finished,
         e.ToolExecuted: _tool_executed,
         e.HardValidation: _hard_validation,
         e.JudgeVerdict: _judge_verdict,

@@ -11,9 +11,17 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable
 
-from ralph_tui.events import BaseEvent, IterationStarted, SandboxExecuted, SubQuery, ToolExecuted
+from ralph_tui.events import (
+    BaseEvent,
+    ChildFinished,
+    ChildStarted,
+    IterationStarted,
+    SandboxExecuted,
+    SubQuery,
+    ToolExecuted,
+)
 
-Entry = SandboxExecuted | ToolExecuted | SubQuery
+Entry = SandboxExecuted | ToolExecuted | SubQuery | ChildStarted | ChildFinished
 
 
 class TranscriptBook:

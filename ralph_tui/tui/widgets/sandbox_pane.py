@@ -1,6 +1,7 @@
 """The sandbox transcript: each cell's code (highlighted), output, errors and duration
 (in the LCM mode each tool call, its arguments and result), and each ``llm_query``
-sub-call, newest at the bottom.
+sub-call, newest at the bottom. A child agent (``rlm_query``) shows as a tree: the call
+that started it and how it ended at its parent's level, its own entries indented below.
 
 Memory stays bounded however long the run: at most ``MAX_ENTRIES`` entries are kept
 on screen (the oldest are removed), entries waiting to be shown are capped the same
@@ -24,11 +25,15 @@ from ralph_tui.tui.core.partial_turn import code_being_written
 if TYPE_CHECKING:
     from ralph_tui.events import (
         BaseEvent,
+        ChildFinished,
+        ChildStarted,
         ModelTurnPartial,
         SandboxExecuted,
         SubQuery,
         ToolExecuted,
     )
+
+    Entry = SandboxExecuted | ToolExecuted | SubQuery | ChildStarted | ChildFinished
 
 MAX_ENTRIES = 100
 """Sandbox entries kept: in the live pane, and per iteration of a replayed transcript."""
@@ -36,6 +41,8 @@ MOUNT_PER_FLUSH = 8
 CODE_LINES = 60
 OUTPUT_LINES = 30
 PREVIEW_CHARS = 300
+MAX_LEVEL = 3
+"""The deepest indentation (a child of ``--max-depth 4``'s deepest level is at 3)."""
 
 
 def _head(text: str, max_lines: int) -> str:
@@ -102,6 +109,47 @@ def sub_query_content(event: SubQuery) -> Content:
     return Content("\n").join(lines)
 
 
+def child_started_content(event: ChildStarted) -> Content:
+    """The ``rlm_query`` call that started a child agent: the child, what it explores,
+    the question it was asked."""
+    header = Content.assemble(
+        (f"rlm_query → {event.child}", "bold $text-accent"),
+        (f"  depth {event.depth}, over {event.context}", "$text-muted"),
+    )
+    question = Content.assemble(("? ", "bold"), clip(event.prompt_preview, PREVIEW_CHARS))
+    return Content("\n").join([header, question])
+
+
+def child_finished_content(event: ChildFinished) -> Content:
+    """How a child agent ended, and what it answered (or why it could not)."""
+    if event.status == "llm_query":
+        ended = "answered by llm_query (the deepest level)"
+    elif event.status == "failed":
+        ended = "failed"
+    else:
+        ended = f"{event.status} in {event.steps} step{'' if event.steps == 1 else 's'}"
+    header = Content.assemble(
+        (f"{event.child} ", "bold $text-accent"),
+        (ended, "bold $text-error" if event.status == "failed" else "bold"),
+        (f"  {millis(event.duration_ms)}", "$text-muted"),
+    )
+    if event.error:
+        said = Content.styled(f"! {clip(event.error, PREVIEW_CHARS)}", "$text-error")
+    else:
+        said = Content.assemble(("= ", "bold"), clip(event.answer_preview, PREVIEW_CHARS))
+    return Content("\n").join([header, said])
+
+
+def level_of(event: Entry) -> int:
+    """How deep an entry sits in the tree of agents: 0 for the root's own entries, a
+    child's one more than its parent's; a child's start and end sit at its parent's."""
+    from ralph_tui.events import ChildFinished, ChildStarted
+
+    if isinstance(event, ChildStarted | ChildFinished):
+        return min(max(event.depth - 2, 0), MAX_LEVEL)
+    return min(event.agent.count("/"), MAX_LEVEL)
+
+
 def writing_content(turn: ModelTurnPartial, code: str, lines: int = CODE_LINES) -> Content:
     """The cell the model is writing: a header line, then the code so far (its last
     ``lines`` lines), plain: code cut mid-string would highlight wrongly, and re-highlighting
@@ -123,14 +171,27 @@ class SandboxEntry(Static):
     """
 
     @classmethod
-    def for_event(cls, event: SandboxExecuted | ToolExecuted | SubQuery) -> SandboxEntry:
-        from ralph_tui.events import SandboxExecuted, ToolExecuted
+    def for_event(cls, event: Entry) -> SandboxEntry:
+        entry = cls._of(event)
+        level = level_of(event)
+        if level:
+            entry.add_class(f"-level-{level}")
+        return entry
+
+    @classmethod
+    def _of(cls, event: Entry) -> SandboxEntry:
+        from ralph_tui.events import ChildFinished, ChildStarted, SandboxExecuted, ToolExecuted
 
         if isinstance(event, SandboxExecuted):
             failed = event.error is not None or event.timed_out
             return cls(cell_content(event), classes="cell failed" if failed else "cell")
         if isinstance(event, ToolExecuted):
             return cls(tool_content(event), classes="cell" if event.ok else "cell failed")
+        if isinstance(event, ChildStarted):
+            return cls(child_started_content(event), classes="child")
+        if isinstance(event, ChildFinished):
+            failed = event.status == "failed"
+            return cls(child_finished_content(event), classes="child failed" if failed else "child")
         classes = "sub-query failed" if event.error else "sub-query"
         return cls(sub_query_content(event), classes=classes)
 
@@ -144,7 +205,11 @@ class SandboxPane(VerticalScroll):
         margin-bottom: 1;
         border-left: outer $primary 60%;
         &.sub-query { border-left: outer $secondary 60%; }
+        &.child { border-left: outer $accent 60%; }
         &.failed { border-left: outer $error; }
+        &.-level-1 { margin: 0 0 1 3; }
+        &.-level-2 { margin: 0 0 1 6; }
+        &.-level-3 { margin: 0 0 1 9; }
     }
     SandboxPane > #sandbox-dropped { color: $text-muted; padding: 0 1; display: none; }
     SandboxPane.-dropped > #sandbox-dropped { display: block; }
@@ -166,7 +231,7 @@ class SandboxPane(VerticalScroll):
     ) -> None:
         super().__init__(id=id)
         self.follow = follow
-        self._pending: deque[SandboxExecuted | ToolExecuted | SubQuery] = deque(maxlen=MAX_ENTRIES)
+        self._pending: deque[Entry] = deque(maxlen=MAX_ENTRIES)
         self._shown: deque[SandboxEntry] = deque()
         """Entries mounted and kept, oldest first: counted here, not queried from the DOM,
         where a removal still in progress would be counted (and dropped) twice."""
@@ -235,11 +300,20 @@ class SandboxPane(VerticalScroll):
         return len(self._pending)
 
     def add(self, events: Iterable[BaseEvent]) -> None:
-        """Queue the cells and sub-calls among ``events`` to be shown at the next flush."""
-        from ralph_tui.events import SandboxExecuted, SubQuery, ToolExecuted
+        """Queue the cells, sub-calls and child agents' starts and ends among ``events`` to
+        be shown at the next flush."""
+        from ralph_tui.events import (
+            ChildFinished,
+            ChildStarted,
+            SandboxExecuted,
+            SubQuery,
+            ToolExecuted,
+        )
 
         for event in events:
-            if isinstance(event, SandboxExecuted | ToolExecuted | SubQuery):
+            if isinstance(
+                event, SandboxExecuted | ToolExecuted | SubQuery | ChildStarted | ChildFinished
+            ):
                 if len(self._pending) == self._pending.maxlen:
                     self.dropped += 1
                 self._pending.append(event)

@@ -53,6 +53,13 @@ def _sandbox(isolation: str | None) -> str | tuple[str, str]:
     return f"  sandbox {isolation or '?'}"
 
 
+def children(p: RunProgress) -> list[str]:
+    """The child agents (``rlm_query``) running and ended, once the run has started one."""
+    if not p.children_live and not p.children_done:
+        return []
+    return [f"  children {p.children_live} live, {p.children_done} done"]
+
+
 def status_content(progress: RunProgress, now: float | None = None) -> Content:
     """The line for ``progress`` at time ``now`` (the elapsed clock and heartbeat use it)."""
     p = progress
@@ -74,6 +81,7 @@ def status_content(progress: RunProgress, now: float | None = None) -> Content:
         # budgets.
         f"  {_counter(p.agent or 'step', p.step, p.max_steps)}",
         f"  {_counter('sub', p.sub_calls, p.sub_budget)}",
+        *children(p),
         f"  tok {fmt.tokens_in_out(p.input_tokens, p.output_tokens, p.estimated_calls)}",
         *cache_share(p),
         f"  {fmt.cost(p.cost_usd, p.unknown_cost_calls)}",
