@@ -26,10 +26,10 @@ from ralph_tui.documents.convert import (
 from ralph_tui.documents.detect import Format, UnreadableFile, detect_format
 from ralph_tui.documents.errors import InputError
 from ralph_tui.documents.inputs import gather, missing_document
+from ralph_tui.evidence import OCR_MARK
 
 DOCUMENT_SEPARATOR = "\n\n"
-OCR_MARK = "(OCR)"
-"""After the label of a place whose text OCR read (``scan.pdf p. 3 (OCR)``)."""
+
 CACHED_FORMATS = frozenset({"pdf", "html", "docx", "image"})
 MIB = 1024 * 1024
 

@@ -67,10 +67,14 @@ class SourceCheck(BaseModel):
 
 @dataclass(frozen=True)
 class SourceText:
-    """A source's text now; for a PDF, its pages (``text`` is them joined)."""
+    """A source's text now; for a PDF, its pages (``text`` is them joined), which of them
+    OCR read, and which have no text layer and were not read by OCR now (and why)."""
 
     text: str
     pages: list[str] | None = None
+    ocr_pages: frozenset[int] = frozenset()
+    unread_pages: frozenset[int] = frozenset()
+    unread_why: str = ""
 
 
 @dataclass(frozen=True)
@@ -152,7 +156,13 @@ def read_file_source(
         return check, None
     check.status = "read"
     _note_changes(check, document.sha256, document.converter)
-    return check, SourceText(document.text, document.pages)
+    return check, SourceText(
+        document.text,
+        document.pages,
+        frozenset(document.ocr_pages),
+        frozenset(document.unread_pages),
+        document.unread_why,
+    )
 
 
 def _note_changes(check: SourceCheck, sha256: str, converter: str) -> None:
