@@ -115,10 +115,22 @@ class Corpus:
     table: list[dict[str, Any]]
     skipped: list[str] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)
+    skipped_images: list[str] = field(default_factory=list)
+    """Of ``skipped``, a folder's images (not read by OCR unless named or globbed)."""
 
     def notices(self) -> list[str]:
         """What a person should know about the documents read (and not read)."""
-        notes = [f"skipped (not a supported document): {name}" for name in self.skipped]
+        images = set(self.skipped_images)
+        notes = [
+            f"skipped (not a supported document): {name}"
+            for name in self.skipped
+            if name not in images
+        ]
+        if self.skipped_images:
+            notes.append(
+                "skipped (a folder's images are not read by OCR; name them with --doc or a "
+                f"glob to read them): {', '.join(self.skipped_images)}"
+            )
         notes += [f"not read: {failure}" for failure in self.failed]
         for d in self.documents:
             notes += _page_notes(d)
@@ -219,7 +231,9 @@ def read_corpus(
             failed.append(exc.one_line())
     if not documents:
         raise InputError("no document could be read: " + "; ".join(failed))
-    return assemble(documents, found.skipped, [*found.outside, *failed])
+    corpus = assemble(documents, found.skipped, [*found.outside, *failed])
+    corpus.skipped_images = found.skipped_images
+    return corpus
 
 
 def read_one(

@@ -10,10 +10,12 @@ as unread, saying why), each picture at most ``MAX_PIXELS`` (a PDF page is rende
 from __future__ import annotations
 
 import io
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ralph_tui.counts import counted
 from ralph_tui.documents import ocr
 from ralph_tui.documents.detect import UnreadableFile
 
@@ -84,11 +86,13 @@ def read_image_file(data: bytes, max_pages: int, on_page: OnPage | None = None) 
     if engine is None:
         raise ocr.OcrUnavailable(ocr.missing_note())
     try:
-        image = Image.open(io.BytesIO(data))
+        with warnings.catch_warnings():  # (its size is checked below, before it is decoded)
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            image = Image.open(io.BytesIO(data))
         frames = getattr(image, "n_frames", 1)
     except Image.DecompressionBombError:
         raise _too_large() from None
-    except (UnidentifiedImageError, OSError, ValueError) as exc:
+    except (UnidentifiedImageError, OSError, ValueError, SyntaxError, EOFError) as exc:
         raise UnreadableImage(f"is a damaged image ({type(exc).__name__})") from None
     numbers = list(range(1, frames + 1))
     result = OcrResult(engine=engine, untried=numbers[max_pages:])
@@ -108,9 +112,11 @@ def read_image_file(data: bytes, max_pages: int, on_page: OnPage | None = None) 
             result.texts[done] = _read(picture)
             if on_page is not None:
                 on_page(done, min(frames, max_pages))
+    except UnreadableImage:
+        raise
     except Image.DecompressionBombError:
         raise _too_large() from None
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, SyntaxError, EOFError) as exc:
         raise UnreadableImage(f"is a damaged image ({type(exc).__name__})") from None
     return result
 
@@ -128,4 +134,7 @@ def _read(picture: Any) -> str:
 
 
 def _past_bound(max_pages: int) -> str:
-    return f"past the {max_pages} pages a document OCR reads (RALPH_OCR_MAX_PAGES raises the bound)"
+    return (
+        f"past the {counted(max_pages, 'page')} a document OCR reads (RALPH_OCR_MAX_PAGES "
+        "raises the bound)"
+    )
