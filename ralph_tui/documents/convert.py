@@ -30,6 +30,10 @@ class ConversionError(UnreadableFile):
     """The file cannot be read as its format says; the message says why, without the path."""
 
 
+class OcrNeeded(ConversionError):
+    """The file's text could be read only by OCR, which is not installed."""
+
+
 CELL_SEPARATOR = "\t"
 """Between a table row's cells in the extracted text (each row is one line)."""
 
@@ -193,7 +197,7 @@ def _no_text(count: int, read: OcrResult) -> ConversionError:
     if read.texts and not read.untried:
         return ConversionError(f"has no text on any of its {pages}, even read by OCR")
     if read.why_untried == ocr.missing_note():
-        return ConversionError(
+        return OcrNeeded(
             f"has no text layer on any of its {pages} (a scan) and OCR is not installed",
             hint=f"{ocr.INSTALL_STEP} reads scanned pages",
         )
@@ -210,7 +214,7 @@ def _image(data: bytes, ocr_plan: OcrPlan) -> Extracted:
     try:
         read = read_image_file(data, ocr_plan.max_pages, ocr_plan.on_page)
     except ocr.OcrUnavailable:
-        raise ConversionError(
+        raise OcrNeeded(
             "is an image and OCR is not installed", hint=f"{ocr.INSTALL_STEP} reads images"
         ) from None
     count = len(read.texts) + len(read.untried)

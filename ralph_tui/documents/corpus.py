@@ -19,12 +19,13 @@ from ralph_tui.documents.convert import (
     PAGE_SEPARATOR,
     Extracted,
     Heading,
+    OcrNeeded,
     OcrPlan,
     cache_key,
     extract,
 )
 from ralph_tui.documents.detect import Format, UnreadableFile, detect_format
-from ralph_tui.documents.errors import InputError
+from ralph_tui.documents.errors import InputError, NeedsOcr
 from ralph_tui.documents.inputs import gather, missing_document
 from ralph_tui.evidence import OCR_MARK
 
@@ -268,7 +269,8 @@ def read_one(
         source = path if within is None else None
         extracted = _converted(source, data, fmt, name, sha256, on_progress, cache, limits)
     except UnreadableFile as exc:
-        raise InputError(f"{path} {exc}", hint=exc.hint) from None
+        kind = NeedsOcr if isinstance(exc, OcrNeeded) else InputError
+        raise kind(f"{path} {exc}", hint=exc.hint) from None
     return Document(
         name=name,
         path=path,

@@ -18,6 +18,7 @@ from ralph_tui.documents import InputError, Limits
 from ralph_tui.documents.cache import ExtractionCache
 from ralph_tui.documents.convert import converter_version
 from ralph_tui.documents.corpus import read_one
+from ralph_tui.documents.errors import NeedsOcr
 from ralph_tui.documents.inputs import gather
 from ralph_tui.external.cache import content_hash
 from ralph_tui.external.convert import NotADocument, convert_page
@@ -152,6 +153,8 @@ def read_file_source(
         check.detail = str(exc)
         return check, None
     except InputError as exc:
+        if isinstance(exc, NeedsOcr):  # there, but unreadable here: unknown, not missing
+            check.status = "not_checked"
         check.detail = exc.one_line()
         return check, None
     check.status = "read"

@@ -16,9 +16,17 @@ PAGE_MM = (105.0, 74.0)
 DPI = 150
 
 
+SEAL_KIT = [
+    "The seal kit part number is 4471-B.",
+    "The seal kit is replaced every 2,000 running hours.",
+    "Spare seal kits are kept in store room 3.",
+]
+"""Page 7 of the log (the last page, when fewer): what the questions ask about."""
+
+
 def scan_pages(count: int) -> list[list[str]]:
     """``count`` pages of a maintenance log, each with lines found nowhere else; page 7 (or
-    the last, when fewer) holds the seal kit's part number."""
+    the last, when fewer) holds ``SEAL_KIT``."""
     pages = [
         [
             f"Maintenance log, sheet {number}.",
@@ -27,7 +35,7 @@ def scan_pages(count: int) -> list[list[str]]:
         ]
         for number in range(1, count + 1)
     ]
-    pages[min(7, count) - 1][1] = "The seal kit part number is 4471-B."
+    pages[min(7, count) - 1] = list(SEAL_KIT)
     return pages
 
 

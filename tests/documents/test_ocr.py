@@ -17,23 +17,9 @@ from ralph_tui.documents import ocr as ocr_module
 from ralph_tui.documents.cache import ExtractionCache
 from ralph_tui.documents.detect import detect_format
 from ralph_tui.documents.ocr import Box, lay_out
-from tests.documents.scans import mixed_pdf, pictures, scan_pages, text_pdf, write_scan
+from tests.documents.scans import SEAL_KIT, scan_pages, write_scan
 
 INSTALL = "pip install 'ralph-tui[ocr]'"
-
-
-@pytest.fixture(scope="module")
-def scans(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A folder with a scanned 10-page PDF, read once by OCR into the cache under ``out``
-    (so each test after the first reads it from there), a PNG of one page, and a PDF with a
-    text page followed by a scanned one."""
-    root = tmp_path_factory.mktemp("scans")
-    write_scan(root / "log.pdf", scan_pages(10))
-    pictures(text_pdf([scan_pages(10)[6]]))[0].save(root / "sheet.png")
-    (root / "mixed.pdf").write_bytes(
-        mixed_pdf(["Typed cover page: station report."], [["Handwritten sheet: valve 12 shut."]])
-    )
-    return root
 
 
 def _cache(scans: Path) -> ExtractionCache:
@@ -52,7 +38,7 @@ def test_a_scanned_pdf_is_read_by_ocr_page_by_page_and_marked_as_ocr(scans: Path
     for number, lines in enumerate(scan_pages(10), 1):
         # OCR is read, not copied: each page as written, up to a stray character or space.
         assert ratio(document.pages[number - 1], "\n".join(lines)) > 95, number
-    assert "\nThe seal kit part number is 4471-B.\n" in document.pages[6]
+    assert SEAL_KIT[0] in document.pages[6]
     assert document.ocr_pages == list(range(1, 11))
     assert document.empty_pages == [] and document.unread_pages == []
     assert document.converter.endswith(f"; OCR {ocr_module.engine_name()}")
@@ -79,7 +65,7 @@ def test_a_second_load_reads_the_ocr_text_from_the_cache(
     corpus = read_corpus([scans / "log.pdf"], cache=_cache(scans))
     assert time.monotonic() - started < 2.0
     assert corpus.documents[0].ocr_pages == list(range(1, 11))
-    assert "The seal kit part number is 4471-B." in corpus.text
+    assert SEAL_KIT[0] in corpus.text
 
 
 def test_an_image_file_is_a_document_read_by_ocr(scans: Path) -> None:
