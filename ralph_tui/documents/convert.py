@@ -195,7 +195,7 @@ def _no_text(count: int, read: OcrResult) -> ConversionError:
     """A PDF none of whose ``count`` pages gave text, with why OCR did not help."""
     pages = f"{count} page{'s' if count != 1 else ''}"
     if read.texts and not read.untried:
-        return ConversionError(f"has no text on any of its {pages}, even read by OCR")
+        return ConversionError(f"has no text layer on any of its {pages}, and OCR found none")
     if read.why_untried == ocr.missing_note():
         return OcrNeeded(
             f"has no text layer on any of its {pages} (a scan) and OCR is not installed",
