@@ -7,6 +7,8 @@ import argparse
 import asyncio
 import json
 import sys
+import time
+from collections.abc import Callable
 
 from ralph_tui.cli.settings_flags import settings_from_args
 from ralph_tui.counts import counted
@@ -30,7 +32,9 @@ def run_retrieval_command(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
     if args.command == "search":
         check_query(args.query)
-    corpus = read_searchable([args.doc], settings)
+    corpus = read_searchable([args.doc], settings, on_progress=_conversion_progress())
+    for note in corpus.notices():
+        _notice(note)
     index = asyncio.run(
         open_corpus_index(
             corpus,
@@ -50,6 +54,24 @@ def run_retrieval_command(args: argparse.Namespace) -> int:
 
 def _notice(message: str) -> None:
     print(f"ralph-tui: {message}", file=sys.stderr)
+
+
+CONVERSION_PROGRESS_EVERY_S = 5.0
+
+
+def _conversion_progress() -> Callable[[str, int, int], None]:
+    """A long conversion's progress on stderr (an OCR'd scan takes seconds a page): every
+    ``CONVERSION_PROGRESS_EVERY_S`` seconds and at a document's end, past that long."""
+    started = last = time.monotonic()
+
+    def show(name: str, done: int, total: int) -> None:
+        nonlocal last
+        now = time.monotonic()
+        if now - last >= CONVERSION_PROGRESS_EVERY_S or (done == total and now - started >= 1):
+            last = now
+            print(f"converting {name}: {done}/{total} pages", file=sys.stderr, flush=True)
+
+    return show
 
 
 def _progress_printer() -> Emit:

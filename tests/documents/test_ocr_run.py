@@ -144,3 +144,13 @@ def test_a_run_without_the_engine_says_which_page_it_did_not_read(
     err = capsys.readouterr().err
     assert "mixed.pdf: page 2 not read (no text layer): OCR is not installed" in err
     assert "pip install 'ralph-tui[ocr]'" in err
+
+
+def test_the_search_command_says_which_pages_ocr_read(
+    scans: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = str(scans / "out")
+    assert run_cli(["search", str(scans / "log.pdf"), "seal kit part number", "--out", out]) == 0
+    captured = capsys.readouterr()
+    assert "log.pdf: pages 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 read by OCR" in captured.err
+    assert captured.out.startswith("1. ") and " p. 7 " in captured.out.splitlines()[0]
