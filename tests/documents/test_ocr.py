@@ -17,7 +17,7 @@ from ralph_tui.documents import ocr as ocr_module
 from ralph_tui.documents.cache import ExtractionCache
 from ralph_tui.documents.detect import detect_format
 from ralph_tui.documents.ocr import Box, lay_out
-from tests.documents.scans import SEAL_KIT, scan_pages, write_scan
+from tests.documents.scans import SEAL_KIT, pictures, scan_pages, text_pdf, write_scan
 
 INSTALL = "pip install 'ralph-tui[ocr]'"
 
@@ -192,3 +192,30 @@ def test_boxes_are_laid_out_as_lines_a_table_row_with_tabs_and_paragraphs_apart(
         "Balance sheet (in millions)\n\nTotal current assets\t15,754\t14,210\nCash"
     )
     assert lay_out([]) == ""
+
+
+def test_a_tiff_is_read_frame_by_frame_as_pages_and_a_jpeg_as_one(tmp_path: Path) -> None:
+    pages = [["Sheet one: filter F2 replaced."], ["Sheet two: filter F3 cleaned."]]
+    first, second = pictures(text_pdf(pages))
+    first.save(tmp_path / "sheets.tiff", save_all=True, append_images=[second])
+    second.save(tmp_path / "sheet.jpg", quality=90)
+    tiff = read_corpus([tmp_path / "sheets.tiff"], Limits(ocr_pages=1)).documents[0]
+    assert tiff.format == "image" and tiff.pages is not None and len(tiff.pages) == 2
+    assert ratio(tiff.pages[0], pages[0][0]) > 95
+    assert tiff.ocr_pages == [1] and tiff.unread_pages == [2]
+    jpeg = read_corpus([tmp_path / "sheet.jpg"]).documents[0]
+    assert ratio(jpeg.text, pages[1][0]) > 95 and jpeg.ocr_pages == [1]
+
+
+def test_a_long_conversion_reports_progress_every_few_seconds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from ralph_tui.loops import runner
+
+    clock = iter([0.0, 1.0, 6.5, 7.0, 20.0])
+    monkeypatch.setattr(runner.time, "monotonic", lambda: next(clock))
+    said: list[str] = []
+    report = runner._conversion_progress(lambda event: said.append(event.message))  # type: ignore[arg-type, attr-defined]
+    for done in (1, 2, 3, 4):
+        report("log.pdf (OCR)", done, 4)
+    assert said == ["converting log.pdf (OCR): 2/4 pages", "converting log.pdf (OCR): 4/4 pages"]
