@@ -14,6 +14,7 @@ from ralph_tui.cli.settings_flags import settings_from_args
 from ralph_tui.counts import counted
 from ralph_tui.documents import Corpus
 from ralph_tui.events import BaseEvent, Emit, IndexProgress
+from ralph_tui.evidence import OCR_MARK
 from ralph_tui.progress_lines import IndexProgressLines
 from ralph_tui.retrieval.index import DocumentIndex
 from ralph_tui.retrieval.retriever import RetrievalResult
@@ -48,7 +49,7 @@ def run_retrieval_command(args: argparse.Namespace) -> int:
         _print_index(index, corpus, as_json=args.json)
         return 0
     result = asyncio.run(search_index(index, corpus, settings, args.query, on_notice=_notice))
-    _print_search(result, as_json=args.json)
+    _print_search(result, corpus, as_json=args.json)
     return 0
 
 
@@ -109,7 +110,7 @@ def _print_index(index: DocumentIndex, corpus: Corpus, *, as_json: bool) -> None
     print(f"  cache: {figures.cache_folder or 'not written (the next run builds it again)'}")
 
 
-def _print_search(result: RetrievalResult, *, as_json: bool) -> None:
+def _print_search(result: RetrievalResult, corpus: Corpus, *, as_json: bool) -> None:
     if as_json:
         print(
             json.dumps(
@@ -128,6 +129,8 @@ def _print_search(result: RetrievalResult, *, as_json: bool) -> None:
         info = passage.info
         where = f" {info.document}" if info.document else ""
         where += f" {info.page_label}" if info.page else ""
+        source = corpus.source_of(info.span[0]) if info.span else None
+        where += f" {OCR_MARK}" if source is not None and source.ocr else ""
         print(f"{number}. {info.label}{where}   {_scores(passage.ranks, passage.scores)}")
         text = " ".join(info.text.split())
         cut = "..." if len(text) > PREVIEW_CHARS else ""

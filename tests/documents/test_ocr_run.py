@@ -153,4 +153,4 @@ def test_the_search_command_says_which_pages_ocr_read(
     assert run_cli(["search", str(scans / "log.pdf"), "seal kit part number", "--out", out]) == 0
     captured = capsys.readouterr()
     assert "log.pdf: pages 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 read by OCR" in captured.err
-    assert captured.out.startswith("1. ") and " p. 7 " in captured.out.splitlines()[0]
+    assert captured.out.startswith("1. ") and " p. 7 (OCR) " in captured.out.splitlines()[0]
