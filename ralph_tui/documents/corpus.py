@@ -179,9 +179,10 @@ def _page_notes(document: Document) -> list[str]:
             f"are marked {OCR_MARK}"
         )
     if document.unread_pages:
+        they = "they" if len(document.unread_pages) > 1 else "it"
         notes.append(
             f"{document.name}: {_pages(document.unread_pages)} not read (no text layer): "
-            f"{document.unread_why}; they cannot be quoted"
+            f"{document.unread_why}; {they} cannot be quoted"
         )
     blank = [number for number in document.empty_pages if number not in document.unread_pages]
     if blank:

@@ -20,6 +20,7 @@ import importlib.util
 import itertools
 import logging
 import statistics
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -34,6 +35,9 @@ CELL_GAP = 2.0
 """A gap between two boxes of a line wider than this many text heights is a cell break."""
 PARAGRAPH_GAP = 1.2
 """Space between two lines taller than this many text heights is a blank line."""
+
+
+_ENGINE_LOCK = threading.Lock()
 
 
 class OcrUnavailable(RuntimeError):
@@ -82,7 +86,9 @@ def missing_note() -> str:
 def read_picture(image: Any) -> str:
     """The text of ``image`` (a Pillow image of a page), laid out in lines; empty when it
     shows none. ``OcrUnavailable`` when the engine is missing or cannot start."""
-    result = _engine()(image)
+    engine = _engine()
+    with _ENGINE_LOCK:  # (the engine sets its options on each call: one call at a time)
+        result = engine(image)
     found = result.boxes if result.boxes is not None else []
     boxes = [
         _box(points, text)

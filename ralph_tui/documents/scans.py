@@ -61,19 +61,32 @@ def read_scanned_pages(
     document = pdfium.PdfDocument(str(source) if not isinstance(source, bytes) else source)
     try:
         for done, number in enumerate(tried, 1):
-            page = document[number - 1]
             try:
-                width, height = page.get_size()
-                scale = min(DPI / 72, (MAX_PIXELS / max(width * height, 1.0)) ** 0.5)
-                picture = page.render(scale=scale, grayscale=True).to_pil()
-            finally:
-                page.close()
-            result.texts[number] = _read(picture)
+                result.texts[number] = _read(_rendered(document, number))
+            except ocr.OcrUnavailable:
+                raise
+            except Exception as exc:  # pdfium's or the engine's, on one damaged page
+                result.untried.append(number)
+                why = f"a page could not be rendered or read ({type(exc).__name__})"
+                if why not in result.why_untried:
+                    result.why_untried = "; ".join(filter(None, [result.why_untried, why]))
             if on_page is not None:
                 on_page(done, len(tried))
+        result.untried.sort()
     finally:
         document.close()
     return result
+
+
+def _rendered(document: Any, number: int) -> Any:
+    """Page ``number`` of the open PDF ``document`` as a grey picture within the bounds."""
+    page = document[number - 1]
+    try:
+        width, height = page.get_size()
+        scale = min(DPI / 72, (MAX_PIXELS / max(width * height, 1.0)) ** 0.5)
+        return page.render(scale=scale, grayscale=True).to_pil()
+    finally:
+        page.close()
 
 
 def read_image_file(data: bytes, max_pages: int, on_page: OnPage | None = None) -> OcrResult:

@@ -121,7 +121,7 @@ def test_without_the_engine_a_scanned_page_is_listed_as_unread_naming_the_instal
     assert document.converter == document.converter.split(";")[0]  # no OCR named
     assert corpus.notices() == [
         f"mixed.pdf: page 2 not read (no text layer): OCR is not installed ({INSTALL} reads "
-        "such pages); they cannot be quoted"
+        "such pages); it cannot be quoted"
     ]
 
 
@@ -219,3 +219,20 @@ def test_a_long_conversion_reports_progress_every_few_seconds(
     for done in (1, 2, 3, 4):
         report("log.pdf (OCR)", done, 4)
     assert said == ["converting log.pdf (OCR): 2/4 pages", "converting log.pdf (OCR): 4/4 pages"]
+
+
+def test_a_page_that_cannot_be_rendered_is_listed_as_unread_not_a_crash(
+    scans: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ralph_tui.documents import scans as scans_module
+
+    def broken(_document: object, _number: int) -> object:
+        raise RuntimeError("damaged page")
+
+    monkeypatch.setattr(scans_module, "_rendered", broken)
+    corpus = read_corpus([scans / "mixed.pdf"], cache=ExtractionCache(tmp_path / "cache"))
+    assert corpus.documents[0].unread_pages == [2]
+    assert (
+        "mixed.pdf: page 2 not read (no text layer): a page could not be rendered or read "
+        "(RuntimeError); it cannot be quoted"
+    ) in corpus.notices()
