@@ -194,8 +194,9 @@ def _pdf(source: Source, on_page: OnPage | None, ocr_plan: OcrPlan) -> Extracted
 def _no_text(count: int, read: OcrResult) -> ConversionError:
     """A PDF none of whose ``count`` pages gave text, with why OCR did not help."""
     pages = f"{count} page{'s' if count != 1 else ''}"
-    if read.texts and not read.untried:
-        return ConversionError(f"has no text layer on any of its {pages}, and OCR found none")
+    if not read.untried:
+        found = "OCR found no text on them" if read.texts else "no picture for OCR to read"
+        return ConversionError(f"has no text layer on any of its {pages}, and {found}")
     if read.why_untried == ocr.missing_note():
         return OcrNeeded(
             f"has no text layer on any of its {pages} (a scan) and OCR is not installed",

@@ -48,18 +48,21 @@ def read_scanned_pages(
     source: Any, numbers: Sequence[int], max_pages: int, on_page: OnPage | None = None
 ) -> OcrResult:
     """The pages ``numbers`` (1-based) of the PDF ``source`` (a path or its bytes) read by
-    OCR, at most ``max_pages`` of them; the others listed as untried."""
-    engine = ocr.engine_name()
-    if engine is None:
-        return OcrResult(untried=list(numbers), why_untried=ocr.missing_note())
-    tried, rest = list(numbers[:max_pages]), list(numbers[max_pages:])
-    result = OcrResult(engine=engine, untried=rest)
-    if rest:
-        result.why_untried = _past_bound(max_pages)
+    OCR, at most ``max_pages`` of them; the others listed as untried. A page that shows no
+    picture (a blank page, a rule or a box: nothing OCR could read) is left as it is,
+    neither read nor untried."""
     import pypdfium2 as pdfium
 
     document = pdfium.PdfDocument(str(source) if not isinstance(source, bytes) else source)
     try:
+        pictured = [number for number in numbers if _shows_picture(document, number)]
+        engine = ocr.engine_name()
+        if engine is None:
+            return OcrResult(untried=pictured, why_untried=ocr.missing_note())
+        tried, rest = pictured[:max_pages], pictured[max_pages:]
+        result = OcrResult(engine=engine, untried=rest)
+        if rest:
+            result.why_untried = _past_bound(max_pages)
         for done, number in enumerate(tried, 1):
             try:
                 result.texts[number] = _read(_rendered(document, number))
@@ -73,9 +76,20 @@ def read_scanned_pages(
             if on_page is not None:
                 on_page(done, len(tried))
         result.untried.sort()
+        return result
     finally:
         document.close()
-    return result
+
+
+def _shows_picture(document: Any, number: int) -> bool:
+    """Whether page ``number`` holds an image (a scan's page is one), in a form or not."""
+    import pypdfium2.raw as pdfium_c
+
+    page = document[number - 1]
+    try:
+        return next(page.get_objects(filter=(pdfium_c.FPDF_PAGEOBJ_IMAGE,)), None) is not None
+    finally:
+        page.close()
 
 
 def _rendered(document: Any, number: int) -> Any:

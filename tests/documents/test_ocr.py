@@ -17,6 +17,7 @@ from ralph_tui.documents import ocr as ocr_module
 from ralph_tui.documents.cache import ExtractionCache
 from ralph_tui.documents.detect import detect_format
 from ralph_tui.documents.ocr import Box, lay_out
+from tests.documents.fixtures import write_pdf
 from tests.documents.scans import SEAL_KIT, pictures, scan_pages, text_pdf, write_scan
 
 INSTALL = "pip install 'ralph-tui[ocr]'"
@@ -236,3 +237,17 @@ def test_a_page_that_cannot_be_rendered_is_listed_as_unread_not_a_crash(
         "mixed.pdf: page 2 not read (no text layer): a page could not be rendered or read "
         "(RuntimeError); it cannot be quoted"
     ) in corpus.notices()
+
+
+def test_a_page_with_no_picture_is_not_sent_to_ocr(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_ocr(_image: object) -> str:
+        raise AssertionError("a blank page was sent to OCR")
+
+    monkeypatch.setattr(ocr_module, "read_picture", no_ocr)
+    report = write_pdf(tmp_path / "report.pdf", [["Typed page."], [], []])  # (a box: ink, no text)
+    corpus = read_corpus([report])
+    [document] = corpus.documents
+    assert document.empty_pages == [2, 3] and document.unread_pages == []
+    assert corpus.notices() == ["report.pdf: pages 2, 3 (no text layer): nothing to quote there"]
