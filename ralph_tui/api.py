@@ -45,7 +45,7 @@ from ralph_tui.counts import counted
 from ralph_tui.documents import Confinement, Corpus, InputError
 from ralph_tui.estimates import RunEstimate, estimate_for
 from ralph_tui.events import Emit, RunStatus
-from ralph_tui.evidence import Claim, Coverage, QuoteLocation, answers_absence
+from ralph_tui.evidence import OCR_MARK, Claim, Coverage, QuoteLocation, answers_absence
 from ralph_tui.llm.spend_words import cost_words, tokens_words
 from ralph_tui.loops.requests import Mode, RunRequest
 from ralph_tui.loops.runner import RunOutcome, execute_run
@@ -443,6 +443,8 @@ def _passage(found: Retrieved, corpus: Corpus) -> Passage:
     label = info.label
     if source is not None:
         label = f"{document} {info.page_label}" if info.page else str(document)
+        if source.ocr:
+            label += f" {OCR_MARK}"
     return Passage(
         text=info.text,
         label=label,

@@ -27,6 +27,9 @@ Found = Literal["exact", "near", "missing"]
 """How a quote was found in its source: character for character, as a near miss (it
 differs only in quote marks, dashes or white space), or not at all."""
 
+OCR_MARK = "(OCR)"
+"""After the label of a place whose text OCR read: ``scan.pdf p. 3 (OCR)``."""
+
 Span = tuple[int, int]
 """``[start, end)`` character offsets."""
 
@@ -66,13 +69,18 @@ class QuoteLocation(BaseModel):
     """An external page's URL."""
     fetched_at: float | None = None
     """When that page was fetched (seconds since the epoch)."""
+    ocr: bool = False
+    """Whether the text it was found in was read by OCR (a scanned page, an image file):
+    it stands in the source as the OCR engine read it, which may differ from the page."""
 
     @property
     def label(self) -> str:
-        """``manual.pdf p. 12``, ``notes.md``, a URL, or ``not found``."""
+        """``manual.pdf p. 12``, ``scan.pdf p. 3 (OCR)``, ``notes.md``, a URL, or
+        ``not found``."""
         if self.source is None:
             return "not found"
-        return f"{self.source} p. {self.page}" if self.page else self.source
+        where = f"{self.source} p. {self.page}" if self.page else self.source
+        return f"{where} {OCR_MARK}" if self.ocr else where
 
 
 class Claim(BaseModel):

@@ -7,11 +7,14 @@ import argparse
 import asyncio
 import json
 import sys
+import time
+from collections.abc import Callable
 
 from ralph_tui.cli.settings_flags import settings_from_args
 from ralph_tui.counts import counted
 from ralph_tui.documents import Corpus
 from ralph_tui.events import BaseEvent, Emit, IndexProgress
+from ralph_tui.evidence import OCR_MARK
 from ralph_tui.progress_lines import IndexProgressLines
 from ralph_tui.retrieval.index import DocumentIndex
 from ralph_tui.retrieval.retriever import RetrievalResult
@@ -30,7 +33,9 @@ def run_retrieval_command(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
     if args.command == "search":
         check_query(args.query)
-    corpus = read_searchable([args.doc], settings)
+    corpus = read_searchable([args.doc], settings, on_progress=_conversion_progress())
+    for note in corpus.notices():
+        _notice(note)
     index = asyncio.run(
         open_corpus_index(
             corpus,
@@ -44,12 +49,30 @@ def run_retrieval_command(args: argparse.Namespace) -> int:
         _print_index(index, corpus, as_json=args.json)
         return 0
     result = asyncio.run(search_index(index, corpus, settings, args.query, on_notice=_notice))
-    _print_search(result, as_json=args.json)
+    _print_search(result, corpus, as_json=args.json)
     return 0
 
 
 def _notice(message: str) -> None:
     print(f"ralph-tui: {message}", file=sys.stderr)
+
+
+CONVERSION_PROGRESS_EVERY_S = 5.0
+
+
+def _conversion_progress() -> Callable[[str, int, int], None]:
+    """A long conversion's progress on stderr (an OCR'd scan takes seconds a page): every
+    ``CONVERSION_PROGRESS_EVERY_S`` seconds and at a document's end, past that long."""
+    started = last = time.monotonic()
+
+    def show(name: str, done: int, total: int) -> None:
+        nonlocal last
+        now = time.monotonic()
+        if now - last >= CONVERSION_PROGRESS_EVERY_S or (done == total and now - started >= 1):
+            last = now
+            print(f"converting {name}: {done}/{total} pages", file=sys.stderr, flush=True)
+
+    return show
 
 
 def _progress_printer() -> Emit:
@@ -87,7 +110,7 @@ def _print_index(index: DocumentIndex, corpus: Corpus, *, as_json: bool) -> None
     print(f"  cache: {figures.cache_folder or 'not written (the next run builds it again)'}")
 
 
-def _print_search(result: RetrievalResult, *, as_json: bool) -> None:
+def _print_search(result: RetrievalResult, corpus: Corpus, *, as_json: bool) -> None:
     if as_json:
         print(
             json.dumps(
@@ -106,6 +129,8 @@ def _print_search(result: RetrievalResult, *, as_json: bool) -> None:
         info = passage.info
         where = f" {info.document}" if info.document else ""
         where += f" {info.page_label}" if info.page else ""
+        source = corpus.source_of(info.span[0]) if info.span else None
+        where += f" {OCR_MARK}" if source is not None and source.ocr else ""
         print(f"{number}. {info.label}{where}   {_scores(passage.ranks, passage.scores)}")
         text = " ".join(info.text.split())
         cut = "..." if len(text) > PREVIEW_CHARS else ""

@@ -12,6 +12,7 @@ import textwrap
 from ralph_tui.api import averify
 from ralph_tui.cli.settings_flags import settings_from_args
 from ralph_tui.cli.stopping import run_async
+from ralph_tui.evidence import OCR_MARK
 from ralph_tui.reports.sources import PATH_FROM_LABELS, SourceCheck
 from ralph_tui.reports.verify import (
     QUOTE_STATUS_LABELS,
@@ -106,10 +107,11 @@ def _quote_table(quotes: list[QuoteResult]) -> list[str]:
 
 def _where(quote: QuoteResult) -> str:
     source = quote.source or "-"
+    mark = f" {OCR_MARK}" if quote.ocr else ""
     if quote.status == "moved" and quote.saved and quote.found:
-        return f"{source} {quote.saved.label} -> {quote.found.label}"
+        return f"{source} {quote.saved.label} -> {quote.found.label}{mark}"
     place = quote.found or quote.saved
-    return f"{source} {place.label}" if place else source
+    return f"{source} {place.label}{mark}" if place else f"{source}{mark}"
 
 
 def _preview(text: str, limit: int = PREVIEW_CHARS) -> str:

@@ -299,6 +299,15 @@ class DocumentSettings(SettingsGroup):
     corpus_max_mb: PositiveFloat = setting(
         500.0, "CORPUS_MAX_MB", doc="Largest total of a run's document files, in MB."
     )
+    ocr_max_pages: NonNegativeInt = setting(
+        50,
+        "OCR_MAX_PAGES",
+        doc=(
+            "Pages of one document read by OCR at most (scanned PDF pages, image files; "
+            "a few seconds a page on a CPU); 0 reads none. Needs ralph-tui[ocr]."
+        ),
+        flag="--ocrMaxPages",
+    )
     evidence_min_chars: PositiveInt = setting(
         12,
         "EVIDENCE_MIN_CHARS",

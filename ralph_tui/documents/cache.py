@@ -1,9 +1,12 @@
 """Converted text kept under the out dir, so a 500-page PDF is converted once.
 
-An entry is keyed by the file's SHA-256, the converter's name and version and the cache's
-own version (``CACHE_VERSION``, raised when what a conversion gives changes: version 2 is the
-visible text with headings beside it, where version 1 held Markdown marks): a changed file, a
-new converter or a new way of converting converts again. A damaged entry is converted again
+An entry is keyed by the file's SHA-256, the converter's name and version (for a PDF or an
+image, also the OCR engine's and its page bound: ``convert.cache_key``) and the cache's own
+version (``CACHE_VERSION``, raised when what a conversion gives changes: version 3 says
+which pages OCR read, version 2 is the visible text with headings beside it, where version
+1 held Markdown marks): a changed file, a new converter or a new way of converting converts
+again. So a document OCR read is read again only when its engine changes, and ``verify``
+gets the text the same engine read from the same bytes. A damaged entry is converted again
 and rewritten, with a notice. Plain text is not cached: decoding it is as fast as reading an
 entry would be.
 """
@@ -19,7 +22,7 @@ from ralph_tui.atomic import write_atomic
 from ralph_tui.documents.convert import Extracted, Heading
 from ralph_tui.json_input import read_json
 
-CACHE_VERSION = 2
+CACHE_VERSION = 3
 
 
 class ExtractionCache:
@@ -29,23 +32,27 @@ class ExtractionCache:
         self.folder = folder
         self.on_notice = on_notice
 
-    def entry(self, sha256: str, converter: str) -> Path:
-        slug = re.sub(r"[^A-Za-z0-9.]+", "-", converter).strip("-")
+    def entry(self, sha256: str, key: str) -> Path:
+        slug = re.sub(r"[^A-Za-z0-9.]+", "-", key).strip("-")
         return self.folder / f"{sha256}-{slug}-v{CACHE_VERSION}.json"
 
-    def get(self, sha256: str, converter: str, name: str) -> Extracted | None:
-        """The cached conversion, or ``None`` (absent, or damaged: then it is removed)."""
-        path = self.entry(sha256, converter)
+    def get(self, sha256: str, key: str, name: str) -> Extracted | None:
+        """The conversion cached under ``key`` (``convert.cache_key``), or ``None`` (absent,
+        or damaged: then it is removed)."""
+        path = self.entry(sha256, key)
         try:
             data = read_json(path)  # a refused file (``JsonRefused``) is a ValueError: a miss
-            if data["version"] != CACHE_VERSION or data["converter"] != converter:
+            if data["version"] != CACHE_VERSION or data["key"] != key:
                 raise ValueError("another version")
             return Extracted(
                 text=data["text"],
-                converter=converter,
+                converter=str(data["converter"]),
                 pages=data["pages"],
-                empty_pages=list(data["emptyPages"]),
+                empty_pages=[int(number) for number in data["emptyPages"]],
                 headings=[Heading.from_json(heading) for heading in data["headings"]],
+                ocr_pages=[int(number) for number in data["ocrPages"]],
+                unread_pages=[int(number) for number in data["unreadPages"]],
+                unread_why=str(data["unreadWhy"]),
             )
         except FileNotFoundError:
             return None
@@ -55,19 +62,24 @@ class ExtractionCache:
             path.unlink(missing_ok=True)
             return None
 
-    def put(self, sha256: str, extracted: Extracted) -> None:
-        """Store a conversion; a cache that cannot be written is skipped, not an error."""
+    def put(self, sha256: str, key: str, extracted: Extracted) -> None:
+        """Store a conversion under ``key``; a cache that cannot be written is skipped, not
+        an error."""
         payload = {
             "version": CACHE_VERSION,
+            "key": key,
             "converter": extracted.converter,
             "text": extracted.text,
             "pages": extracted.pages,
             "emptyPages": extracted.empty_pages,
             "headings": [heading.to_json() for heading in extracted.headings],
+            "ocrPages": extracted.ocr_pages,
+            "unreadPages": extracted.unread_pages,
+            "unreadWhy": extracted.unread_why,
         }
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
             text = json.dumps(payload, ensure_ascii=False)
-            write_atomic(self.entry(sha256, extracted.converter), text)
+            write_atomic(self.entry(sha256, key), text)
         except OSError:
             return

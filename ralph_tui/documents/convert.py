@@ -13,9 +13,11 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
+from ralph_tui.documents import ocr
 from ralph_tui.documents.detect import Format, UnreadableFile
 from ralph_tui.documents.encoding import UndecodableText, decode_text
 from ralph_tui.documents.pdf import PdfError, Source, pdf_pages
+from ralph_tui.documents.scans import OcrResult, read_image_file, read_scanned_pages
 
 PAGE_SEPARATOR = "\n\n"
 """Between a PDF's pages in the extracted text (the page table gives each page's span)."""
@@ -26,6 +28,10 @@ OnPage = Callable[[int, int], None]
 
 class ConversionError(UnreadableFile):
     """The file cannot be read as its format says; the message says why, without the path."""
+
+
+class OcrNeeded(ConversionError):
+    """The file's text could be read only by OCR, which is not installed."""
 
 
 CELL_SEPARATOR = "\t"
@@ -57,21 +63,43 @@ class Extracted:
     converter: str
     pages: list[str] | None = None
     empty_pages: list[int] = field(default_factory=list)
-    """1-based numbers of pages without a text layer (a scan): nothing to quote there."""
+    """1-based numbers of pages with no text (no text layer, and none read by OCR):
+    nothing to quote there."""
     headings: list[Heading] = field(default_factory=list)
     """The document's headings in text order (HTML, Word; a Markdown file's ``#`` lines)."""
+    ocr_pages: list[int] = field(default_factory=list)
+    """1-based numbers of the pages whose text OCR read (every page of an image file)."""
+    unread_pages: list[int] = field(default_factory=list)
+    """Of ``empty_pages``, those OCR did not try; ``unread_why`` says why."""
+    unread_why: str = ""
+
+
+@dataclass(frozen=True)
+class OcrPlan:
+    """How many pages of a document OCR may read (0: none, as for an external page), and
+    where its progress goes (pages read, pages to read)."""
+
+    max_pages: int = 0
+    on_page: OnPage | None = None
 
 
 def extract(
-    data: bytes, fmt: Format, on_page: OnPage | None = None, path: Path | None = None
+    data: bytes,
+    fmt: Format,
+    on_page: OnPage | None = None,
+    path: Path | None = None,
+    ocr_plan: OcrPlan = OcrPlan(),
 ) -> Extracted:
     """The text of ``data`` read as ``fmt``; ``ConversionError`` when it cannot be read.
 
     ``path``, the file ``data`` was read from, lets a long PDF be converted in several
-    processes that each open it, instead of each being sent the bytes.
+    processes that each open it, instead of each being sent the bytes. ``ocr_plan``: how
+    far pages with no text layer (and image files) are read by OCR.
     """
     if fmt == "pdf":
-        return _pdf(path if path is not None else data, on_page)
+        return _pdf(path if path is not None else data, on_page, ocr_plan)
+    if fmt == "image":
+        return _image(data, ocr_plan)
     if fmt == "html":
         return _html(data)
     if fmt == "docx":
@@ -89,8 +117,25 @@ makes cached conversions stale, as a new converter version does."""
 
 def converter_version(fmt: Format) -> str:
     """The converter a format goes through, with its version (a cache key part)."""
+    if fmt == "image":
+        return f"OCR {ocr.engine_name() or 'not installed'}"
     package = {"pdf": "pypdfium2", "html": "trafilatura", "docx": "python-docx"}.get(fmt)
     return f"{package} {version(package)}{LAYOUT.get(fmt, '')}" if package else "utf-8"
+
+
+def cache_key(fmt: Format, ocr_plan: OcrPlan) -> str:
+    """What a cached conversion of ``fmt`` depends on: its converter, and for a PDF the
+    OCR engine and its page bound (a scan read without OCR is read again once it is
+    installed)."""
+    if fmt not in ("pdf", "image"):
+        return converter_version(fmt)
+    engine = ocr.engine_name() if ocr_plan.max_pages else None
+    return f"{converter_version(fmt)} ocr {engine or 'none'} {ocr_plan.max_pages}"
+
+
+def with_ocr(converter: str, engine: str | None) -> str:
+    """How a document some of whose pages OCR read names its converter."""
+    return f"{converter}; OCR {engine}" if engine else converter
 
 
 def _text(data: bytes) -> Extracted:
@@ -111,7 +156,7 @@ def _normalize(text: str) -> str:
     return "\n".join(line.rstrip(" \u00a0") for line in lines).strip()
 
 
-def _pdf(source: Source, on_page: OnPage | None) -> Extracted:
+def _pdf(source: Source, on_page: OnPage | None, ocr_plan: OcrPlan) -> Extracted:
     try:
         pages = [_normalize(text) for text in pdf_pages(source, on_page)]
     except PdfError as exc:
@@ -119,12 +164,74 @@ def _pdf(source: Source, on_page: OnPage | None) -> Extracted:
             raise ConversionError("is an encrypted PDF: remove its password first") from None
         raise ConversionError(f"is a damaged or truncated PDF ({exc})") from None
     empty = [number for number, text in enumerate(pages, 1) if not text]
-    if not pages or len(empty) == len(pages):
-        raise ConversionError(
-            f"has no text layer on any of its {len(pages)} pages (a scan?): OCR is not built "
-            "in; run it through an OCR tool first"
+    if not pages:
+        raise ConversionError("has no pages")
+    read = OcrResult(untried=empty)
+    if empty and ocr_plan.max_pages:
+        try:
+            read = read_scanned_pages(source, empty, ocr_plan.max_pages, ocr_plan.on_page)
+        except ocr.OcrUnavailable as exc:
+            read = OcrResult(untried=empty, why_untried=str(exc))
+    elif empty:
+        read.why_untried = "OCR is off here"
+    for number, text in read.texts.items():
+        pages[number - 1] = _normalize(text)
+    ocr_pages = [number for number in sorted(read.texts) if pages[number - 1]]
+    empty = [number for number in empty if not pages[number - 1]]
+    if len(empty) == len(pages):
+        raise _no_text(len(pages), read)
+    return Extracted(
+        PAGE_SEPARATOR.join(pages),
+        with_ocr(converter_version("pdf"), read.engine if ocr_pages else None),
+        pages,
+        empty,
+        ocr_pages=ocr_pages,
+        unread_pages=[number for number in read.untried if number in empty],
+        unread_why=read.why_untried,
+    )
+
+
+def _no_text(count: int, read: OcrResult) -> ConversionError:
+    """A PDF none of whose ``count`` pages gave text, with why OCR did not help."""
+    pages = f"{count} page{'s' if count != 1 else ''}"
+    if not read.untried:
+        found = "OCR found no text on them" if read.texts else "no picture for OCR to read"
+        return ConversionError(f"has no text layer on any of its {pages}, and {found}")
+    if read.why_untried == ocr.missing_note():
+        return OcrNeeded(
+            f"has no text layer on any of its {pages} (a scan) and OCR is not installed",
+            hint=f"{ocr.INSTALL_STEP} reads scanned pages",
         )
-    return Extracted(PAGE_SEPARATOR.join(pages), converter_version("pdf"), pages, empty)
+    return ConversionError(
+        f"has no text layer on any of its {pages} (a scan?), and OCR did not read them: "
+        f"{read.why_untried}"
+    )
+
+
+def _image(data: bytes, ocr_plan: OcrPlan) -> Extracted:
+    """An image file's text by OCR, each frame (a TIFF's pages) a page."""
+    if not ocr_plan.max_pages:
+        raise ConversionError("is an image: OCR is off here")
+    try:
+        read = read_image_file(data, ocr_plan.max_pages, ocr_plan.on_page)
+    except ocr.OcrUnavailable:
+        raise OcrNeeded(
+            "is an image and OCR is not installed", hint=f"{ocr.INSTALL_STEP} reads images"
+        ) from None
+    count = len(read.texts) + len(read.untried)
+    pages = [_normalize(read.texts.get(number, "")) for number in range(1, count + 1)]
+    empty = [number for number, text in enumerate(pages, 1) if not text]
+    if len(empty) == len(pages):
+        raise ConversionError("is an image in which OCR found no text")
+    return Extracted(
+        PAGE_SEPARATOR.join(pages),
+        converter_version("image"),
+        pages,
+        empty,
+        ocr_pages=[number for number in sorted(read.texts) if pages[number - 1]],
+        unread_pages=[number for number in read.untried if number in empty],
+        unread_why=read.why_untried,
+    )
 
 
 def _html(data: bytes) -> Extracted:

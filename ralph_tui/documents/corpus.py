@@ -12,21 +12,26 @@ from pathlib import Path
 from typing import Any
 
 from ralph_tui.config import Settings
+from ralph_tui.config.run_groups import DocumentSettings
 from ralph_tui.documents.cache import ExtractionCache
 from ralph_tui.documents.confine import Confinement, OutsideError, read_file
 from ralph_tui.documents.convert import (
     PAGE_SEPARATOR,
     Extracted,
     Heading,
-    converter_version,
+    OcrNeeded,
+    OcrPlan,
+    cache_key,
     extract,
 )
 from ralph_tui.documents.detect import Format, UnreadableFile, detect_format
-from ralph_tui.documents.errors import InputError
+from ralph_tui.documents.errors import InputError, NeedsOcr
 from ralph_tui.documents.inputs import gather, missing_document
+from ralph_tui.evidence import OCR_MARK
 
 DOCUMENT_SEPARATOR = "\n\n"
-CACHED_FORMATS = frozenset({"pdf", "html", "docx"})
+
+CACHED_FORMATS = frozenset({"pdf", "html", "docx", "image"})
 MIB = 1024 * 1024
 
 OnProgress = Callable[[str, int, int], None]
@@ -39,10 +44,16 @@ class Limits:
 
     file_bytes: int = 200 * MIB
     corpus_bytes: int = 500 * MIB
+    ocr_pages: int = DocumentSettings.model_fields["ocr_max_pages"].default
+    """Pages of one document read by OCR at most (0: none): ``RALPH_OCR_MAX_PAGES``."""
 
     @classmethod
     def of(cls, settings: Settings) -> Limits:
-        return cls(int(settings.doc_max_mb * MIB), int(settings.corpus_max_mb * MIB))
+        return cls(
+            int(settings.doc_max_mb * MIB),
+            int(settings.corpus_max_mb * MIB),
+            settings.ocr_max_pages,
+        )
 
 
 @dataclass
@@ -57,6 +68,11 @@ class Document:
     empty_pages: list[int] = field(default_factory=list)
     headings: list[Heading] = field(default_factory=list)
     """Its headings, each at its offset in ``text`` (structure beside the text)."""
+    ocr_pages: list[int] = field(default_factory=list)
+    """1-based numbers of its pages whose text OCR read (a scan; every page of an image)."""
+    unread_pages: list[int] = field(default_factory=list)
+    """Of ``empty_pages``, those OCR did not try; ``unread_why`` says why."""
+    unread_why: str = ""
 
     def record(self) -> dict[str, Any]:
         """What ``session.json`` keeps of it."""
@@ -67,6 +83,7 @@ class Document:
             "format": self.format,
             "converter": self.converter,
             "pages": len(self.pages) if self.pages is not None else None,
+            "ocr_pages": self.ocr_pages,
         }
 
 
@@ -76,13 +93,16 @@ class Source:
 
     document: str
     page: int | None
+    ocr: bool = False
+    """Whether the text there was read by OCR (a scanned page, an image)."""
 
     @property
     def label(self) -> str:
-        return f"{self.document} p. {self.page}" if self.page else self.document
+        where = f"{self.document} p. {self.page}" if self.page else self.document
+        return f"{where} {OCR_MARK}" if self.ocr else where
 
     def to_json(self) -> dict[str, Any]:
-        return {"document": self.document, "page": self.page, "label": self.label}
+        return {"document": self.document, "page": self.page, "label": self.label, "ocr": self.ocr}
 
 
 @dataclass
@@ -96,17 +116,25 @@ class Corpus:
     table: list[dict[str, Any]]
     skipped: list[str] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)
+    skipped_images: list[str] = field(default_factory=list)
+    """Of ``skipped``, a folder's images (not read by OCR unless named or globbed)."""
 
     def notices(self) -> list[str]:
         """What a person should know about the documents read (and not read)."""
-        notes = [f"skipped (not a supported document): {name}" for name in self.skipped]
-        notes += [f"not read: {failure}" for failure in self.failed]
-        notes += [
-            f"{d.name}: pages {', '.join(map(str, d.empty_pages))} have no text layer (scans?) "
-            "and cannot be quoted"
-            for d in self.documents
-            if d.empty_pages
+        images = set(self.skipped_images)
+        notes = [
+            f"skipped (not a supported document): {name}"
+            for name in self.skipped
+            if name not in images
         ]
+        if self.skipped_images:
+            notes.append(
+                "skipped (a folder's images are not read by OCR; name them with --doc or a "
+                f"glob to read them): {', '.join(self.skipped_images)}"
+            )
+        notes += [f"not read: {failure}" for failure in self.failed]
+        for d in self.documents:
+            notes += _page_notes(d)
         return notes
 
     def source_of(self, start: int) -> Source | None:
@@ -115,7 +143,8 @@ class Corpus:
         if entry is None:
             return None
         page = _page_at(entry, start)
-        return Source(entry["name"], page["page"] if page else None)
+        ocr = bool(page.get("ocr")) if page else False
+        return Source(entry["name"], page["page"] if page else None, ocr)
 
     def passage_bounds(self, start: int) -> tuple[int, int]:
         """The span of the page (for a PDF) or else the document holding ``start``."""
@@ -137,6 +166,33 @@ class Corpus:
             return None
         entry: dict[str, Any] = self.table[index]
         return entry
+
+
+def _page_notes(document: Document) -> list[str]:
+    """What a person should know of a document's pages: which OCR read, which have no
+    text, and which were not read (and why)."""
+    notes = []
+    if document.ocr_pages:
+        them = "them" if len(document.ocr_pages) > 1 else "it"
+        notes.append(
+            f"{document.name}: {_pages(document.ocr_pages)} read by OCR; quotes from {them} "
+            f"are marked {OCR_MARK}"
+        )
+    if document.unread_pages:
+        they = "they" if len(document.unread_pages) > 1 else "it"
+        notes.append(
+            f"{document.name}: {_pages(document.unread_pages)} not read (no text layer): "
+            f"{document.unread_why}; {they} cannot be quoted"
+        )
+    blank = [number for number in document.empty_pages if number not in document.unread_pages]
+    if blank:
+        what = "no text layer, and OCR found no text" if document.ocr_pages else "no text layer"
+        notes.append(f"{document.name}: {_pages(blank)} ({what}): nothing to quote there")
+    return notes
+
+
+def _pages(numbers: list[int]) -> str:
+    return f"page{'s' if len(numbers) > 1 else ''} {', '.join(map(str, numbers))}"
 
 
 def _page_at(entry: dict[str, Any], offset: int) -> dict[str, int] | None:
@@ -177,7 +233,9 @@ def read_corpus(
             failed.append(exc.one_line())
     if not documents:
         raise InputError("no document could be read: " + "; ".join(failed))
-    return assemble(documents, found.skipped, [*found.outside, *failed])
+    corpus = assemble(documents, found.skipped, [*found.outside, *failed])
+    corpus.skipped_images = found.skipped_images
+    return corpus
 
 
 def read_one(
@@ -210,9 +268,10 @@ def read_one(
         fmt = detect_format(data, path)
         # Confined, a PDF is converted from the bytes read, never opened again by path.
         source = path if within is None else None
-        extracted = _converted(source, data, fmt, name, sha256, on_progress, cache)
+        extracted = _converted(source, data, fmt, name, sha256, on_progress, cache, limits)
     except UnreadableFile as exc:
-        raise InputError(f"{path} {exc}", hint=exc.hint) from None
+        kind = NeedsOcr if isinstance(exc, OcrNeeded) else InputError
+        raise kind(f"{path} {exc}", hint=exc.hint) from None
     return Document(
         name=name,
         path=path,
@@ -223,6 +282,9 @@ def read_one(
         pages=extracted.pages,
         empty_pages=extracted.empty_pages,
         headings=extracted.headings,
+        ocr_pages=extracted.ocr_pages,
+        unread_pages=extracted.unread_pages,
+        unread_why=extracted.unread_why,
     )
 
 
@@ -241,17 +303,25 @@ def _converted(
     sha256: str,
     on_progress: OnProgress | None,
     cache: ExtractionCache | None,
+    limits: Limits,
 ) -> Extracted:
-    """The document's text: from the cache when it has it, else converted (and kept)."""
+    """The document's text: from the cache when it has it, else converted (and kept).
+    OCR's progress is reported under the document's name marked ``(OCR)``."""
     use_cache = cache is not None and fmt in CACHED_FORMATS
+    ocr_progress = f"{name} {OCR_MARK}"
+    plan = OcrPlan(
+        limits.ocr_pages,
+        (lambda done, total: on_progress(ocr_progress, done, total)) if on_progress else None,
+    )
+    key = cache_key(fmt, plan)
     if cache is not None and use_cache:
-        cached = cache.get(sha256, converter_version(fmt), name)
+        cached = cache.get(sha256, key, name)
         if cached is not None:
             return cached
     progress = (lambda done, total: on_progress(name, done, total)) if on_progress else None
-    extracted = extract(data, fmt, progress, path)
+    extracted = extract(data, fmt, progress, path, plan)
     if cache is not None and use_cache:
-        cache.put(sha256, extracted)
+        cache.put(sha256, key, extracted)
     return extracted
 
 
@@ -292,9 +362,14 @@ def assemble(
 
 
 def _page_spans(document: Document, start: int) -> list[dict[str, int]]:
+    """Each page's number and span; ``"ocr": True`` on a page whose text OCR read."""
     spans = []
+    ocr = set(document.ocr_pages)
     for number, page in enumerate(document.pages or [], 1):
-        spans.append({"page": number, "start": start, "end": start + len(page)})
+        span = {"page": number, "start": start, "end": start + len(page)}
+        if number in ocr:
+            span["ocr"] = True
+        spans.append(span)
         start += len(page) + len(PAGE_SEPARATOR)
     return spans
 

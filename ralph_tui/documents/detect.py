@@ -10,9 +10,11 @@ from typing import ClassVar, Literal
 
 from ralph_tui.documents.encoding import bom_encoding, not_text
 
-Format = Literal["text", "markdown", "pdf", "html", "docx"]
+Format = Literal["text", "markdown", "pdf", "html", "docx", "image"]
 
-SUPPORTED = "plain text, Markdown, PDF, HTML and Word (.docx)"
+SUPPORTED = "plain text, Markdown, PDF, HTML, Word (.docx) and images of pages (PNG, JPEG, TIFF)"
+IMAGE_SIGNATURES = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"II*\x00", b"MM\x00*")
+"""PNG, JPEG and TIFF (either byte order): pictures of pages, read by OCR."""
 SNIFF_BYTES = 8192
 MARKDOWN_SUFFIXES = frozenset({".md", ".markdown", ".mdown", ".mkd"})
 _HTML_START = re.compile(r"^\s*(<!--.*?-->\s*)*<(!doctype\s+html|html|head|body)\b", re.I | re.S)
@@ -38,14 +40,16 @@ class UnsupportedFormat(UnreadableFile):
 def detect_format(data: bytes, path: Path) -> Format:
     """The format of ``data`` (the content of ``path``), or ``UnsupportedFormat``.
 
-    A PDF and a Word file are recognised by their signatures, HTML by its opening tags;
-    other text is text (Markdown when the name says so: the two read the same), in UTF-8
-    or in the UTF-8, UTF-16 or UTF-32 its byte-order mark declares. What is not text is
-    refused saying what it looks like.
+    A PDF, a Word file and an image (PNG, JPEG, TIFF) are recognised by their signatures,
+    HTML by its opening tags; other text is text (Markdown when the name says so: the two
+    read the same), in UTF-8 or in the UTF-8, UTF-16 or UTF-32 its byte-order mark
+    declares. What is not text is refused saying what it looks like.
     """
     head = data[:SNIFF_BYTES]
     if head.lstrip()[:5] == b"%PDF-":
         return "pdf"
+    if head.startswith(IMAGE_SIGNATURES):
+        return "image"
     if head.startswith(b"PK\x03\x04"):
         return _zip_format(data)
     bom = bom_encoding(head)

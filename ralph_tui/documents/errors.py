@@ -9,3 +9,9 @@ class InputError(UsageError):
     """Bad usage or input: nothing was run and nothing was written."""
 
     title = "Bad input"
+
+
+class NeedsOcr(InputError):
+    """A document with no text but what OCR would read, where OCR is not installed."""
+
+    title = "OCR is not installed"

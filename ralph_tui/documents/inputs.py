@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ralph_tui.documents.confine import Confinement, read_file, read_head
-from ralph_tui.documents.detect import SNIFF_BYTES, UnsupportedFormat, detect_format
+from ralph_tui.documents.detect import SNIFF_BYTES, Format, UnsupportedFormat, detect_format
 from ralph_tui.documents.errors import InputError
 from ralph_tui.documents.globbing import expand, is_pattern
 
@@ -23,6 +23,9 @@ class Inputs:
 
     files: list[tuple[Path, str]] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
+    skipped_images: list[str] = field(default_factory=list)
+    """Of ``skipped``, the images (PNG, JPEG, TIFF): a folder's pictures are not read by OCR
+    (seconds each, and mostly logos and screenshots); named or matched by a glob, they are."""
     outside: list[str] = field(default_factory=list)
     """One line for each path left out, saying it leads outside the allowed folders."""
 
@@ -74,15 +77,23 @@ def _add_folder(found: Inputs, folder: Path, within: Confinement | None) -> None
         real = _checked(found, path, name, within)
         if real is None or not real.is_file():
             continue
-        if _readable_document(real, within):
+        fmt = _document_format(real, within)
+        if fmt is not None and fmt != "image":
             documents.append((real, name))
         else:
             found.skipped.append(name)
+            if fmt == "image":
+                found.skipped_images.append(name)
     if not documents:
         what = f" (skipped: {', '.join(found.skipped[:5])})" if found.skipped else ""
         if len(found.outside) > outside:
             what += f" ({_leading_out(found.outside[outside:])})"
-        raise InputError(f"no documents in the folder {folder}{what}: it holds no supported file")
+        hint = None
+        if found.skipped_images:
+            hint = f"its images are read by OCR when named or matched: --doc '{folder}/*.png'"
+        raise InputError(
+            f"no documents in the folder {folder}{what}: it holds no supported file", hint=hint
+        )
     found.files.extend(documents)
 
 
@@ -119,11 +130,13 @@ def _hidden(path: Path, root: Path) -> bool:
     return any(part.startswith(".") for part in path.relative_to(root).parts)
 
 
-def _readable_document(path: Path, within: Confinement | None) -> bool:
+def _document_format(path: Path, within: Confinement | None) -> Format | None:
+    """The format of the document at ``path``, ``None`` when it is none (or empty)."""
     try:
         head = read_head(path, SNIFF_BYTES, within)
         # A ZIP's directory is at its end: a Word file is told apart only from all of it.
-        detect_format(read_file(path, within=within) if head.startswith(b"PK") else head, path)
+        data = read_file(path, within=within) if head.startswith(b"PK") else head
+        fmt = detect_format(data, path)
     except (OSError, UnsupportedFormat):
-        return False
-    return bool(head.strip())
+        return None
+    return fmt if head.strip() else None

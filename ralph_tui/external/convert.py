@@ -62,6 +62,8 @@ def _format_of(body: bytes, content_type: str, url: str) -> Format:
         fmt = detect_format(body, PurePosixPath(urlsplit(url).path or "/"))  # type: ignore[arg-type]
     except UnsupportedFormat as exc:
         raise NotADocument(f"{kind or 'the body'} {exc}; ralph-tui reads {SUPPORTED}") from None
+    if fmt == "image":  # pictures on a site are not its documentation: no OCR while crawling
+        raise NotADocument(f"{kind or 'the body'} is an image, not a page of text")
     if kind in HTML_TYPES and fmt in ("text", "markdown"):
         return "html"
     if (

@@ -129,14 +129,21 @@ def extraction_cache(
 
 
 PROGRESS_EVERY_PAGES = 100
+PROGRESS_EVERY_S = 5.0
 
 
 def _conversion_progress(forward: _Forwarder) -> OnProgress:
-    """Conversion progress as notices: every ``PROGRESS_EVERY_PAGES`` pages and at the end
-    of a document of more than one page."""
+    """Conversion progress as notices: every ``PROGRESS_EVERY_PAGES`` pages, or
+    ``PROGRESS_EVERY_S`` seconds (OCR takes seconds a page), and at the end of a document
+    of more than one page."""
+    last = time.monotonic()
 
     def report(name: str, done: int, total: int) -> None:
-        if total > 1 and (done == total or done % PROGRESS_EVERY_PAGES == 0):
+        nonlocal last
+        now = time.monotonic()
+        due = done % PROGRESS_EVERY_PAGES == 0 or now - last >= PROGRESS_EVERY_S
+        if total > 1 and (done == total or due):
+            last = now
             forward(Notice(level="info", message=f"converting {name}: {done}/{total} pages"))
 
     return report

@@ -107,6 +107,7 @@ def file_sources(record: SessionRecord) -> list[BundleSource]:
             format=entry.get("format"),
             converter=str(entry.get("converter") or ""),
             pages=entry.get("pages"),
+            ocr_pages=entry.get("ocr_pages") or [],
         )
         for entry in listed
         if isinstance(entry, dict)
@@ -247,7 +248,8 @@ class SourceTexts:
             return None
         try:
             path = check_regular_file(Path(source.path))
-            document = read_one(path, source.name, Limits(), cache=extraction_cache(self.settings))
+            limits = Limits.of(self.settings)  # (its OCR bound is part of the cache key)
+            document = read_one(path, source.name, limits, cache=extraction_cache(self.settings))
         except (InputError, NotADocumentFile, OSError):
             return None
         if document.sha256 != source.sha256:

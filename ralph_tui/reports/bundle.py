@@ -79,6 +79,9 @@ class BundleSource(BaseModel):
     converter: Name = ""
     """What turned it into text, with its version (``pypdfium2 4.30.0``)."""
     pages: Offset | None = None
+    ocr_pages: list[PageNumber] = Field(default_factory=list, max_length=MAX_ITEMS)
+    """Its pages whose text OCR read when the run read it (a scanned page; every page of
+    an image file): ``verify`` reads them by OCR again."""
     page_spans: list[tuple[Offset, Offset]] = Field(default_factory=list, max_length=MAX_ITEMS)
     """Each page's span in the document's text (a PDF), as the source reads now; empty when
     it has no pages or could not be read."""

@@ -97,12 +97,17 @@ class QuoteView:
 
     @property
     def found_note(self) -> str:
-        """Said of a quote that is not verbatim in its source."""
-        return {
+        """Said of a quote that is not verbatim in its source, or whose source text OCR
+        read (what the page shows may differ from it)."""
+        found = {
             "exact": "",
             "near": "found with small differences (quote marks, dashes or spacing)",
             "missing": "not found in the sources",
         }[self.quote.found]
+        if not self.quote.ocr:
+            return found
+        ocr = "its text was read by OCR from a picture of the page: compare it with the page"
+        return f"{found}; {ocr}" if found else ocr
 
 
 def quote_views(bundle: EvidenceBundle) -> list[QuoteView]:
@@ -190,6 +195,13 @@ def usage_words(bundle: EvidenceBundle) -> str:
     )
 
 
+def ocr_pages_words(pages: list[int]) -> str:
+    """``pages 1, 2`` (``page 3``; empty for none): the pages of a source OCR read."""
+    if not pages:
+        return ""
+    return f"page{'s' if len(pages) > 1 else ''} {', '.join(map(str, pages))}"
+
+
 def source_facts(source: BundleSource) -> list[tuple[str, str]]:
     """A source's record as label and value pairs, the unknown ones left out."""
     facts = [
@@ -199,6 +211,7 @@ def source_facts(source: BundleSource) -> list[tuple[str, str]]:
         ("format", source.format or ""),
         ("converter", source.converter),
         ("pages", str(source.pages) if source.pages else ""),
+        ("read by OCR", ocr_pages_words(source.ocr_pages)),
         ("fetched", when(source.fetched_at) if source.fetched_at else ""),
     ]
     return [(label, value) for label, value in facts if value]

@@ -18,6 +18,7 @@ from ralph_tui.documents import InputError, Limits
 from ralph_tui.documents.cache import ExtractionCache
 from ralph_tui.documents.convert import converter_version
 from ralph_tui.documents.corpus import read_one
+from ralph_tui.documents.errors import NeedsOcr
 from ralph_tui.documents.inputs import gather
 from ralph_tui.external.cache import content_hash
 from ralph_tui.external.convert import NotADocument, convert_page
@@ -67,10 +68,14 @@ class SourceCheck(BaseModel):
 
 @dataclass(frozen=True)
 class SourceText:
-    """A source's text now; for a PDF, its pages (``text`` is them joined)."""
+    """A source's text now; for a PDF, its pages (``text`` is them joined), which of them
+    OCR read, and which have no text layer and were not read by OCR now (and why)."""
 
     text: str
     pages: list[str] | None = None
+    ocr_pages: frozenset[int] = frozenset()
+    unread_pages: frozenset[int] = frozenset()
+    unread_why: str = ""
 
 
 @dataclass(frozen=True)
@@ -148,11 +153,19 @@ def read_file_source(
         check.detail = str(exc)
         return check, None
     except InputError as exc:
+        if isinstance(exc, NeedsOcr):  # there, but unreadable here: unknown, not missing
+            check.status = "not_checked"
         check.detail = exc.one_line()
         return check, None
     check.status = "read"
     _note_changes(check, document.sha256, document.converter)
-    return check, SourceText(document.text, document.pages)
+    return check, SourceText(
+        document.text,
+        document.pages,
+        frozenset(document.ocr_pages),
+        frozenset(document.unread_pages),
+        document.unread_why,
+    )
 
 
 def _note_changes(check: SourceCheck, sha256: str, converter: str) -> None:

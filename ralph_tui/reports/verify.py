@@ -105,6 +105,8 @@ class QuoteResult(BaseModel):
     """For a changed quote: the passage of its source most like it now."""
     similarity: float | None = None
     """How alike ``closest`` is to the quote, from 0 to 1."""
+    ocr: bool = False
+    """Whether the bundle says the quote's text was read by OCR (its page a scan)."""
 
 
 class VerifyReport(BaseModel):
@@ -302,7 +304,12 @@ def check_quote(
     ``checkpoint``: called between pieces of the search, to stop it (``reports.stoppable``).
     """
     result = QuoteResult(
-        number=quote.number, text=quote.text, source=quote.source, status="unlocated", detail=""
+        number=quote.number,
+        text=quote.text,
+        source=quote.source,
+        status="unlocated",
+        detail="",
+        ocr=quote.ocr,
     )
     if quote.source is None:
         result.detail = "the bundle places it in no source (it was not found when saved)"
@@ -311,6 +318,13 @@ def check_quote(
         unchecked = source is not None and source.status == "not_checked"
         result.status = "not_checked" if unchecked else "source_missing"
         result.detail = _no_text(quote, source)
+        return result
+    if quote.page is not None and quote.page in text.unread_pages:
+        # A scanned page not read by OCR here: what it shows is unknown, not changed.
+        result.status = "not_checked"
+        result.detail = f"page {quote.page} has no text layer and was not read now: " + (
+            text.unread_why or "OCR did not read it"
+        )
         return result
     saved = _saved_span(quote, text)
     if saved is not None:
@@ -360,6 +374,8 @@ def _holds_or_moved_page(result: QuoteResult, quote: QuoteLocation) -> QuoteResu
     )
     if same_page:
         result.status, result.detail = "holds", "the same text at the same place"
+        if quote.ocr:
+            result.detail += " (the page read by OCR again)"
     else:
         result.status = "moved"
         result.detail = f"the same text at the same offset, now on page {found.page}"

@@ -11,6 +11,7 @@ from pathlib import Path
 from ralph_tui.config import Settings
 from ralph_tui.documents import Confinement, Corpus, InputError, Limits, read_corpus
 from ralph_tui.documents.cache import ExtractionCache
+from ralph_tui.documents.corpus import OnProgress
 from ralph_tui.events import Emit
 from ralph_tui.llm.factory import embeddings_client
 from ralph_tui.llm.usage import UsageLedger
@@ -36,13 +37,18 @@ def check_query(query: str) -> None:
 
 
 def read_searchable(
-    docs: Sequence[Path], settings: Settings, within: Confinement | None = None
+    docs: Sequence[Path],
+    settings: Settings,
+    within: Confinement | None = None,
+    on_progress: OnProgress | None = None,
 ) -> Corpus:
     """The documents' text (through the out dir's extraction cache), confined to ``within``
-    if given; ``InputError`` when there is none to index."""
+    if given; ``InputError`` when there is none to index. ``on_progress``: the conversion's
+    (a scan's OCR takes seconds a page)."""
     corpus = read_corpus(
         list(docs),
         Limits.of(settings),
+        on_progress,
         cache=ExtractionCache(settings.out_dir / "cache" / "documents"),
         within=within,
     )

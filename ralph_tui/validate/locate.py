@@ -33,6 +33,8 @@ class QuotableText:
     """Its pages, for a PDF (``text`` is them joined by ``PAGE_SEPARATOR``)."""
     url: str | None = None
     fetched_at: float | None = None
+    ocr_pages: frozenset[int] = frozenset()
+    """Its pages whose text OCR read (every page of an image file)."""
 
     def page_starts(self) -> list[int]:
         """Where each page starts in ``text``."""
@@ -42,7 +44,10 @@ class QuotableText:
 
 def corpus_texts(corpus: Corpus) -> list[QuotableText]:
     """The run's documents as texts to locate quotes in, in corpus order."""
-    return [QuotableText(doc.name, doc.text, doc.pages) for doc in corpus.documents]
+    return [
+        QuotableText(doc.name, doc.text, doc.pages, ocr_pages=frozenset(doc.ocr_pages))
+        for doc in corpus.documents
+    ]
 
 
 Finder = Callable[[str, str], tuple[int, int] | None]
@@ -108,6 +113,7 @@ def _location(
         page_end=page_end,
         url=source.url,
         fetched_at=source.fetched_at,
+        ocr=page in source.ocr_pages,
     )
 
 

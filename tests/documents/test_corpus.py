@@ -91,7 +91,10 @@ def test_a_pdf_with_some_scanned_pages_names_them(tmp_path: Path) -> None:
             "is an encrypted PDF: remove its password first",
         ),
         (lambda p: _write(p / "cut.pdf", pdf_bytes([["text"]])[:300]), "damaged or truncated"),
-        (lambda p: _write(p / "logo.png", b"\x89PNG\r\n\x1a\n\x00\x00"), "logo.png is a PNG image"),
+        (
+            lambda p: _write(p / "logo.png", b"\x89PNG\r\n\x1a\n\x00\x00"),
+            "logo.png is a damaged image",
+        ),
         (lambda p: _folder(p / "empty"), "no documents in the folder"),
         (lambda p: p / "nothing*.pdf", "no file matches"),
         (lambda p: p / "missing.pdf", "document not found"),

@@ -45,7 +45,8 @@ def test_a_folder_run_reports_each_quote_with_its_file_and_page(
     captured = capsys.readouterr()
     result = json.loads(captured.out)
     assert code in (0, 1), captured.err
-    assert "skipped (not a supported document): reports/logo.png" in captured.err
+    assert "skipped (a folder's images are not read by OCR" in captured.err
+    assert "reports/logo.png" in captured.err
     quotes = [QuoteLocation.model_validate(quote) for quote in result["quotes"]]
     assert "reports/manual.pdf p. 2" in [quote.label for quote in quotes]
     on_page = next(quote for quote in quotes if quote.page == 2)

@@ -68,7 +68,7 @@ FRENCH = "Le café est fermé le dimanche; les élèves déjà partis reviendron
          "save it as UTF-8"),
         (codecs.BOM_UTF16_LE + b"a\x00\x00\xd8", "starts with a UTF-16LE byte-order mark but is "
          "not valid UTF-16LE text", "damaged or cut short"),
-        (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "is a PNG image", "ralph-tui reads plain text"),
+        (b"GIF89a\x01\x00\x01\x00\x00\x00\x00", "is a GIF image", "ralph-tui reads plain text"),
         (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(64), "is a legacy Office file",
          "save it as .docx or PDF"),
         (bytes(range(1, 32)) * 4, "is binary data, not text (100 control bytes in its first 124)",

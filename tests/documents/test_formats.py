@@ -33,7 +33,7 @@ def test_the_format_comes_from_the_bytes(data: bytes, name: str, expected: str) 
 @pytest.mark.parametrize(
     ("data", "reason"),
     [
-        (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "a PNG image"),
+        (b"GIF89a\x01\x00\x01\x00\x00\x00\x00", "a GIF image"),
         (b"\x01\x02\x00\x03" * 8, "binary data"),
         (b"PK\x03\x04broken", "damaged ZIP"),
     ],
@@ -51,8 +51,9 @@ def test_a_zip_that_is_no_word_file_is_refused(tmp_path: Path) -> None:
     path.write_bytes(buffer.getvalue())
     with pytest.raises(InputError, match=r"data.docx is a ZIP archive$") as refused:
         read_corpus([path])
-    assert refused.value.one_line().endswith("(ralph-tui reads plain text, Markdown, PDF, HTML "
-                                             "and Word (.docx))")  # fmt: skip
+    assert refused.value.one_line().endswith("(ralph-tui reads plain text, Markdown, PDF, HTML, "
+                                             "Word (.docx) and images of pages (PNG, JPEG, "
+                                             "TIFF))")  # fmt: skip
 
 
 def test_a_word_file_gives_its_visible_text_with_headings_beside_it(tmp_path: Path) -> None:
