@@ -34,7 +34,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from needles import NEEDLES, haystack, plant
+from needles import NEEDLES, Needle, haystack, plant
 
 from ralph_tui.retrieval.cache import IndexCache
 from ralph_tui.retrieval.chunks import Chunking
@@ -55,6 +55,11 @@ def hit(spans: list[tuple[int, int]], needle: tuple[int, int]) -> bool:
 
 async def measure(size: int, seed: int) -> dict[str, Any]:
     text, placed = plant(haystack(size, seed), NEEDLES, seed)
+    return await measure_text(text, placed)
+
+
+async def measure_text(text: str, placed: list[tuple[Needle, int, int]]) -> dict[str, Any]:
+    """Recall and speed figures of the needles ``placed`` in ``text``."""
     embedder = WordVectorEmbedder()
     with tempfile.TemporaryDirectory() as folder:
         cache = IndexCache(Path(folder))

@@ -83,5 +83,6 @@ async def test_the_judge_flags_a_bullet_that_does_not_address_the_question() -> 
     good = judgement_of(await play(tool_for(JudgeOutput), conversation(good_fields)), good_fields)
     bad = judgement_of(await play(tool_for(JudgeOutput), conversation(bad_fields)), bad_fields)
     assert good.ok
-    assert [claim.verdict for claim in bad.claims] == ["supported", "supported"]
-    assert not bad.ok and "Line 2 does not address the question" in bad.issues[0]
+    assert [claim.verdict for claim in bad.claims] == ["supported", "unsupported"]
+    assert not bad.ok and "Line 2 is unsupported" in bad.issues[0]
+    assert "an answer to the question" in bad.issues[0]

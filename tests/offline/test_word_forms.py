@@ -38,8 +38,8 @@ def test_the_judge_names_the_question_words_a_bullet_lacks() -> None:
         {"answer": f"- {void}", "evidence": [void], "lineQuotes": [[1]]},
     )
     assert not judgement.ok
-    assert [claim.verdict for claim in judgement.claims] == ["supported"], "its quote backs it"
-    assert "license, terminate" in judgement.issues[0]
+    assert [claim.verdict for claim in judgement.claims] == ["unsupported"], "it answers nothing"
+    assert any("license, terminate" in issue for issue in judgement.issues)
 
 
 async def test_the_workers_term_of_a_camel_case_name_finds_it() -> None:
@@ -53,7 +53,7 @@ async def test_the_workers_term_of_a_camel_case_name_finds_it() -> None:
     assert judgement.ok, judgement
 
 
-async def test_a_long_sentence_is_quoted_where_it_holds_the_questions_term() -> None:
+async def test_a_long_sentence_is_quoted_from_its_start_never_from_inside() -> None:
     sentence = (
         "Among the options, -c or --check checks the syntax only, -o or --output=FILE names"
         " the output file, -n or --name=NAME names the array, and -h or --help shows the"
@@ -62,9 +62,10 @@ async def test_a_long_sentence_is_quoted_where_it_holds_the_questions_term() -> 
     document = f"Invoking the tools\n\n{sentence}\n"
     query = "What does asn1Coding show for --help?"
     result = await run_worker(query, document)
-    assert result["evidence"] and all("asn1Coding" in q for q in result["evidence"])
-    assert all(quote in sentence for quote in result["evidence"])
-    assert offline_judgement(query, result).ok
+    # The clause naming asn1Coding stands past the quote's 160 characters: a fragment from
+    # inside the sentence ("... and -h or --help shows") is no answer, so none is given.
+    assert not result["evidence"]
+    assert "does not address" in str(result["answer"])
 
 
 async def test_the_worker_quotes_a_fetched_page_that_retrieve_returns() -> None:

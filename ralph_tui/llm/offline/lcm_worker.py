@@ -16,7 +16,13 @@ from typing import Any
 
 from ralph_tui.llm.offline import worker
 from ralph_tui.llm.offline.constraints import Steering
-from ralph_tui.llm.offline.sentences import candidates, rank_sentences, verbatim
+from ralph_tui.llm.offline.sentences import (
+    candidates,
+    rank_sentences,
+    sentences_from_second,
+    verbatim,
+)
+from ralph_tui.llm.offline.text import Rarity
 from ralph_tui.llm.types import ChatMessage, ToolDefinition
 from ralph_tui.words import term_set
 
@@ -127,8 +133,10 @@ def play(
     output: ToolDefinition,
     fields: dict[str, Any],
     steering: Steering,
+    rarity: Rarity | None = None,
 ) -> list[Call]:
-    """The calls of the next turn: search, then read, then submit."""
+    """The calls of the next turn: search, then read, then submit (weighing the question's
+    terms by their ``rarity``)."""
     query = str(fields.get("query") or fields.get("task") or "")
     search_for = " ".join([query, *map(str, fields.get("docReaderHints") or [])])
     terms = [t for t in worker.search_terms(search_for) if t not in steering.leave_out]
@@ -154,7 +162,11 @@ def play(
     ]
     answers = "evidence" in output.parameters.get("properties", {})
     ranked = rank_sentences(
-        candidates(found.passages, ["\n\n".join(found.read)], tables=not answers),
+        # A read window starts where a hit's neighbourhood starts, often inside a sentence:
+        # its first sentence is left out, as a retrieved chunk's is.
+        candidates(
+            found.passages, [sentences_from_second(text) for text in found.read], tables=not answers
+        ),
         terms,
         steering.focus,
         steering.leave_out,
@@ -164,7 +176,8 @@ def play(
     passages = list(dict.fromkeys(ranked))
     if answers:
         observation = worker.FOUND_PREFIX + json.dumps(present)
-        return [(output.name, worker.qa_output(passages, query, observation, steering))]
+        output_fields = worker.qa_output(passages, query, observation, steering, rarity)
+        return [(output.name, output_fields)]
     sources = [*found.read, *found.passages]
     composed = {passage for passage in passages if not verbatim(passage, sources)}
     return [(output.name, worker.brief_output(passages, composed))]

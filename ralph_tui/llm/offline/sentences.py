@@ -167,13 +167,22 @@ def rank_sentences(
 
 def candidates(retrieved: list[str], read: list[str], tables: bool) -> list[str]:
     """The sentences (and with ``tables``, the table rows) to rank, each once: the whole
-    sentences of the ``retrieved`` passages (a chunk is cut at a character count), then
-    those of the texts ``read``."""
-    pool = [s for text in retrieved for s in sentences_of(text) if is_whole_sentence(s)]
+    sentences of the ``retrieved`` passages but their first (a chunk may start inside a
+    sentence, at a capital letter as well: "... each\nContributor hereby grants"), then
+    those of the texts ``read`` (paragraphs, read from their start)."""
+    pool = [s for text in retrieved for s in sentences_of(text)[1:] if is_whole_sentence(s)]
     pool += [s for text in read for s in sentences_of(text)]
     if tables:
         pool += [row for text in [*retrieved, *read] for row in table_rows_of(text)]
     return list(dict.fromkeys(pool))
+
+
+def sentences_from_second(text: str) -> str:
+    """``text`` from its second sentence on (its first paragraph's, when it has several):
+    what can be quoted of a text read from an offset that may fall inside a sentence."""
+    first = sentences_of(text)[:1]
+    at = text.find(first[0]) + len(first[0]) if first else 0
+    return text[at:]
 
 
 BLANK_LINE = re.compile(r"\n[ \t]*\n")

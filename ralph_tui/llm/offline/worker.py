@@ -28,7 +28,7 @@ from ralph_tui import words
 from ralph_tui.evidence import passage_marker
 from ralph_tui.llm.offline import sentences
 from ralph_tui.llm.offline.constraints import Steering
-from ralph_tui.llm.offline.text import Asked
+from ralph_tui.llm.offline.text import Asked, Rarity
 
 MAX_QUOTE_CHARS = 160
 MIN_CLAUSE_WORDS = 8
@@ -189,23 +189,22 @@ def clauses_of(passage: str) -> list[str]:
 
 
 def quote_from(passage: str, asked: Asked) -> str | None:
-    """The whole sentence, or the run of its clauses within 160 characters that holds the
-    most of the ``asked`` terms (the first such); ``None`` when no run holds enough words
-    and addresses the question (``Asked.addressed_by``)."""
+    """The whole sentence, or the longest run of its first clauses within 160 characters;
+    ``None`` when that run holds too few words or does not address the question
+    (``Asked.addressed_by``). A run starts where the sentence starts: a clause from inside
+    a sentence may say the opposite of it ("... unless the holder terminates"), and the
+    judge passes no such fragment."""
     if len(passage) <= MAX_QUOTE_CHARS:
         return passage if asked.addressed_by(passage) else None
+    best = None
     clauses = clauses_of(passage)
-    best: tuple[int, str] | None = None
-    for first in range(len(clauses)):
-        for last in range(first, len(clauses)):
-            run = "".join(clauses[first : last + 1]).strip()
-            if len(run) > MAX_QUOTE_CHARS:
-                break
-            held = len(words.term_set(run) & asked.terms)
-            fits = words.word_count(run) >= MIN_CLAUSE_WORDS and asked.addressed_by(run)
-            if fits and (best is None or held > best[0]):
-                best = (held, run)
-    return best[1] if best else None
+    for last in range(len(clauses)):
+        run = "".join(clauses[: last + 1]).strip()
+        if len(run) > MAX_QUOTE_CHARS:
+            break
+        best = run
+    fits = best is not None and words.word_count(best) >= MIN_CLAUSE_WORDS
+    return best if fits and best is not None and asked.addressed_by(best) else None
 
 
 def bullet_of(quote: str) -> str:
@@ -227,14 +226,19 @@ def not_found_output(missing: list[str]) -> dict[str, object]:
 
 
 def qa_output(
-    passages: list[str], query: str, observation: str, steering: Steering
+    passages: list[str],
+    query: str,
+    observation: str,
+    steering: Steering,
+    rarity: Rarity | None = None,
 ) -> dict[str, object]:
     """Bullets and quotes from the printed sentences (each quote addressing the question),
-    or "not found" when the sources lack most of the question's terms or a name it names,
-    or no sentence addresses it."""
+    or "not found" when the sources lack most of what the question's terms say or a name
+    it names, or no sentence addresses it. Terms weigh their ``rarity`` in the documents:
+    a manual's "program", "input" and "read" say little beside the name of the program."""
     missing = missing_terms(query, observation)
-    asked = Asked.question(query)
-    if len(missing) * 2 > len(search_terms(query)) or asked.names.intersection(missing):
+    asked = Asked.question(query).weighed(rarity)
+    if asked.lacks_most(missing) or asked.names.intersection(missing):
         return not_found_output(missing)
     limit = 7 if steering.wants_more else 5
     quotes: dict[str, None] = dict.fromkeys(steering.exact_quotes)
