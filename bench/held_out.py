@@ -19,6 +19,7 @@ import asyncio
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 
@@ -79,14 +80,32 @@ def manual_text(path: Path, size: int) -> str:
     return "\n\n".join(parts)[:size]
 
 
+def paged(text: str, page_chars: int) -> list[dict[str, Any]]:
+    """A corpus table for ``text`` as one PDF-like document of pages of about
+    ``page_chars`` characters, each ending at a blank line (the page separator)."""
+    pages: list[dict[str, int]] = []
+    start = 0
+    while start < len(text):
+        cut = text.find("\n\n", start + page_chars)
+        end = len(text) if cut < 0 else cut
+        pages.append({"page": len(pages) + 1, "start": start, "end": end})
+        start = end + 2
+    document = {"name": "manual.pdf", "path": "manual.pdf", "format": "pdf"}
+    return [{**document, "start": 0, "end": len(text), "pages": pages, "headings": []}]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("manual", type=Path)
     parser.add_argument("--size", type=int, default=20_000_000)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--page-chars", type=int, default=0, help="read as a PDF of pages of this size"
+    )
     args = parser.parse_args()
     text, placed = plant(manual_text(args.manual, args.size), HELD_OUT, args.seed)
-    figures = asyncio.run(measure_text(text, placed))
+    table = paged(text, args.page_chars) if args.page_chars else None
+    figures = asyncio.run(measure_text(text, placed, table))
     print(json.dumps({"k": 5, "needles": len(HELD_OUT), **figures}, indent=2))
 
 

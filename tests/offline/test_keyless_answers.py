@@ -146,3 +146,42 @@ def test_a_question_with_common_words_is_answered_through_the_cli(
     assert (code, result["status"]) == (0, "passed"), answer
     lines = answer.splitlines()
     assert len(lines) >= 3 and all("Frobtool" in line for line in lines), answer
+
+
+def function_manual(tmp_path: Path) -> Path:
+    """A library manual where every function's section speaks of input and output buffers
+    that may be too small, and one, frob_pack, says what it returns then."""
+    sections = []
+    for name in ["frob_copy", "frob_read", "frob_scan", "frob_trim", "frob_join", "frob_fill"]:
+        sections.append(
+            f"## {name}\n\n{name.capitalize()} works on the input buffer and the output buffer"
+            " the caller provides. Because the output buffer supplied by the caller can be"
+            " arbitrarily small, the caller checks its size first. The output buffer is"
+            " too small when it holds fewer bytes than the input buffer.\n"
+        )
+    sections.insert(
+        3,
+        "## frob_pack\n\n"
+        "The frob_pack function packs the input buffer into the output buffer.\n\n"
+        "frob_pack returns FROB_FULL when the output buffer is too small for the packed data.\n\n"
+        "frob_pack returns FROB_OK when every byte of the input fits.\n\n"
+        "frob_pack leaves the output buffer unchanged when it returns FROB_FULL.\n",
+    )
+    path = tmp_path / "library.md"
+    path.write_text("# The frob library\n\n" + "\n".join(sections), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("inner", ["rlm", "lcm"])
+def test_only_lines_that_answer_are_supported_through_the_cli(
+    inner: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    question = "What does frob_pack return when the output buffer is too small?"
+    code = run_cli(["run", "--provider", "offline", "--json", "--mode", "qa", "--inner", inner,
+                    "--query", question, "--doc", str(function_manual(tmp_path)),
+                    "--out", str(tmp_path / "out"), "--maxIters", "2"])  # fmt: skip
+    result = json.loads(capsys.readouterr().out)
+    answer = str(result["output"]["answer"])
+    assert (code, result["status"]) == (0, "passed"), answer
+    assert "FROB_FULL" in answer
+    assert all("frob_pack" in line for line in answer.splitlines()), answer
