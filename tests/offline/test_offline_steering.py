@@ -42,7 +42,9 @@ async def test_the_validators_count_feedback_brings_more_lines() -> None:
     feedback = 'Give 3 to 7 answer lines, each starting with "- ": 2 bullet lines'
     more = await answer(ROTA, [feedback])
     assert len(more["evidence"]) > len(plain["evidence"])
-    assert len(more["answer"].splitlines()) == len(more["evidence"]) <= 7
+    # A long sentence is quoted piece by piece: a line may name several quotes.
+    assert len(more["answer"].splitlines()) == len(more["lineQuotes"]) <= 7
+    assert len(more["evidence"]) <= 8
 
 
 async def test_the_validators_exact_text_is_quoted_first() -> None:

@@ -53,7 +53,7 @@ async def test_the_workers_term_of_a_camel_case_name_finds_it() -> None:
     assert judgement.ok, judgement
 
 
-async def test_a_long_sentence_is_quoted_from_its_start_never_from_inside() -> None:
+async def test_a_long_sentence_is_quoted_from_its_start_piece_by_piece() -> None:
     sentence = (
         "Among the options, -c or --check checks the syntax only, -o or --output=FILE names"
         " the output file, -n or --name=NAME names the array, and -h or --help shows the"
@@ -62,10 +62,12 @@ async def test_a_long_sentence_is_quoted_from_its_start_never_from_inside() -> N
     document = f"Invoking the tools\n\n{sentence}\n"
     query = "What does asn1Coding show for --help?"
     result = await run_worker(query, document)
-    # The clause naming asn1Coding stands past the quote's 160 characters: a fragment from
-    # inside the sentence ("... and -h or --help shows") is no answer, so none is given.
-    assert not result["evidence"]
-    assert "does not address" in str(result["answer"])
+    # The clause naming asn1Coding stands past a quote's 160 characters: the line quotes the
+    # sentence from its start in two pieces, never the clause alone from inside it.
+    assert result["lineQuotes"] == [[1, 2]]
+    first, second = result["evidence"]
+    assert sentence.startswith(first) and sentence.endswith(second)
+    assert "asn1Coding" in second and offline_judgement(query, result).ok
 
 
 async def test_the_worker_quotes_a_fetched_page_that_retrieve_returns() -> None:
@@ -73,18 +75,22 @@ async def test_the_worker_quotes_a_fetched_page_that_retrieve_returns() -> None:
         "The libffi library aligns each structure member to its natural alignment. "
         "A structure passed by value through libffi keeps that alignment on every platform."
     )
-    asked: list[str] = []
+    asked: list[tuple[str, list[str] | None]] = []
 
     def retrieve(query: str, k: int = 5, sources: list[str] | None = None) -> list[dict[str, Any]]:
-        assert sources == ["doc", "external"], "never the baseline's own past episodes"
-        asked.append(query)
-        return [{"text": page, "source": "external", "url": "https://example.org/ffi"}]
+        asked.append((query, sources))
+        if sources != ["external"]:
+            return []
+        return [
+            {"text": page, "source": "external", "url": "https://example.org/ffi", "span": [0, 9]}
+        ]
 
     query = "How does libffi align structure members?"
     document = (DATA / "GPL-3.txt").read_text(encoding="utf-8")
     assert (await run_worker(query, document))["evidence"] == []
     result = await run_worker(query, document, functions={"retrieve": retrieve})
-    assert asked == [query]
+    # Each source on its own, never the baseline's own past episodes.
+    assert asked == [(query, ["doc"]), (query, ["external"])]
     assert result["evidence"] and all(quote in page for quote in result["evidence"])
 
 

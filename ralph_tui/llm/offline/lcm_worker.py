@@ -18,6 +18,7 @@ from ralph_tui.llm.offline import worker
 from ralph_tui.llm.offline.constraints import Steering
 from ralph_tui.llm.offline.sentences import (
     candidates,
+    quotable,
     rank_sentences,
     sentences_from_second,
     verbatim,
@@ -70,7 +71,16 @@ class Findings:
             self.hits[term] = [hit["span"][0] for hit in value.get("hits", []) if "span" in hit]
         elif tool == "retrieve" and isinstance(value, list):
             self.retrieved += [p["span"][0] for p in value if p.get("source") == "doc"]
-            self.passages += [str(p["text"]) for p in value if p.get("text")]
+            # No context here: a passage is quoted from its start only where it opens its
+            # page or document.
+            self.passages += [quotable(p, "") for p in value if p.get("text")]
+
+
+def from_a_start(read: str) -> str:
+    """A read window (whole lines) from where a sentence may start: past its first
+    sentence when its first line opens in lower case, inside a sentence wrapped over lines
+    ("this License, each Contributor ...")."""
+    return sentences_from_second(read) if read.lstrip()[:1].islower() else read
 
 
 def _arguments(raw: str) -> dict[str, Any]:
@@ -148,8 +158,9 @@ def play(
             for prefix in dict.fromkeys(prefixes.values())
         ]
         if "retrieve" in tools:
-            sources = list(worker.RETRIEVED_SOURCES)
-            calls.append(("retrieve", {"query": search_for, "k": RETRIEVED, "sources": sources}))
+            for source in worker.RETRIEVED_SOURCES:
+                asked = {"query": search_for, "k": RETRIEVED, "sources": [source]}
+                calls.append(("retrieve", asked))
         return calls
     places = windows(found)
     if not found.read and places:
@@ -162,11 +173,7 @@ def play(
     ]
     answers = "evidence" in output.parameters.get("properties", {})
     ranked = rank_sentences(
-        # A read window starts where a hit's neighbourhood starts, often inside a sentence:
-        # its first sentence is left out, as a retrieved chunk's is.
-        candidates(
-            found.passages, [sentences_from_second(text) for text in found.read], tables=not answers
-        ),
+        candidates(found.passages, ["\n\n".join(map(from_a_start, found.read))], not answers),
         terms,
         steering.focus,
         steering.leave_out,

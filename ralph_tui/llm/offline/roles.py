@@ -15,6 +15,7 @@ from ralph_tui.llm.offline.text import (
     Asked,
     Rarity,
     clip_words,
+    continues,
     rank_sentences,
     sentence_around,
     sentences,
@@ -75,7 +76,12 @@ def answer_verdict(asked: Asked, text: str, quotes: list[tuple[str, str]]) -> di
     starts inside a sentence (``partly_supported``), or a line that, read with the whole
     sentences its quotes stand in, does not answer the question (``unsupported``); ``None``
     when nothing does."""
-    cut = [quote for quote, window in quotes if starts_mid_sentence(quote, window)]
+    cut = [
+        quote
+        for n, (quote, window) in enumerate(quotes)
+        if starts_mid_sentence(quote, window)
+        and not (n and continues(quotes[n - 1][0], quote, window))
+    ]
     if cut:
         return {
             "verdict": "partly_supported",

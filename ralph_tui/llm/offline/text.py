@@ -216,6 +216,16 @@ def starts_mid_sentence(quote: str, window: str) -> bool:
     )
 
 
+def continues(before: str, quote: str, window: str) -> bool:
+    """Whether ``quote`` stands in ``window`` right after the end of ``before`` (its last
+    words, white space aside): the next piece of a sentence quoted piece by piece."""
+    span = _span_in(quote, window)
+    tail = before.split()[-3:]
+    if span is None or not tail:
+        return False
+    return " ".join(window[: span[0]].split()).endswith(" ".join(tail))
+
+
 def sentence_around(quote: str, window: str) -> str:
     """The sentence of ``window`` that ``quote`` stands in, as much of it as the window
     holds (the quote itself when it is not in the window)."""
