@@ -51,10 +51,11 @@ Rarity = Callable[[Sequence[str]], Mapping[str, float]]
 retrieval's ``LexicalIndex.rarity``), high for a name in a few passages, low for a word on
 every page; a term no passage holds is left out."""
 
-COMMON_IDF = math.log(4)
-"""The IDF (BM25's form) of a term held by about a quarter of the passages: a term at or
+COMMON_IDF = math.log(3)
+"""The IDF (BM25's form) of a term held by about a third of the passages: a term at or
 below it is one of the documents' common words ("program", "input" and "read" in a
-manual), which says as little about where an answer is as a stop word."""
+manual), which says as little about where an answer is as a stop word. A handbook's own
+subject ("duty manager" in a quarter of its passages) stays above it."""
 
 
 @dataclass(frozen=True)
@@ -71,7 +72,7 @@ class Asked:
     has none: the thing it names is often what the whole document is about ("bzip2" in
     bzip2's manual), so a passage naming it may still be off the task."""
     common: frozenset[str] = frozenset()
-    """Terms the documents hold in a quarter of their passages or more (``COMMON_IDF``)."""
+    """Terms the documents hold in a third of their passages or more (``COMMON_IDF``)."""
     absent: frozenset[str] = frozenset()
     """Terms no passage of the documents holds: no line can hold them."""
     weighed_in_documents: bool = False
@@ -88,8 +89,8 @@ class Asked:
 
     @property
     def telling(self) -> frozenset[str]:
-        """The terms that tell an answer apart: those the documents hold, but not on a
-        quarter of their passages (all held ones when every one is common; all terms when
+        """The terms that tell an answer apart: those the documents hold, but not in a
+        third of their passages (all held ones when every one is common; all terms when
         not weighed)."""
         held = frozenset(self.words) - self.absent
         return (held - self.common) or held or frozenset(self.words)
@@ -101,10 +102,9 @@ class Asked:
         return self.names & self.telling if self.weighed_in_documents else frozenset()
 
     def lacks_most(self, missing: Iterable[str]) -> bool:
-        """Whether the sources lack most of the question's terms, common words aside: a
-        source lacking only those may still answer it."""
-        counted = frozenset(self.words) - self.common
-        return len(counted & set(missing)) * 2 > len(counted)
+        """Whether the sources lack most of the question's terms, a missing common word not
+        counted: a source lacking only those may still answer it."""
+        return len(set(missing) - self.common) * 2 > len(self.words)
 
     @classmethod
     def of(cls, query: str, *, names: bool) -> Asked:
