@@ -34,7 +34,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from needles import NEEDLES, haystack, plant
+from needles import NEEDLES, Needle, haystack, plant
 
 from ralph_tui.retrieval.cache import IndexCache
 from ralph_tui.retrieval.chunks import Chunking
@@ -55,19 +55,33 @@ def hit(spans: list[tuple[int, int]], needle: tuple[int, int]) -> bool:
 
 async def measure(size: int, seed: int) -> dict[str, Any]:
     text, placed = plant(haystack(size, seed), NEEDLES, seed)
+    return await measure_text(text, placed)
+
+
+async def measure_text(
+    text: str,
+    placed: list[tuple[Needle, int, int]],
+    table: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """Recall and speed figures of the needles ``placed`` in ``text`` (a corpus with its
+    ``table`` of documents and pages, when given)."""
     embedder = WordVectorEmbedder()
     with tempfile.TemporaryDirectory() as folder:
         cache = IndexCache(Path(folder))
         started = time.perf_counter()
-        index = await open_index(text, chunking=Chunking(), embedder=embedder, cache=cache)
+        index = await open_index(
+            text, chunking=Chunking(), embedder=embedder, cache=cache, table=table
+        )
         cold_s = time.perf_counter() - started
         cold_stages = {k: round(v) for k, v in index.figures.ms.items()}
         rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         started = time.perf_counter()
-        index = await open_index(text, chunking=Chunking(), embedder=embedder, cache=cache)
+        index = await open_index(
+            text, chunking=Chunking(), embedder=embedder, cache=cache, table=table
+        )
         warm_s = time.perf_counter() - started
         assert index.figures.lexical_from_cache and index.figures.vectors_from_cache
-        source = DocumentSource(index)
+        source = DocumentSource(index, table)
         retriever = Retriever([source], embedder, SearchOptions(top_n=15, top_k=K))
         found = {"bm25_only": 0, "lexical": 0, "dense": 0, "fused": 0}
         latencies = []

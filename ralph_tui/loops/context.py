@@ -38,6 +38,7 @@ from ralph_tui.events import (
 from ralph_tui.evidence import Coverage, QuoteLocation
 from ralph_tui.external.run import ExternalDocs
 from ralph_tui.llm.factory import LLMClients
+from ralph_tui.llm.offline import know_rarity
 from ralph_tui.llm.tokens import document_tokens
 from ralph_tui.loops.coverage import CoverageTracker, DocumentPlace, document_places
 from ralph_tui.retrieval.run import SANDBOX_RETRIEVE_DOC, RunRetrieval
@@ -136,6 +137,8 @@ class RunContext:
                     on_notice=self.notice,
                     external=self.external.passages,
                 )
+                for client in (self.clients.generate, self.clients.validate):
+                    know_rarity(client, self._retrieval.rarity)
         return self._retrieval
 
     async def explore(

@@ -111,6 +111,9 @@ async def judge_answer(
 ) -> list[JudgeIssue]:
     """Ask the judge for a verdict on each answer line, given the quotes the line names
     and the document's window around each; its ok and issues follow from those verdicts."""
+    if ctx.clients.validate.provider == "offline":
+        # The keyless judge weighs the question's terms by their rarity in the index.
+        await ctx.retrieval()
     windows = evidence_windows(
         ctx.document,
         candidate.evidence,

@@ -16,7 +16,7 @@ from ralph_tui.retrieval.cache import IndexCache, StoredLexical
 from ralph_tui.retrieval.chunks import Chunking, ChunkTable, chunk_text, indexed_text
 from ralph_tui.retrieval.context import chunk_contexts, document_words, named_documents
 from ralph_tui.retrieval.embedders import Embedder, WordVectorEmbedder
-from ralph_tui.retrieval.lexical import LexicalIndex
+from ralph_tui.retrieval.lexical import LexicalIndex, idf
 from ralph_tui.retrieval.pages import PageLeg, page_units
 from ralph_tui.retrieval.words import Vocabulary
 
@@ -293,5 +293,4 @@ def inverse_document_frequency(word_ids: list[list[int]], vocabulary_size: int) 
     pairs = np.sort(texts * vocabulary_size + flat)
     distinct = pairs[np.r_[True, pairs[1:] != pairs[:-1]]] if len(pairs) else pairs
     df = np.bincount(distinct % max(vocabulary_size, 1), minlength=vocabulary_size)
-    n = len(word_ids)
-    return np.log((n - df + 0.5) / (df + 0.5) + 1.0).astype(np.float32)
+    return idf(df, len(word_ids))

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,6 +27,15 @@ logging.getLogger("bm25s").setLevel(logging.WARNING)
 RARE_SHARE = 2000
 """A query term held by at most one chunk in this many is rare (so a document of fewer
 chunks has no rare terms: there, BM25's IDF tells names apart well enough)."""
+
+
+def idf(df: np.ndarray, n: int) -> np.ndarray:
+    """Each term's inverse document frequency from how many of ``n`` texts hold it
+    (``df``), in BM25's form (``bm25s``'s too): always positive, highest for a term no text
+    holds. The one IDF of the retrieval: the word weights of the dense leg, and how much a
+    question's term says for the offline baseline (``LexicalIndex.rarity``)."""
+    df = np.asarray(df, dtype=np.float64)
+    return np.log((n - df + 0.5) / (df + 0.5) + 1.0).astype(np.float32)
 
 
 @dataclass(frozen=True)
@@ -94,6 +104,16 @@ class LexicalIndex:
                 rare += held
         assert scores is not None and rare is not None
         return LexicalHits(scores, rare)
+
+    def rarity(self, terms: Sequence[str]) -> dict[str, float]:
+        """Each of ``terms`` (stems, as ``ralph_tui.words.stem`` gives them) that a chunk
+        holds, with its IDF over the indexed chunks (``idf``): what a term says about where
+        to look, high for a name in a few chunks, low for a word in every other one."""
+        indptr = self._model.scores["indptr"]
+        n = int(self._model.scores["num_docs"])
+        held = [(term, self._known[term]) for term in terms if term in self._known]
+        df = np.array([int(indptr[i + 1] - indptr[i]) for _, i in held], dtype=np.int64)
+        return {term: float(w) for (term, _), w in zip(held, idf(df, n), strict=True)}
 
     def scores(self, query: str) -> np.ndarray | None:
         """BM25 score of every chunk, or ``None`` when no query word occurs in any."""

@@ -160,6 +160,14 @@ class RunRetrieval:
         )
         return cls(retriever, emit)
 
+    def rarity(self, terms: Sequence[str]) -> dict[str, float]:
+        """Each term's IDF over the run's documents (``LexicalIndex.rarity``): how much the
+        term says, for the offline baseline's weighing of a question's terms."""
+        for source in self.retriever.sources:
+            if isinstance(source, DocumentSource) and source.lexical is not None:
+                return source.lexical.rarity(terms)
+        return dict.fromkeys(terms, 1.0)
+
     async def add_episodes(self, episodes: Sequence[dict[str, Any]]) -> None:
         """Make the episodes so far searchable (replacing the earlier set)."""
         source = await TextSource.build(

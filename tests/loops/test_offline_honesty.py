@@ -45,11 +45,15 @@ def test_answerable_questions_pass_with_whole_sentence_quotes(
     output = result["output"]
     document = SAMPLE.read_text(encoding="utf-8")
     bullets = [line.removeprefix("- ") for line in output["answer"].splitlines()]
-    for quote, bullet in zip(output["evidence"], bullets, strict=True):
-        assert quote in document and quote[-1] in ".!?,;:"
-        # The quote's own words, no full stop added; a run from inside a sentence is marked.
-        inside = quote[0].islower()
-        assert bullet == ("… " if inside else "") + quote.rstrip(",;: ")
+    for numbers, bullet in zip(output["lineQuotes"], bullets, strict=True):
+        quotes = [output["evidence"][n - 1] for n in numbers]
+        assert all(quote in document for quote in quotes)
+        assert quotes[-1][-1] in ".!?,;:"
+        # The quotes' own words in order (a long sentence piece by piece, each piece
+        # continuing the one before), no full stop added; one opening in lower case is marked.
+        said = " ".join(" ".join(quote.split()) for quote in quotes).rstrip(",;: ")
+        assert bullet == ("… " if said[0].islower() else "") + said
+        assert " ".join(" ".join(quotes).split()) in " ".join(document.split())
         assert not bullet[0].islower(), "no answer line passes off a fragment as a sentence"
 
 

@@ -28,6 +28,9 @@ class Case:
     """Text the passing output must hold; ``None``: the run must fail."""
     leaves_out: str | None = None
     """Text the output must not hold."""
+    too_few: bool = False
+    """Fewer sentences answer it than the three lines an answer needs: the run fails, its
+    first line the sentence that answers, none padding it out with sentences that don't."""
 
 
 CASES = [
@@ -37,6 +40,7 @@ CASES = [
         "Apache-2.0.txt",
         "When do the patent licenses granted under this License terminate?",
         "shall terminate as of the date such litigation is filed",
+        too_few=True,
     ),
     Case("qa", "libtasn1.info.txt", "What does asn1Coding generate?", "DER encoding"),
     Case("qa", "bzip2-manual.html", "What does bzip2recover do with a damaged file?", "blocks"),
@@ -67,6 +71,11 @@ def test_the_dev_suite(
     result = json.loads(capsys.readouterr().out)
     output = result["output"]
     text = str(output.get("answer") or output.get("output"))
+    if case.too_few:
+        assert (code, result["status"]) == (1, "failed"), text
+        assert case.names in " ".join(text.splitlines()[0].split()), text
+        assert len(text.splitlines()) < 3, "no line padding the answer out"
+        return
     if case.names is None:
         assert (code, result["status"]) == (1, "failed"), text
         assert "does not address" in text or "no whole passage" in text, text

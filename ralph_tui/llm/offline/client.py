@@ -16,6 +16,7 @@ from ralph_tui.llm.errors import BadRequestError
 from ralph_tui.llm.models import context_window_tokens
 from ralph_tui.llm.offline import children, direct_worker, lcm_worker, roles, worker
 from ralph_tui.llm.offline.constraints import Steering, read_constraints
+from ralph_tui.llm.offline.text import Rarity
 from ralph_tui.llm.prompt_io import parse_input
 from ralph_tui.llm.types import (
     ChatMessage,
@@ -30,8 +31,6 @@ from ralph_tui.llm.types import (
 RoleFn = Callable[[dict[str, Any]], dict[str, Any]]
 
 STRUCTURED_ROLES: list[tuple[frozenset[str], RoleFn]] = [
-    (frozenset({"answer", "evidence"}), lambda f: _fallback(f, "answer")),
-    (frozenset({"brief"}), lambda f: _fallback(f, "brief")),
     (frozenset({"output", "memoryUpdate"}), roles.reasoner),
     (frozenset({"subtasks"}), roles.decomposer),
     (frozenset({"summary"}), roles.compactor),
@@ -39,13 +38,13 @@ STRUCTURED_ROLES: list[tuple[frozenset[str], RoleFn]] = [
 ]
 
 
-def _fallback(fields: dict[str, Any], kind: str) -> dict[str, Any]:
+def _fallback(fields: dict[str, Any], kind: str, rarity: Rarity | None) -> dict[str, Any]:
     trajectory = str(fields.get("trajectory", "")).replace("\\n", "\n")
     passages = worker.printed_passages(trajectory)
     if kind != "answer":
         return worker.brief_output(passages, worker.printed_composed(trajectory))
     query = str(fields.get("query") or fields.get("task") or "")
-    return worker.qa_output(passages, query, trajectory, _steering(fields))
+    return worker.qa_output(passages, query, trajectory, _steering(fields), rarity)
 
 
 def _steering(fields: dict[str, Any]) -> Steering:
@@ -62,6 +61,11 @@ class OfflineClient:
         self.model = f"offline-{role}"
         self.context_window_tokens = context_window or context_window_tokens("offline", self.model)
         self._calls = 0
+        self.rarity: Rarity | None = None
+        """How much each term says in the run's documents (their IDF in its index), once
+        the run has indexed them (``know_rarity``): a model knows which words of a question
+        are common; the baseline learns it from the documents. ``None``: every term weighs
+        the same."""
 
     async def chat(
         self,
@@ -112,14 +116,19 @@ class OfflineClient:
         documents = parse_documents(system)
         if documents is not None:
             answers = "evidence" in props
-            return json.dumps(direct_worker.play(documents, fields, _steering(fields), answers))
+            steering = _steering(fields)
+            output = direct_worker.play(documents, fields, steering, answers, self.rarity)
+            return json.dumps(output)
         if props == {"action"}:
             action = self._explore(messages, fields, _action_fields(tool.parameters), system)
             return json.dumps({"action": action})
         if {"lines", "issues"} <= props:
-            return json.dumps(roles.qa_judge(fields))
+            return json.dumps(roles.qa_judge(fields, self.rarity))
         if {"ok", "issues"} <= props:
             return json.dumps(roles.task_judge(fields))
+        if {"answer", "evidence"} <= props or "brief" in props:
+            kind = "answer" if "evidence" in props else "brief"
+            return json.dumps(_fallback(fields, kind, self.rarity))
         for needed, role in STRUCTURED_ROLES:
             if needed <= props:
                 return json.dumps(role(fields))
@@ -141,6 +150,7 @@ class OfflineClient:
             tools[0],
             fields,
             _steering(fields),
+            self.rarity,
         )
 
     def _explore(
@@ -167,7 +177,9 @@ class OfflineClient:
         passages = worker.printed_passages(observations)
         if "evidence" in props:
             part = children.answers_a_part(system)
-            output = worker.qa_output(passages, query, observations, steering, part=part)
+            output = worker.qa_output(
+                passages, query, observations, steering, self.rarity, part=part
+            )
             return {**output, "resultReady": True}
         composed = worker.printed_composed(observations)
         return {**worker.brief_output(passages, composed), "resultReady": True}
@@ -177,3 +189,11 @@ def _action_fields(schema: dict[str, Any]) -> frozenset[str]:
     """Every field the RLM tool's ``action`` alternatives name (code and the output fields)."""
     choices = schema["properties"]["action"].get("anyOf", [])
     return frozenset(name for choice in choices for name in choice.get("properties", {}))
+
+
+def know_rarity(client: object, rarity: Rarity) -> None:
+    """Give ``rarity`` to ``client`` when it is the offline baseline (under its meter);
+    any other client, a model that knows its words, is left as it is."""
+    inner = getattr(client, "inner", client)
+    if isinstance(inner, OfflineClient):
+        inner.rarity = rarity

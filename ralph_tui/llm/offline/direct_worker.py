@@ -14,6 +14,7 @@ from ralph_tui.llm.documents_prompt import PromptDocument
 from ralph_tui.llm.offline import worker
 from ralph_tui.llm.offline.constraints import Steering
 from ralph_tui.llm.offline.sentences import reading_spans, search_lines
+from ralph_tui.llm.offline.text import Rarity
 
 PASSAGE_LABEL = re.compile(r"^\[source=(\w+) .*\]$", re.MULTILINE)
 """The label over each passage of the DocReader's ``retrievedContext``."""
@@ -57,7 +58,11 @@ def observation(
 
 
 def play(
-    documents: list[PromptDocument], fields: dict[str, Any], steering: Steering, answers: bool
+    documents: list[PromptDocument],
+    fields: dict[str, Any],
+    steering: Steering,
+    answers: bool,
+    rarity: Rarity | None = None,
 ) -> dict[str, Any]:
     """The output: a QA answer with quotes (``answers``), else a DocReader's brief."""
     text = "\n\n".join(doc.text for doc in documents)
@@ -67,5 +72,5 @@ def play(
     printed = observation(text, search_for, query, steering, not answers, retrieved)
     passages = worker.printed_passages(printed)
     if answers:
-        return worker.qa_output(passages, query, printed, steering)
+        return worker.qa_output(passages, query, printed, steering, rarity)
     return worker.brief_output(passages, worker.printed_composed(printed))

@@ -16,7 +16,14 @@ from typing import Any
 
 from ralph_tui.llm.offline import worker
 from ralph_tui.llm.offline.constraints import Steering
-from ralph_tui.llm.offline.sentences import candidates, rank_sentences, verbatim
+from ralph_tui.llm.offline.sentences import (
+    candidates,
+    quotable,
+    rank_sentences,
+    sentences_from_second,
+    verbatim,
+)
+from ralph_tui.llm.offline.text import Rarity
 from ralph_tui.llm.types import ChatMessage, ToolDefinition
 from ralph_tui.words import term_set
 
@@ -64,7 +71,16 @@ class Findings:
             self.hits[term] = [hit["span"][0] for hit in value.get("hits", []) if "span" in hit]
         elif tool == "retrieve" and isinstance(value, list):
             self.retrieved += [p["span"][0] for p in value if p.get("source") == "doc"]
-            self.passages += [str(p["text"]) for p in value if p.get("text")]
+            # No context here: a passage is quoted from its start only where it opens its
+            # page or document.
+            self.passages += [quotable(p, "") for p in value if p.get("text")]
+
+
+def from_a_start(read: str) -> str:
+    """A read window (whole lines) from where a sentence may start: past its first
+    sentence when its first line opens in lower case, inside a sentence wrapped over lines
+    ("this License, each Contributor ...")."""
+    return sentences_from_second(read) if read.lstrip()[:1].islower() else read
 
 
 def _arguments(raw: str) -> dict[str, Any]:
@@ -127,8 +143,10 @@ def play(
     output: ToolDefinition,
     fields: dict[str, Any],
     steering: Steering,
+    rarity: Rarity | None = None,
 ) -> list[Call]:
-    """The calls of the next turn: search, then read, then submit."""
+    """The calls of the next turn: search, then read, then submit (weighing the question's
+    terms by their ``rarity``)."""
     query = str(fields.get("query") or fields.get("task") or "")
     search_for = " ".join([query, *map(str, fields.get("docReaderHints") or [])])
     terms = [t for t in worker.search_terms(search_for) if t not in steering.leave_out]
@@ -140,8 +158,9 @@ def play(
             for prefix in dict.fromkeys(prefixes.values())
         ]
         if "retrieve" in tools:
-            sources = list(worker.RETRIEVED_SOURCES)
-            calls.append(("retrieve", {"query": search_for, "k": RETRIEVED, "sources": sources}))
+            for source in worker.RETRIEVED_SOURCES:
+                asked = {"query": search_for, "k": RETRIEVED, "sources": [source]}
+                calls.append(("retrieve", asked))
         return calls
     places = windows(found)
     if not found.read and places:
@@ -154,7 +173,7 @@ def play(
     ]
     answers = "evidence" in output.parameters.get("properties", {})
     ranked = rank_sentences(
-        candidates(found.passages, ["\n\n".join(found.read)], tables=not answers),
+        candidates(found.passages, ["\n\n".join(map(from_a_start, found.read))], not answers),
         terms,
         steering.focus,
         steering.leave_out,
@@ -164,7 +183,8 @@ def play(
     passages = list(dict.fromkeys(ranked))
     if answers:
         observation = worker.FOUND_PREFIX + json.dumps(present)
-        return [(output.name, worker.qa_output(passages, query, observation, steering))]
+        output_fields = worker.qa_output(passages, query, observation, steering, rarity)
+        return [(output.name, output_fields)]
     sources = [*found.read, *found.passages]
     composed = {passage for passage in passages if not verbatim(passage, sources)}
     return [(output.name, worker.brief_output(passages, composed))]

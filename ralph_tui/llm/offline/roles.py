@@ -13,9 +13,13 @@ from ralph_tui.evidence import PASSAGE_MARKER
 from ralph_tui.llm.offline.sentences import is_whole_sentence
 from ralph_tui.llm.offline.text import (
     Asked,
+    Rarity,
     clip_words,
+    continues,
     rank_sentences,
+    sentence_around,
     sentences,
+    starts_mid_sentence,
     support,
     unsupported_terms,
 )
@@ -39,33 +43,68 @@ def _bullets(answer: str) -> list[str]:
     return [line[2:].strip() for line in answer.splitlines() if line.startswith("- ")]
 
 
-def qa_judge(fields: dict[str, Any]) -> dict[str, Any]:
-    """A verdict on each answer line from the share of its terms that the windows of its own
-    quotes hold (``verdict_of``); an issue for a line off the question, and for an answer
-    leaving most of the question's terms unanswered."""
-    asked = Asked.question(_as_text(fields.get("query")))
+def qa_judge(fields: dict[str, Any], rarity: Rarity | None = None) -> dict[str, Any]:
+    """A verdict on each answer line: supported only when the windows of its own quotes
+    hold its terms (``verdict_of``), its quotes start where a sentence starts (a fragment
+    cut from inside a sentence may say the opposite of it), and it answers the question
+    (``answers``: the line, with the sentence its quote stands in, holds a name the question
+    names, or half of what the question's terms say, each weighed by its ``rarity`` in the
+    documents). An issue for an answer leaving most of the question unanswered."""
+    asked = Asked.question(_as_text(fields.get("query"))).weighed(rarity)
     lines = [line for line in fields.get("lines") or [] if isinstance(line, dict)]
     verdicts = []
-    issues = []
     for line in lines:
         text = _as_text(line.get("text"))
-        windows = "\n".join(
-            _as_text(quote.get("window") or quote.get("quote"))
-            for quote in line.get("quotes") or []
-            if isinstance(quote, dict)
-        )
-        verdicts.append({"line": line.get("line"), **verdict_of(text, windows)})
-        if not asked.addressed_by(text):
-            issues.append(
-                f"Line {line.get('line')} does not address the question (it holds neither half"
-                f" of its terms nor a phrase of them: {', '.join(list(asked.words.values())[:6])}"
-                f"): {clip_words(text, 120)}"
-            )
+        quotes = [q for q in line.get("quotes") or [] if isinstance(q, dict)]
+        pairs = [
+            (_as_text(q.get("quote")), _as_text(q.get("window") or q.get("quote"))) for q in quotes
+        ]
+        verdict = verdict_of(text, "\n".join(window for _, window in pairs))
+        if verdict["verdict"] == "supported":
+            verdict = answer_verdict(asked, text, pairs) or verdict
+        verdicts.append({"line": line.get("line"), **verdict})
+    issues = []
     held = term_set("\n".join(_as_text(line.get("text")) for line in lines))
     unanswered = [word for term, word in asked.words.items() if term not in held]
-    if len(unanswered) * 2 > len(asked.terms):
+    if asked.lacks_most(term for term in asked.words if term not in held):
         issues.append(f"The answer leaves most of the question unanswered: {', '.join(unanswered)}")
     return {"lines": verdicts, "issues": issues}
+
+
+def answer_verdict(asked: Asked, text: str, quotes: list[tuple[str, str]]) -> dict[str, str] | None:
+    """What keeps a line its quotes support from being a supported answer: a quote that
+    starts inside a sentence (``partly_supported``), or a line that, read with the whole
+    sentences its quotes stand in, does not answer the question (``unsupported``); ``None``
+    when nothing does."""
+    cut = [
+        quote
+        for n, (quote, window) in enumerate(quotes)
+        if starts_mid_sentence(quote, window)
+        and not (n and continues(quotes[n - 1][0], quote, window))
+    ]
+    if cut:
+        return {
+            "verdict": "partly_supported",
+            "missing": "the start of the sentence its quote is cut from (quote the whole "
+            f"sentence, not a fragment from inside it: {clip_words(cut[0], 80)})",
+        }
+    read = "\n".join([text, *(sentence_around(quote, window) for quote, window in quotes)])
+    held = term_set(read)
+    if asked.telling_names and not held & asked.telling_names:
+        named = ", ".join(asked.words[term] for term in asked.telling_names)
+        return {
+            "verdict": "unsupported",
+            "missing": f"an answer to the question: the line is not about {named}",
+        }
+    if not asked.addressed_by(read):
+        lacking = [asked.words[t] for t in asked.words if t in asked.telling - held]
+        return {
+            "verdict": "unsupported",
+            "missing": "an answer to the question: the line lacks what it asks about ("
+            + ", ".join(lacking[:4])
+            + ")",
+        }
+    return None
 
 
 def verdict_of(claim: str, windows: str) -> dict[str, str]:

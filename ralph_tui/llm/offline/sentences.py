@@ -39,12 +39,17 @@ def runs_of_prose(block: str) -> list[str]:
     """Consecutive prose lines of a paragraph, as they stand in the text: a sentence that a
     PDF or a narrow column wrapped over lines is still one sentence. A list item starts a
     new run; headings (marked; or a short capitalised line without a full stop, numbered or
-    where no sentence is open, as HTML and PDF titles come) and table rows (Markdown's, or a
+    where no sentence is open and the next line does not go on in lower case, as HTML and
+    PDF titles come) and table rows (Markdown's, or a
     row whose cells a tab separates, as HTML and Word tables are converted) are no prose."""
     runs: list[str] = []
     run: list[str] = []
-    for line in block.split("\n"):
+    lines = block.split("\n")
+    for number, line in enumerate(lines):
         bare = line.strip()
+        # A line the next one continues in lower case is the start of a wrapped sentence
+        # ("If You\n institute patent litigation"), however short.
+        wrapped = number + 1 < len(lines) and lines[number + 1].strip()[:1].islower()
         item = bool(re.match(r"([-*]|\d+[.)]) ", bare))
         ends = (*FULL_STOPS, *WIDE_FULL_STOPS, ":")
         sentence_open = bool(run) and not run[-1].rstrip().endswith(ends)
@@ -53,7 +58,7 @@ def runs_of_prose(block: str) -> list[str]:
             len(bare.split()) < 4
             and not bare.endswith((".", ",", ";", ":"))
             and (bare[:1].isupper() or bare[:1].isdigit())
-            and (numbered or not sentence_open)
+            and (numbered or not (sentence_open or wrapped))
         )
         row = bare[:1] in ("#", "|") or CELL in bare
         if bare and not row and not item and not title:
@@ -167,13 +172,51 @@ def rank_sentences(
 
 def candidates(retrieved: list[str], read: list[str], tables: bool) -> list[str]:
     """The sentences (and with ``tables``, the table rows) to rank, each once: the whole
-    sentences of the ``retrieved`` passages (a chunk is cut at a character count), then
-    those of the texts ``read``."""
+    sentences of the ``retrieved`` passages (each from where it can be quoted:
+    ``quotable``), then those of the texts ``read`` (from a sentence's start)."""
     pool = [s for text in retrieved for s in sentences_of(text) if is_whole_sentence(s)]
     pool += [s for text in read for s in sentences_of(text)]
     if tables:
         pool += [row for text in [*retrieved, *read] for row in table_rows_of(text)]
     return list(dict.fromkeys(pool))
+
+
+OPENS_SENTENCE = re.compile(r"(?:\n[ \t]*\n|[.!?:]\s)\s*$")
+"""The end of what stands before a sentence's start: a blank line, or a sentence's end."""
+
+
+def quotable(passage: dict[str, object], context: str) -> str:
+    """What of a ``retrieve()`` passage a quote may start in: all of it when it opens its
+    page or document, or follows a blank line or a sentence's end in the documents
+    (``context``); else from its second sentence, as a chunk cut at a character count may
+    start inside a sentence, at a capital letter as well ("... each\nContributor hereby
+    grants")."""
+    text = str(passage.get("text") or "")
+    span = passage.get("span")
+    start = span[0] if isinstance(span, list | tuple) and span else None
+    opens = start == 0 or (
+        passage.get("source") == "doc"
+        and isinstance(start, int)
+        and OPENS_SENTENCE.search(context, max(0, start - 40), start) is not None
+    )
+    return text if opens else sentences_from_second(text)
+
+
+def sentences_from_second(text: str) -> str:
+    """``text`` from the first place a sentence surely starts in it: past its first
+    sentence's end or blank line, or past its first line when that is no prose (a heading,
+    a list item, a table row: ``runs_of_prose`` keeps none of it), whichever comes first —
+    what can be quoted of a text read from an offset that may fall inside a sentence."""
+    first_line, _, rest = text.partition("\n")
+    if rest and not runs_of_prose(first_line):
+        return rest
+    boundary = FIRST_BOUNDARY.search(text)
+    return text[boundary.end() :] if boundary else ""
+
+
+FIRST_BOUNDARY = re.compile(rf"(?<=[{FULL_STOPS}{WIDE_FULL_STOPS}])\s+|\n[ \t]*\n")
+"""The first place after which a sentence starts: a full stop and white space, or a blank
+line."""
 
 
 BLANK_LINE = re.compile(r"\n[ \t]*\n")

@@ -5,17 +5,26 @@ Terms are ``ralph_tui.words``'s, the same the worker searches with in the sandbo
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+import math
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 
+from ralph_tui.llm.offline.sentences import runs_of_prose
 from ralph_tui.words import (
     key_terms,
     names_of,
     query_terms,
     query_words,
+    split_sentences,
     term_pairs,
     term_set,
 )
 from ralph_tui.words import sentences as all_sentences
+
+LEAD = re.compile(r"""[\s"'`(\[*_“‘«]*(?:(?:[-*•]|\d+[.)])\s+)?[\s"'`(\[*_“‘«]*""")
+"""What may stand between a sentence's start and a quote of it: white space, a list item's
+marker, opening quote marks and brackets."""
 
 
 def sentences(text: str, min_chars: int = 20) -> list[str]:
@@ -37,10 +46,23 @@ def unsupported_terms(claim: str, source: str) -> list[str]:
     return sorted(set(key_terms(claim)) - term_set(source))
 
 
+Rarity = Callable[[Sequence[str]], Mapping[str, float]]
+"""How much each term says in the run's documents: its IDF over their passages (the
+retrieval's ``LexicalIndex.rarity``), high for a name in a few passages, low for a word on
+every page; a term no passage holds is left out."""
+
+COMMON_IDF = math.log(3)
+"""The IDF (BM25's form) of a term held by about a third of the passages: a term at or
+below it is one of the documents' common words ("program", "input" and "read" in a
+manual), which says as little about where an answer is as a stop word. A handbook's own
+subject ("duty manager" in a quarter of its passages) stays above it."""
+
+
 @dataclass(frozen=True)
 class Asked:
     """What a question or task asks about: its terms, each with its word as written, and
-    its phrases (pairs of consecutive terms, either way round)."""
+    its phrases (pairs of consecutive terms, either way round); once ``weighed``, which of
+    its terms are the documents' common words and which they never use."""
 
     words: dict[str, str]
     phrases: frozenset[frozenset[str]]
@@ -49,6 +71,40 @@ class Asked:
     about what the question asks after, and sources lacking one cannot answer it. A task
     has none: the thing it names is often what the whole document is about ("bzip2" in
     bzip2's manual), so a passage naming it may still be off the task."""
+    common: frozenset[str] = frozenset()
+    """Terms the documents hold in a third of their passages or more (``COMMON_IDF``)."""
+    absent: frozenset[str] = frozenset()
+    """Terms no passage of the documents holds: no line can hold them."""
+    weighed_in_documents: bool = False
+    """Whether ``common`` and ``absent`` are known (``weighed``)."""
+
+    def weighed(self, rarity: Rarity | None) -> Asked:
+        """These terms as ``rarity`` tells them apart (unchanged without one)."""
+        if rarity is None or not self.words:
+            return self
+        weights = rarity(list(self.words))
+        common = frozenset(t for t, weight in weights.items() if weight <= COMMON_IDF)
+        absent = frozenset(t for t in self.words if t not in weights)
+        return replace(self, common=common, absent=absent, weighed_in_documents=True)
+
+    @property
+    def telling(self) -> frozenset[str]:
+        """The terms that tell an answer apart: those the documents hold, but not in a
+        third of their passages (all held ones when every one is common; all terms when
+        not weighed)."""
+        held = frozenset(self.words) - self.absent
+        return (held - self.common) or held or frozenset(self.words)
+
+    @property
+    def telling_names(self) -> frozenset[str]:
+        """Once weighed, the names among the telling terms: "bzip2recover" in bzip2's
+        manual, not "License" in a licence, where it is on every line."""
+        return self.names & self.telling if self.weighed_in_documents else frozenset()
+
+    def lacks_most(self, missing: Iterable[str]) -> bool:
+        """Whether the sources lack most of the question's terms, a missing common word not
+        counted: a source lacking only those may still answer it."""
+        return len(set(missing) - self.common) * 2 > len(self.words)
 
     @classmethod
     def of(cls, query: str, *, names: bool) -> Asked:
@@ -72,15 +128,23 @@ class Asked:
         return set(self.words)
 
     def addressed_by(self, text: str) -> bool:
-        """Whether ``text`` holds at least half of the terms (one of one or two), one of
-        the names, or one of the phrases: a passage sharing a common word or two with a
-        longer question or task, apart (a licence's "damages ... data" with "recovers data
-        from damaged files"), is about something else. The worker quotes, the reasoner
-        writes and the judges pass by this one rule."""
+        """Whether ``text`` holds at least half of the telling terms (one of one or two),
+        one of the names, or a phrase of two telling terms: a passage sharing a common word
+        or two with a longer question or task, apart (a licence's "damages ... data" with
+        "recovers data from damaged files"), is about something else, and so is one holding
+        only the documents' common words ("program", "input" in a manual). A question that
+        names something the documents hold in few places is answered only about it. The
+        worker quotes, the reasoner writes and the judges pass by this one rule."""
         held = term_set(text)
-        if len(held & self.terms) * 2 >= len(self.terms) or held & self.names:
+        telling = self.telling
+        if self.telling_names:
+            return bool(held & self.telling_names)
+        names = self.names & telling
+        if len(held & telling) * 2 >= len(telling) or held & names:
             return True
-        return any(frozenset(pair) in self.phrases for pair in term_pairs(text))
+        return any(
+            frozenset(pair) in self.phrases and set(pair) <= telling for pair in term_pairs(text)
+        )
 
 
 def rank_sentences(query: str, candidates: list[str], limit: int) -> list[str]:
@@ -98,3 +162,77 @@ def clip_words(text: str, limit: int) -> str:
     cut = text[:limit]
     space = cut.rfind(" ")
     return cut[:space] if space > limit // 2 else cut
+
+
+def sentence_starts(window: str) -> list[int]:
+    """Where the sentences of ``window`` start: each line that is no prose (a heading, a
+    list item, a table row) or opens a paragraph's run of prose (``runs_of_prose``), and
+    each sentence within a run (``split_sentences``), as offsets; the window's own start
+    is one only when it is the start of its text (unknowable here, so not counted)."""
+    starts: set[int] = set()
+    offset = 0
+    for line in window.split("\n"):
+        starts.add(offset)
+        offset += len(line) + 1
+    at = 0
+    for run in runs_of_prose(window):
+        found = window.find(run, at)
+        if found < 0:
+            continue
+        first_line = run.split("\n", 1)[0]
+        continued = range(found + len(first_line) + 1, found + len(run))
+        starts -= {start for start in starts if start in continued}
+        place = found
+        for sentence in split_sentences(run):
+            place = window.find(sentence, place)
+            starts.add(place)
+            place += len(sentence)
+        at = found + len(run)
+    starts.discard(0)
+    return sorted(starts)
+
+
+def _span_in(quote: str, window: str) -> tuple[int, int] | None:
+    """Where ``quote`` stands in ``window``, white space matching any white space (a quote
+    of text wrapped over lines is given on one line); ``None`` where it does not."""
+    parts = quote.split()
+    if not parts:
+        return None
+    found = re.search(r"\s+".join(map(re.escape, parts)), window)
+    return found.span() if found else None
+
+
+def starts_mid_sentence(quote: str, window: str) -> bool:
+    """Whether ``quote`` stands in ``window`` after the start of its sentence (past white
+    space, a list marker and opening marks): a fragment cut from inside a sentence. False
+    where that cannot be told: the quote not in the window, or nothing of the window
+    before it."""
+    span = _span_in(quote, window)
+    if span is None or span[0] == 0:
+        return False
+    at = span[0]
+    return not any(
+        start <= at and LEAD.fullmatch(window, start, at) for start in sentence_starts(window)
+    )
+
+
+def continues(before: str, quote: str, window: str) -> bool:
+    """Whether ``quote`` stands in ``window`` right after the end of ``before`` (its last
+    words, white space aside): the next piece of a sentence quoted piece by piece."""
+    span = _span_in(quote, window)
+    tail = before.split()[-3:]
+    if span is None or not tail:
+        return False
+    return " ".join(window[: span[0]].split()).endswith(" ".join(tail))
+
+
+def sentence_around(quote: str, window: str) -> str:
+    """The sentence of ``window`` that ``quote`` stands in, as much of it as the window
+    holds (the quote itself when it is not in the window)."""
+    span = _span_in(quote, window)
+    if span is None:
+        return quote
+    starts = sentence_starts(window)
+    begin = max((start for start in starts if start <= span[0]), default=0)
+    end = min((start for start in starts if start >= span[1]), default=len(window))
+    return window[begin:end]

@@ -28,17 +28,23 @@ from ralph_tui import words
 from ralph_tui.evidence import passage_marker
 from ralph_tui.llm.offline import sentences
 from ralph_tui.llm.offline.constraints import Steering
-from ralph_tui.llm.offline.text import Asked
+from ralph_tui.llm.offline.text import Asked, Rarity
 
 MAX_QUOTE_CHARS = 160
-MIN_CLAUSE_WORDS = 8
-"""A clause shorter than this is more likely a list cut at a comma than a statement."""
+MAX_QUOTES = 8
+"""The validator's bounds on one quote's length and on the quotes of an answer."""
+MAX_PIECES = 3
+"""Quotes one answer line may take to quote a long sentence, piece after piece."""
+MIN_PIECE_WORDS = 3
+"""Words a piece of a sentence needs to be accepted as a quote."""
 PASSAGES_SHOWN = 12
 RETRIEVED = 6
 """Passages asked of ``retrieve()``: a few chunks beside the whole-text search."""
 RETRIEVED_SOURCES = ("doc", "external")
 """What the worker quotes from: the documents and fetched pages, never past episodes (the
-baseline's own earlier outputs)."""
+baseline's own earlier outputs). Each is asked on its own: their passages' scores come from
+indexes of their own, so in one search a long document's chunks sharing common words with
+the question can crowd out every fetched page that answers it."""
 FOUND_PREFIX = "terms found: "
 CLAUSE_MARKS = ",;:、，；："
 CLAUSE_END = re.compile(r"(?<=[,;:])(?=\s)|(?<=[、，；：])")
@@ -67,8 +73,12 @@ for word in {searched!r}:
     hits[word] = [match.start() for match in re.finditer(word, context, re.IGNORECASE)]
 read = [context[start:end] for start, end in reading_spans(context, hits)]
 _retrieve = globals().get("retrieve")
-_passages = _retrieve({query!r}, k={k}, sources={sources!r}) if _retrieve else []
-_retrieved = [passage["text"] for passage in _passages]
+_passages = [
+    passage
+    for _source in ({sources!r} if _retrieve else [])
+    for passage in _retrieve({query!r}, k={k}, sources=[_source])
+]
+_retrieved = [quotable(passage, context) for passage in _passages]
 for line in search_lines(
     read, _retrieved, {terms!r}, {focus!r}, {leave_out!r}, need={need}, shown={shown},
     found_prefix={found_prefix!r}, tables={tables!r},
@@ -114,7 +124,7 @@ def shipped_code() -> str:
         if "'''" in source:
             raise ValueError(f"{module.__name__} cannot be sent in a raw string literal")
         modules.append(MODULE.format(name=module.__name__, source=source))
-    imported = f"from {sentences.__name__} import reading_spans, search_lines\n"
+    imported = f"from {sentences.__name__} import quotable, reading_spans, search_lines\n"
     return INSTALL + "".join(modules) + imported
 
 
@@ -188,27 +198,52 @@ def clauses_of(passage: str) -> list[str]:
     return [part for part in CLAUSE_END.split(passage) if part]
 
 
-def quote_from(
+def pieces_of(passage: str) -> list[str]:
+    """The passage cut into consecutive pieces of at most ``MAX_QUOTE_CHARS`` each, at
+    clause ends (at spaces inside a clause longer than that), each verbatim and stripped:
+    read in order, they are the whole sentence."""
+    parts: list[str] = []
+    for clause in clauses_of(passage):
+        if len(clause) <= MAX_QUOTE_CHARS:
+            parts.append(clause)
+        else:
+            parts += re.split(r"(?<=\s)(?=\S)", clause)
+    pieces: list[str] = []
+    current = ""
+    for part in parts:
+        if current.strip() and len((current + part).strip()) > MAX_QUOTE_CHARS:
+            pieces.append(current.strip())
+            current = part
+        else:
+            current += part
+    if current.strip():
+        pieces.append(current.strip())
+    return pieces
+
+
+def quotes_from(
     passage: str, asked: Asked, addressed: Callable[[str], bool] | None = None
-) -> str | None:
-    """The whole sentence, or the run of its clauses within 160 characters that holds the
-    most of the ``asked`` terms (the first such); ``None`` when no run holds enough words
-    and addresses the question (``addressed``, by default ``Asked.addressed_by``)."""
-    addressed = addressed or asked.addressed_by
+) -> list[str] | None:
+    """The quotes of one answer line from a sentence that addresses the question
+    (``addressed``, by default ``Asked.addressed_by``): the sentence itself when it fits
+    in one quote; else its first pieces (``pieces_of``), as many as it takes to hold every
+    telling term of the question the sentence holds (``Asked.telling``), at most
+    ``MAX_PIECES`` — every quote of a line continues the one before it, and the first
+    starts the sentence: a clause from inside a sentence may say the opposite of it
+    ("... unless the holder terminates"), and the judge passes no such fragment. ``None``
+    when the sentence does not address the question or a piece is too short to quote."""
+    if not (addressed or asked.addressed_by)(passage):
+        return None
     if len(passage) <= MAX_QUOTE_CHARS:
-        return passage if addressed(passage) else None
-    clauses = clauses_of(passage)
-    best: tuple[int, str] | None = None
-    for first in range(len(clauses)):
-        for last in range(first, len(clauses)):
-            run = "".join(clauses[first : last + 1]).strip()
-            if len(run) > MAX_QUOTE_CHARS:
-                break
-            held = len(words.term_set(run) & asked.terms)
-            fits = words.word_count(run) >= MIN_CLAUSE_WORDS and addressed(run)
-            if fits and (best is None or held > best[0]):
-                best = (held, run)
-    return best[1] if best else None
+        return [passage]
+    pieces = pieces_of(passage)
+    wanted = words.term_set(passage) & asked.telling
+    for count in range(1, min(len(pieces), MAX_PIECES) + 1):
+        chosen = pieces[:count]
+        if words.term_set(" ".join(chosen)) >= wanted:
+            short = any(words.word_count(piece) < MIN_PIECE_WORDS for piece in chosen)
+            return None if short else chosen
+    return None
 
 
 def bullet_of(quote: str) -> str:
@@ -230,11 +265,18 @@ def not_found_output(missing: list[str]) -> dict[str, object]:
 
 
 def qa_output(
-    passages: list[str], query: str, observation: str, steering: Steering, *, part: bool = False
+    passages: list[str],
+    query: str,
+    observation: str,
+    steering: Steering,
+    rarity: Rarity | None = None,
+    *,
+    part: bool = False,
 ) -> dict[str, object]:
     """Bullets and quotes from the printed sentences (each quote addressing the question),
-    or "not found" when the sources lack most of the question's terms or a name it names,
-    or no sentence addresses it.
+    or "not found" when the sources lack most of what the question's terms say or a name
+    it names, or no sentence addresses it. Terms weigh their ``rarity`` in the documents:
+    a manual's "program", "input" and "read" say little beside the name of the program.
 
     ``part``: the sources are one part of what the question is about (a child agent's
     documents, its parent merging what each child quoted): a sentence addresses the question
@@ -242,25 +284,29 @@ def qa_output(
     the sources lacking most of its terms is no reason to say "not found" (the other parts
     may hold them; lacking a name the question names still is)."""
     missing = missing_terms(query, observation)
-    asked = Asked.question(query)
-    lacking = len(missing) * 2 > len(search_terms(query)) and not part
+    asked = Asked.question(query).weighed(rarity)
+    lacking = asked.lacks_most(missing) and not part
     if lacking or asked.names.intersection(missing):
         return not_found_output(missing)
     need = needed_terms(query, steering)
     enough = (lambda text: len(words.term_set(text) & asked.terms) >= need) if part else None
     limit = 7 if steering.wants_more else 5
-    quotes: dict[str, None] = dict.fromkeys(steering.exact_quotes)
+    lines = [[quote] for quote in dict.fromkeys(steering.exact_quotes)]
     for passage in passages:
-        quote = quote_from(passage, asked, enough)
-        if quote is not None and len(quotes) < limit:
-            quotes.setdefault(quote, None)
-    if not quotes:
+        quotes = quotes_from(passage, asked, enough)
+        taken = {quote for line in lines for quote in line}
+        if quotes is None or taken.intersection(quotes) or len(lines) >= limit:
+            continue
+        if len(taken) + len(quotes) <= MAX_QUOTES:
+            lines.append(quotes)
+    if not lines:
         return not_found_output(missing)
-    chosen = list(quotes)
+    evidence = [quote for line in lines for quote in line]
+    numbers = iter(range(1, len(evidence) + 1))
     return {
-        "answer": "\n".join(bullet_of(quote) for quote in chosen),
-        "evidence": chosen,
-        "lineQuotes": [[number] for number in range(1, len(chosen) + 1)],
+        "answer": "\n".join(bullet_of(" ".join(line)) for line in lines),
+        "evidence": evidence,
+        "lineQuotes": [[next(numbers) for _ in line] for line in lines],
     }
 
 
