@@ -15,7 +15,8 @@ from typing import Any
 
 from ralph_tui.documents.detect import Format, UnreadableFile
 from ralph_tui.documents.encoding import UndecodableText, decode_text
-from ralph_tui.documents.pdf import PdfError, Source, pdf_pages
+from ralph_tui.documents.pdf import PdfError, Source, pdf_outline, pdf_pages
+from ralph_tui.documents.pdf_headings import pdf_headings
 
 PAGE_SEPARATOR = "\n\n"
 """Between a PDF's pages in the extracted text (the page table gives each page's span)."""
@@ -59,7 +60,8 @@ class Extracted:
     empty_pages: list[int] = field(default_factory=list)
     """1-based numbers of pages without a text layer (a scan): nothing to quote there."""
     headings: list[Heading] = field(default_factory=list)
-    """The document's headings in text order (HTML, Word; a Markdown file's ``#`` lines)."""
+    """The document's headings in text order (HTML, Word; a Markdown file's ``#`` lines; a
+    PDF's outline, or its numbered headings: ``pdf_headings``)."""
 
 
 def extract(
@@ -82,7 +84,7 @@ def extract(
     return extracted
 
 
-LAYOUT = {"pdf": " tables-1"}
+LAYOUT = {"pdf": " tables-1 headings-1"}
 """How our own layout over a converter reads its output (tables as rows): a change to it
 makes cached conversions stale, as a new converter version does."""
 
@@ -124,7 +126,22 @@ def _pdf(source: Source, on_page: OnPage | None) -> Extracted:
             f"has no text layer on any of its {len(pages)} pages (a scan?): OCR is not built "
             "in; run it through an OCR tool first"
         )
-    return Extracted(PAGE_SEPARATOR.join(pages), converter_version("pdf"), pages, empty)
+    starts = [0]
+    for page in pages[:-1]:
+        starts.append(starts[-1] + len(page) + len(PAGE_SEPARATOR))
+    headings = [
+        Heading(level, title, starts[page] + offset)
+        for level, title, page, offset in pdf_headings(pages, _outline(source))
+    ]
+    return Extracted(PAGE_SEPARATOR.join(pages), converter_version("pdf"), pages, empty, headings)
+
+
+def _outline(source: Source) -> list[tuple[int, str, int]]:
+    """The PDF's bookmarks, or none when they cannot be read (the pages could)."""
+    try:
+        return pdf_outline(source)
+    except PdfError:
+        return []
 
 
 def _html(data: bytes) -> Extracted:
