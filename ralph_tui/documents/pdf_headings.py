@@ -7,8 +7,8 @@ costs more than a missed one (its words are indexed with every passage below it)
 
 - it is a whole line of its own, short, not a sentence (no closing full stop) and in title
   case or capitals after its number ("Item 7 of our Annual Report on Form 10-K" is no heading);
-- it is not on a table of contents (a page with several item or note lines, or a line that
-  ends in a page number);
+- it is not on a table of contents (a page with ``TOC_LINES`` part, item or note lines that
+  end in a page number), nor a line that ends in a page number, nor a table's row;
 - it is no running header or footer: a line found among the first or last lines of several
   pages ("PART II", "Item 7" above every page of a section; "Table of Contents") is none,
   nor is a title that stands as a line of its own on more than ``MAX_REPEATS`` pages.
@@ -68,8 +68,15 @@ SECTION = re.compile(
     re.IGNORECASE,
 )
 """Section titles of an annual report that stand without a number."""
-CONTENTS_LINE = re.compile(r"[ \t\u00a0]*(?:PART|ITEM|NOTE|\d{1,2}\.)", re.IGNORECASE)
 PAGE_NUMBER_END = re.compile(r"(?:\s|\t|\.{2,})\d{1,3}\s*$")
+CONTENTS_LINE = re.compile(r"(?:PART|ITEM|NOTE|\d{1,2}\.).*?(?:\s|\.{2,})\d{1,3}", re.IGNORECASE)
+"""A line of a table of contents: a part, item or note and its page number."""
+CANDIDATE = re.compile(
+    r"^[ \t\u00a0]*((?:PART|ITEM|NOTE|\d{1,2}\.|CONSOLIDATED|BALANCE|STATEMENTS?|LIQUIDITY"
+    r"|RESULTS|CRITICAL|RISK|HUMAN|EMPLOYEES|REPORT|SEGMENT|OVERVIEW)[^\n]*)$",
+    re.IGNORECASE | re.MULTILINE,
+)
+"""A line that begins as a heading may (the patterns below decide)."""
 SMALL_WORDS = word_set("a an and as at by for from in into of on or the to with vs versus than")
 """Words a title leaves in lower case."""
 DIGITS = re.compile(r"\d+")
@@ -115,15 +122,14 @@ def _numbered_headings(pages: Sequence[str]) -> list[Found]:
     candidates: list[tuple[int, int, str, str]] = []  # page, offset in page, title, key
     for number, page in enumerate(pages):
         found = []
-        offset = 0
-        for line in page.split("\n"):
-            kind = _heading_kind(line)
-            if kind is not None and _key(line) not in running:
-                lead = len(line) - len(line.lstrip(" \t\u00a0"))
-                title = line.strip(" \t\u00a0")
-                found.append((kind, offset + lead, title))
-            offset += len(line) + 1
-        if _contents_lines(page) >= TOC_LINES:
+        # Only the lines that begin as a heading can (most lines of a page do not).
+        contents = 0
+        for line in CANDIDATE.finditer(page):
+            contents += CONTENTS_LINE.fullmatch(line.group(1).rstrip(" \t\u00a0")) is not None
+            kind = _heading_kind(line.group())
+            if kind is not None and _key(line.group()) not in running:
+                found.append((kind, line.start(1), line.group(1).rstrip(" \t\u00a0")))
+        if contents >= TOC_LINES:
             continue  # a table of contents, or an index of notes
         candidates += [(number, at, title, f"{kind}") for kind, at, title in found]
     pages_of: dict[str, set[int]] = {}
@@ -168,15 +174,6 @@ def _heading_kind(line: str) -> int | None:
     return None
 
 
-def _contents_lines(page: str) -> int:
-    """How many lines of ``page`` name a part, item or note and end in a page number."""
-    return sum(
-        1
-        for line in page.split("\n")
-        if CONTENTS_LINE.match(line) and PAGE_NUMBER_END.search(line.rstrip())
-    )
-
-
 def _titled(title: str, allow_stop: bool = False) -> bool:
     """Whether ``title`` reads as a heading's title: every word but the small ones begins
     with a capital (or is no word: a figure, a dash), and it does not end as a sentence."""
@@ -192,10 +189,11 @@ def _titled(title: str, allow_stop: bool = False) -> bool:
 def _running_lines(pages: Sequence[str]) -> set[str]:
     """The lines (by ``_key``) at the top or the bottom of at least ``RUNNING_PAGES`` pages."""
     seen: Counter[str] = Counter()
+    reach = 3 * EDGE_LINES  # lines looked at from each end (some may be blank)
     for page in pages:
-        lines = [line for line in page.split("\n") if line.strip()]
-        edges = lines[:EDGE_LINES] + lines[-EDGE_LINES:] if len(lines) > EDGE_LINES else lines
-        seen.update({_key(line) for line in edges})
+        top = [line for line in page.split("\n", reach)[:reach] if line.strip()][:EDGE_LINES]
+        bottom = [line for line in page.rsplit("\n", reach)[-reach:] if line.strip()]
+        seen.update({_key(line) for line in top + bottom[-EDGE_LINES:]})
     return {key for key, count in seen.items() if count >= RUNNING_PAGES and key}
 
 
