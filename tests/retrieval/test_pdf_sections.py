@@ -1,5 +1,6 @@
-"""How search reads a PDF's headings, and a MaxSim rerank that no phrasing word of a question
-decides alone: the choices measured on the filings benchmark (``bench/filings.py``)."""
+"""How search reads a PDF's headings, a MaxSim rerank that no phrasing word of a question
+decides alone, and pages before repeats of a page: the choices measured on the filings
+benchmark (``bench/filings.py``)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import numpy as np
 from ralph_tui.retrieval.chunks import Chunking, chunk_text, section_headings
 from ralph_tui.retrieval.context import chunk_contexts
 from ralph_tui.retrieval.rerank import WEIGHT_CAP, capped, maxsim
+from ralph_tui.retrieval.retriever import pages_first
+from ralph_tui.retrieval.sources import PassageInfo
 
 
 def _filing() -> tuple[str, list[dict[str, object]]]:
@@ -76,3 +79,31 @@ def test_a_rare_phrasing_word_does_not_outweigh_the_words_a_passage_answers_with
     assert scores[0] > scores[1]
     assert capped(np.array([8.0, 1.5, 1.2])).tolist() == [WEIGHT_CAP * 1.5, 1.5, 1.2]
     assert capped(np.array([8.0])).tolist() == [8.0]
+
+
+def _passage(chunk: int, page: int | None, document: str = "a.pdf") -> PassageInfo:
+    return PassageInfo("doc", chunk, f"text {chunk}", (chunk, chunk + 1), None, document, page)
+
+
+def test_each_pages_first_passage_comes_before_any_pages_second() -> None:
+    infos = {
+        info.key: info
+        for info in [
+            _passage(1, 33),
+            _passage(2, 33),
+            _passage(3, 32),
+            _passage(4, 33),
+            _passage(5, 35),
+            _passage(6, 35, "b.pdf"),
+            _passage(7, None, "notes.md"),
+            _passage(8, None, "notes.md"),
+        ]
+    }
+    order = list(infos)
+    plain = dict.fromkeys(order, (True, 0))
+    chunks = [infos[key].chunk for key in pages_first(order, infos, plain)]
+    assert chunks == [1, 3, 5, 6, 7, 8, 2, 4]
+    # A passage that holds the query's exact phrase keeps its precedence, repeat or not.
+    phrase = {**plain, order[1]: (False, 0)}
+    chunks = [infos[key].chunk for key in pages_first(order, infos, phrase)]
+    assert chunks[0] == 2
