@@ -35,6 +35,8 @@ and the title's offset in the page's text."""
 MAX_HEADING = 120
 """The longest line taken for a heading (a longer one is a paragraph's line)."""
 MAX_WORDS = 16
+MAX_LINE = 4 * MAX_HEADING
+"""The longest line looked at (white space runs count: a title may be spaced out)."""
 EDGE_LINES = 3
 """How many lines at the top and the bottom of a page may be a running header or footer."""
 RUNNING_PAGES = 3
@@ -44,6 +46,8 @@ MAX_REPEATS = 2
 TOC_LINES = 3
 """A page with this many numbered lines that end in a page number is a table of contents."""
 MAX_HEADINGS = 5000
+OUTLINE_READS = 8
+"""How many times over the pages' text finding a PDF's bookmarks may read at most."""
 NUMBERED_WORDS = 8
 """The most words of a note's title numbered without the word "Note" ("12. Debt")."""
 
@@ -98,6 +102,7 @@ def _outline_headings(pages: Sequence[str], outline: Outline) -> list[Found]:
     the previous bookmark's, on the same page), at the place it stands."""
     headings: list[Found] = []
     after: dict[int, int] = {}
+    budget = OUTLINE_READS * sum(len(page) for page in pages) + OUTLINE_READS * MAX_LINE
     for level, title, index in outline[:MAX_HEADINGS]:
         if not 0 <= index < len(pages):
             continue
@@ -106,6 +111,9 @@ def _outline_headings(pages: Sequence[str], outline: Outline) -> list[Found]:
             continue
         body = r"\s+".join(re.escape(word) for word in words)
         page, since = pages[index], after.get(index, 0)
+        budget -= 2 * (len(page) - since)
+        if budget < 0:
+            break  # bookmarks by the thousand on long pages: the rest are not looked for
         # Where the title begins a line, else (a title run into its first line) anywhere.
         found = re.compile(rf"^[ \t\u00a0]*({body})", re.IGNORECASE | re.MULTILINE).search(
             page, since
@@ -125,6 +133,8 @@ def _numbered_headings(pages: Sequence[str]) -> list[Found]:
         # Only the lines that begin as a heading can (most lines of a page do not).
         contents = 0
         for line in CANDIDATE.finditer(page):
+            if len(line.group()) > MAX_LINE:
+                continue  # a paragraph run into one line: no heading, no contents line
             contents += CONTENTS_LINE.fullmatch(line.group(1).rstrip(" \t\u00a0")) is not None
             kind = _heading_kind(line.group())
             if kind is not None and _key(line.group()) not in running:

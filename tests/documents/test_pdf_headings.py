@@ -6,6 +6,7 @@ the LCM prompt) at the place their title stands in the text."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -156,3 +157,15 @@ def test_rows_contents_lines_and_sentences_are_no_headings() -> None:
     assert [(level, title) for level, title, _, _ in pdf_headings(pages)] == [
         (3, "Note 4 - Leases")
     ]
+
+
+def test_a_hostile_page_is_read_in_bounded_time() -> None:
+    # A contents-like line of dots (quadratic for a naive pattern) and thousands of
+    # bookmarks that match nothing, on long pages: each read a bounded number of times.
+    dots = "ITEM 7 " + "." * 50_000 + "x"
+    started = time.perf_counter()
+    assert pdf_headings([dots]) == []
+    pages = ["word " * 100_000] * 3
+    outline = [(0, "Item 7. Nowhere to be found", n % 3) for n in range(5000)]
+    assert pdf_headings(pages, outline) == []
+    assert time.perf_counter() - started < 10
