@@ -16,7 +16,8 @@ from typing import Any
 from ralph_tui.documents import ocr
 from ralph_tui.documents.detect import Format, UnreadableFile
 from ralph_tui.documents.encoding import UndecodableText, decode_text
-from ralph_tui.documents.pdf import PdfError, Source, pdf_pages
+from ralph_tui.documents.pdf import PdfError, Source, pdf_outline, pdf_pages
+from ralph_tui.documents.pdf_headings import pdf_headings
 from ralph_tui.documents.scans import OcrResult, read_image_file, read_scanned_pages
 
 PAGE_SEPARATOR = "\n\n"
@@ -66,7 +67,8 @@ class Extracted:
     """1-based numbers of pages with no text (no text layer, and none read by OCR):
     nothing to quote there."""
     headings: list[Heading] = field(default_factory=list)
-    """The document's headings in text order (HTML, Word; a Markdown file's ``#`` lines)."""
+    """The document's headings in text order (HTML, Word; a Markdown file's ``#`` lines; a
+    PDF's outline, or its numbered headings: ``pdf_headings``)."""
     ocr_pages: list[int] = field(default_factory=list)
     """1-based numbers of the pages whose text OCR read (every page of an image file)."""
     unread_pages: list[int] = field(default_factory=list)
@@ -110,7 +112,7 @@ def extract(
     return extracted
 
 
-LAYOUT = {"pdf": " tables-1"}
+LAYOUT = {"pdf": " tables-1 headings-1"}
 """How our own layout over a converter reads its output (tables as rows): a change to it
 makes cached conversions stale, as a new converter version does."""
 
@@ -180,11 +182,19 @@ def _pdf(source: Source, on_page: OnPage | None, ocr_plan: OcrPlan) -> Extracted
     empty = [number for number in empty if not pages[number - 1]]
     if len(empty) == len(pages):
         raise _no_text(len(pages), read)
+    starts = [0]
+    for page in pages[:-1]:
+        starts.append(starts[-1] + len(page) + len(PAGE_SEPARATOR))
+    headings = [
+        Heading(level, title, starts[page] + offset)
+        for level, title, page, offset in pdf_headings(pages, _outline(source))
+    ]
     return Extracted(
         PAGE_SEPARATOR.join(pages),
         with_ocr(converter_version("pdf"), read.engine if ocr_pages else None),
         pages,
         empty,
+        headings,
         ocr_pages=ocr_pages,
         unread_pages=[number for number in read.untried if number in empty],
         unread_why=read.why_untried,
@@ -232,6 +242,14 @@ def _image(data: bytes, ocr_plan: OcrPlan) -> Extracted:
         unread_pages=[number for number in read.untried if number in empty],
         unread_why=read.why_untried,
     )
+
+
+def _outline(source: Source) -> list[tuple[int, str, int]]:
+    """The PDF's bookmarks, or none when they cannot be read (the pages could)."""
+    try:
+        return pdf_outline(source)
+    except PdfError:
+        return []
 
 
 def _html(data: bytes) -> Extracted:

@@ -41,7 +41,8 @@ def convert_page(body: bytes, content_type: str, url: str) -> Converted:
         raise NotADocument(f"{fmt} that {exc}") from None
     title, links = _html_title_and_links(body, url) if fmt == "html" else ("", [])
     if not title:
-        first = extracted.headings[0].title if extracted.headings else ""
+        # A PDF's first heading is a part or an item ("PART I"), not its title: its name is.
+        first = extracted.headings[0].title if extracted.headings and fmt != "pdf" else ""
         title = first or PurePosixPath(urlsplit(url).path).name
     outline = _outline(body) if fmt == "pdf" else []
     return Converted(

@@ -7,9 +7,10 @@ carries the document and, for a PDF, every page it spans.
 Where a document has pages or headings, a chunk prefers to end where the document's own
 parts do: at a page break (unless it began with the overlap of the previous window and
 that would leave it a sliver, under a quarter of a window) or at a heading (when it keeps
-at least half a window), and the next chunk starts right there, without overlap — so a
-passage is about one page and one section, and a balance sheet is not found through a
-chunk that begins in the previous page's footer.
+at least half a window; in a PDF only at its top headings, ``section_headings``), and the
+next chunk starts right there, without overlap — so a passage is about one page and one
+section, and a balance sheet is not found through a chunk that begins in the previous
+page's footer.
 
 A chunk spanning pages is labelled with the page that holds most of its characters (the
 first such page on a tie): where its content is, not where its first character happens to
@@ -120,7 +121,7 @@ def chunk_text(
         pages = entry.get("pages") or []
         page_breaks = [int(p["start"]) for p in pages if begin < int(p["start"]) < end]
         heading_breaks = [
-            int(h["start"]) for h in entry.get("headings") or [] if begin < int(h["start"]) < end
+            int(h["start"]) for h in section_headings(entry) if begin < int(h["start"]) < end
         ]
         if page_breaks or heading_breaks:
             starts, ends = _parted_windows(text, begin, end, chunking, page_breaks, heading_breaks)
@@ -143,6 +144,23 @@ def chunk_text(
             for name, parts in columns.items()
         }
     )
+
+
+PAGED_SECTION_LEVEL = 2
+"""In a document with pages (a PDF), the deepest headings that end chunks: a filing's parts
+and items. Its deeper headings (a note, a statement, "Liquidity and Capital Resources") stay
+in the section tree without cutting chunks: ending chunks at them too, or indexing chunks
+with their titles, lowered hit@5 on the filings benchmark (``bench/filings.py``)."""
+
+
+def section_headings(entry: dict[str, Any]) -> list[dict[str, Any]]:
+    """The headings of a corpus table entry that search reads (chunk breaks, context
+    words): all of a document without pages; of a paged one, those down to
+    ``PAGED_SECTION_LEVEL``."""
+    headings = list(entry.get("headings") or [])
+    if not entry.get("pages"):
+        return headings
+    return [h for h in headings if int(h.get("level") or 1) <= PAGED_SECTION_LEVEL]
 
 
 def _parted_windows(

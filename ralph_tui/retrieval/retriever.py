@@ -1,6 +1,7 @@
 """Two-stage search over every source: BM25 and dense legs fused by reciprocal rank
 (exact phrases first, then the passages holding the query's rare terms, a weight per
-source kind), then an optional MaxSim rerank that keeps that precedence."""
+source kind), then an optional MaxSim rerank that keeps that precedence; last, each page's
+first passage comes before any page's second (``pages_first``)."""
 
 from __future__ import annotations
 
@@ -224,6 +225,7 @@ class Retriever:
         ms["fusion"] = _since(t)
 
         order = self._rerank(query, order, infos, first, weights, scores, skipped, ms)
+        order = pages_first(order, infos, first)
         chosen = self._select(order, infos, k)
         for position, key in enumerate(order, 1):
             found.ranks[key]["final"] = position
@@ -342,6 +344,26 @@ class Retriever:
         if topic not in self._told:
             self._told.add(topic)
             self._notice(message)
+
+
+def pages_first(
+    order: list[str], infos: dict[str, PassageInfo], first: dict[str, tuple[bool, int]]
+) -> list[str]:
+    """``order`` with each page's first passage before any page's second, within each rank
+    of precedence (``first``: exact phrases, then rare terms), so a page already represented
+    does not take a place another page could have. Passages without a page keep their
+    place. On the filings benchmark four passages of one page filled four of the top five
+    places where the page that answers was sixth; pages first found the evidence page in the
+    top five for one question more, and for fewer in no scope."""
+    seen: set[tuple[str, str | None, int]] = set()
+    repeat: dict[str, bool] = {}
+    for key in order:
+        info = infos[key]
+        where = (info.kind, info.document or info.url, info.page) if info.page else None
+        repeat[key] = where is not None and where in seen
+        if where is not None:
+            seen.add(where)
+    return sorted(order, key=lambda key: (first[key], repeat[key]))
 
 
 def _kinds(kinds: Sequence[str] | str | None) -> set[str]:
