@@ -6,17 +6,18 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ralph_tui.retrieval.chunks import Chunking, chunk_text
+from ralph_tui.retrieval.chunks import CELL, MAX_ROW, Chunking, chunk_text
 
 
 @given(
-    text=st.text(min_size=0, max_size=3000),
+    text=st.text(min_size=0, max_size=3000).map(lambda text: text.replace(CELL, " ")),
     size=st.integers(min_value=1, max_value=600),
     overlap_part=st.floats(min_value=0, max_value=0.99),
 )
 def test_chunks_are_exact_overlapping_spans_covering_the_text(
     text: str, size: int, overlap_part: float
 ) -> None:
+    """Text without table rows (no tab): windows of ``size``, stepping by ``size - overlap``."""
     chunking = Chunking(size=size, overlap=int(size * overlap_part))
     table = chunk_text(text, chunking)
     texts = table.texts(text)
@@ -29,6 +30,37 @@ def test_chunks_are_exact_overlapping_spans_covering_the_text(
     assert covered == set(range(len(text)))
     for index in range(1, len(table)):
         assert table.span(index)[0] - table.span(index - 1)[0] == size - chunking.overlap
+
+
+def line_around(text: str, at: int) -> tuple[int, int]:
+    """The span of the line holding offset ``at`` (a newline at ``at`` ends it)."""
+    end = text.find("\n", at)
+    return text.rfind("\n", 0, at) + 1, len(text) if end == -1 else end
+
+
+@given(
+    text=st.text(alphabet=st.sampled_from("ab 0\n\t."), max_size=3000) | st.text(max_size=3000),
+    size=st.integers(min_value=1, max_value=600),
+    overlap_part=st.floats(min_value=0, max_value=0.99),
+)
+def test_chunks_keep_table_rows_whole_and_cover_the_text(
+    text: str, size: int, overlap_part: float
+) -> None:
+    """A chunk never begins or ends inside a table row (a line holding a tab, at most
+    ``MAX_ROW`` long): it is widened to the row's ends, so it may pass ``size`` by a row on
+    each side; chunks stay exact spans covering the text."""
+    table = chunk_text(text, Chunking(size=size, overlap=int(size * overlap_part)))
+    covered = set()
+    for index, piece in enumerate(table.texts(text)):
+        start, end = table.span(index)
+        assert piece == text[start:end] and 0 < end - start <= size + 2 * MAX_ROW
+        covered.update(range(start, end))
+        for at in (start, end):
+            row_start, row_end = line_around(text, at)
+            row = text[row_start:row_end]
+            if CELL in row and len(row) <= MAX_ROW:
+                assert not row_start < at < row_end, (at, row)
+    assert covered == set(range(len(text)))
 
 
 @given(lengths=st.lists(st.integers(min_value=0, max_value=900), min_size=1, max_size=5))
