@@ -15,6 +15,7 @@ from ralph_tui.reports.bundle import EvidenceBundle
 from ralph_tui.reports.content import (
     QuoteView,
     answer_lines,
+    child_views,
     document_strip,
     judge_note,
     percent,
@@ -77,6 +78,7 @@ def render_markdown(bundle: EvidenceBundle) -> str:
         *(quote_part(view) for view in quote_views(bundle)),
         *([] if bundle.quotes else ["No quotes.\n"]),
         *sources_part(bundle),
+        *children_part(bundle),
         *checks_part(bundle),
         "## Iterations\n",
         *iterations_part(bundle),
@@ -131,6 +133,25 @@ def sources_part(bundle: EvidenceBundle) -> list[str]:
             shown = code(value, in_table=True) if label in ("SHA-256", "path") else md(value)
             rows.append(f"| {md(source.name)} | {label} | {shown} |")
     return ["### Sources\n", "\n".join(rows) + "\n"]
+
+
+def children_part(bundle: EvidenceBundle) -> list[str]:
+    """The tree of child agents: each child a list item nested under its parent's, with what
+    it was asked, over what, how it ended, its answer and its located quotes."""
+    views = child_views(bundle)
+    if not views:
+        return []
+    lines = []
+    for view in views:
+        pad = "  " * (view.level - 1)
+        over = f", over {md(view.context)}" if view.context else ""
+        lines.append(f"{pad}- **{md(view.agent)}** — {md(view.ending)}{over}")
+        facts = [("asked", view.prompt), ("answered", view.answer), ("error", view.error)]
+        lines += [f"{pad}  - {label}: {md(text)}" for label, text in facts if text.strip()]
+        lines += [
+            f"{pad}  - quote: {md(quote.where)}: “{md(quote.quote.text)}”" for quote in view.quotes
+        ]
+    return ["## Child agents\n", "\n".join(lines) + "\n"]
 
 
 def checks_part(bundle: EvidenceBundle) -> list[str]:
