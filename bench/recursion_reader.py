@@ -169,6 +169,7 @@ class BoundedReader(FakeAPI):
         self.tokens_out = 0
         self.calls = 0
         self.pages_read = 0
+        """Pages of sentences the tree's reading cells printed (each up to ``PAGE``)."""
 
     def handle(self, request: httpx2.Request) -> httpx2.Response:
         body = json.loads(request.content)
@@ -201,6 +202,7 @@ class BoundedReader(FakeAPI):
             return answer(recognised(seen))
         last_step = step + 1 >= self.steps
         if step == 0:
+            self.pages_read += 1
             return code(FIRST_CELL)
         total = int(match[1]) if (match := re.search(r"(\d+) sentences hold", seen)) else 0
         start = PAGE * step
@@ -274,6 +276,7 @@ async def ask(folder: Path, depth: int, steps: int) -> dict[str, Any]:
         "answer": result.output.answer,
         "salvaged": result.fallback,
         "rootSteps": result.steps,
+        "pagesPrinted": model.pages_read,
         "calls": model.calls,
         "tokensIn": model.tokens_in,
         "tokensOut": model.tokens_out,
