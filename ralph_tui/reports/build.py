@@ -80,7 +80,7 @@ def build_bundle(store: TraceStore, session_id: str, settings: Settings) -> Evid
             unknown_cost_calls=record.unknown_cost_calls,
             estimated_calls=record.estimated_calls,
         ),
-        children=bundle_children(store.children(session_id)),
+        **bundle_children(store.children(session_id)),
     )
 
 
@@ -92,20 +92,28 @@ def answer_text(output: dict[str, Any], mode: str) -> str:
     return "" if value is None else str(value)
 
 
-def bundle_children(trees: list[ChildTree]) -> list[BundleChild]:
-    """The session's child agents as the bundle lists them: each tree flattened in reading
-    order, within the bundle's bounds (a session folder may come from someone else: past
-    ``MAX_ITEMS`` children or quotes the rest are left out, a text past its bound is cut)."""
+def bundle_children(trees: list[ChildTree]) -> dict[str, Any]:
+    """The session's child agents as the bundle lists them (``children``, and
+    ``children_cut`` when some are left out): each tree flattened in reading order, within
+    the bundle's bounds (a session folder may come from someone else: past ``MAX_ITEMS``
+    children or quotes the rest are left out, a text past its bound is cut)."""
     found: list[BundleChild] = []
     quotes = [MAX_ITEMS]
+    cut = any(tree.truncated for tree in trees)
     for tree in trees:
         pending = [(node, 1) for node in reversed(tree.children)]
-        while pending and len(found) < MAX_ITEMS:
+        while pending:
+            if len(found) >= MAX_ITEMS:
+                cut = True
+                break
             node, level = pending.pop()
             found.append(bundle_child(tree, node, level, quotes))
             if level < MAX_CHILD_LEVEL:
                 pending += [(child, level + 1) for child in reversed(node.children)]
-    return found
+            else:
+                cut = cut or bool(node.children)
+    cut = cut or quotes[0] < 0
+    return {"children": found, "children_cut": cut}
 
 
 def bundle_child(tree: ChildTree, node: ChildNode, level: int, quotes: list[int]) -> BundleChild:
@@ -123,6 +131,7 @@ def bundle_child(tree: ChildTree, node: ChildNode, level: int, quotes: list[int]
     kept: list[BundleQuote] = []
     for quote in record.quotes:
         if len(kept) >= quotes[0]:
+            quotes[0] = -1  # some left out: the bundle says so
             break
         try:
             kept.append(BundleQuote.model_validate(quote))

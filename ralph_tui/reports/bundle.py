@@ -200,6 +200,9 @@ class EvidenceBundle(BaseModel):
     children: list[BundleChild] = Field(default_factory=list, max_length=MAX_ITEMS)
     """The child agents the run's agents started, each tree in reading order (empty for a
     run without children)."""
+    children_cut: bool = False
+    """Some child agents, or some of their quotes, were left out: past the bundle's bounds
+    (``MAX_ITEMS``) or past what one reading of the session folder goes through."""
 
     @model_validator(mode="after")
     def _child_quotes_bounded(self) -> Self:

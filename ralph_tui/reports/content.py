@@ -288,6 +288,9 @@ class ChildView:
     quotes: list[QuoteView]
 
 
+CHILDREN_CUT = "Some child agents or their quotes are left out: past what a report holds."
+
+
 def child_views(bundle: EvidenceBundle) -> list[ChildView]:
     """The bundle's child agents in reading order (a child, then its own children)."""
     views = []

@@ -13,6 +13,7 @@ import re
 from ralph_tui.counts import counted
 from ralph_tui.reports.bundle import EvidenceBundle
 from ralph_tui.reports.content import (
+    CHILDREN_CUT,
     QuoteView,
     answer_lines,
     child_views,
@@ -151,7 +152,8 @@ def children_part(bundle: EvidenceBundle) -> list[str]:
         lines += [
             f"{pad}  - quote: {md(quote.where)}: “{md(quote.quote.text)}”" for quote in view.quotes
         ]
-    return ["## Child agents\n", "\n".join(lines) + "\n"]
+    cut = [f"*{CHILDREN_CUT}*\n"] if bundle.children_cut else []
+    return ["## Child agents\n", "\n".join(lines) + "\n", *cut]
 
 
 def checks_part(bundle: EvidenceBundle) -> list[str]:

@@ -61,7 +61,7 @@ def test_the_bundle_and_reports_show_the_tree_and_verify_checks_its_quotes(
     assert first["folder"] == "children/01-worker/1.1"
     [quote] = first["quotes"]
     assert quote["source"] == "plants/a.md" and quote["found"] == "exact"
-    assert children[3]["quotes"] == []
+    assert children[3]["quotes"] == [] and bundle["children_cut"] is False
 
     markdown = report(tmp_path, capsys, session, "md")
     assert "## Child agents" in markdown
@@ -128,9 +128,12 @@ def test_crafted_child_records_stay_within_a_bundles_bounds(
     jsonschema.validate(bundle, bundle_schema())
     first, second, third, _ = bundle["children"]
     assert len(first["quotes"]) == MAX_ITEMS, "the reversed span is left out, the rest cut"
+    assert bundle["children_cut"] is True
     assert (
         second["status"] == "unreadable"
         and "out of an evidence bundle's bounds" in (second["problem"])
     )
     assert third["status"] == "unreadable" and "not valid JSON" in third["problem"]
-    assert "its record could not be read" in report(tmp_path, capsys, session, "md")
+    markdown = report(tmp_path, capsys, session, "md")
+    assert "its record could not be read" in markdown
+    assert "Some child agents or their quotes are left out" in markdown
