@@ -8,6 +8,7 @@ import argparse
 import json
 import re
 import textwrap
+from collections.abc import Sequence
 
 from ralph_tui.api import averify
 from ralph_tui.cli.settings_flags import settings_from_args
@@ -16,6 +17,7 @@ from ralph_tui.evidence import OCR_MARK
 from ralph_tui.reports.sources import PATH_FROM_LABELS, SourceCheck
 from ralph_tui.reports.verify import (
     QUOTE_STATUS_LABELS,
+    ChildQuoteResult,
     QuoteResult,
     VerifyReport,
     load_bundle,
@@ -69,6 +71,8 @@ def _report_lines(report: VerifyReport) -> str:
     lines += [f"  note: {note}" for note in report.notes]
     if report.quotes:
         lines += ["", *_quote_table(report.quotes)]
+    if report.child_quotes:
+        lines += ["", "quotes of child agents:", *_quote_table(report.child_quotes)]
     lines += ["", report.summary]
     return "\n".join(lines)
 
@@ -85,10 +89,10 @@ def _source_line(source: SourceCheck) -> str:
     return "; ".join([line, *source.notes])
 
 
-def _quote_table(quotes: list[QuoteResult]) -> list[str]:
+def _quote_table(quotes: Sequence[QuoteResult]) -> list[str]:
     rows = [("#", "status", "where", "quote")]
     rows += [
-        (str(q.number), QUOTE_STATUS_LABELS[q.status], _where(q), _preview(q.text)) for q in quotes
+        (_number(q), QUOTE_STATUS_LABELS[q.status], _where(q), _preview(q.text)) for q in quotes
     ]
     widths = [max(len(row[column]) for row in rows) for column in range(3)]
     lines = []
@@ -103,6 +107,13 @@ def _quote_table(quotes: list[QuoteResult]) -> list[str]:
             if quote.closest is not None:
                 lines.append(f"{indent}now there: {_preview(quote.closest.text, 200)}")
     return lines
+
+
+def _number(quote: QuoteResult) -> str:
+    """``3``, or ``worker/1.2 [3]`` for a child agent's quote."""
+    if isinstance(quote, ChildQuoteResult):
+        return f"{quote.agent} [{quote.number}]"
+    return str(quote.number)
 
 
 def _where(quote: QuoteResult) -> str:

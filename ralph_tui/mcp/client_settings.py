@@ -87,6 +87,7 @@ CLIENT_SETTINGS: dict[str, Rule] = {
     "stream": AnyValue(),
     "llm_max_retries": AtMost(),
     "max_iters": AtMost(),
+    "max_depth": AtMost(),
     "worker_max_steps": AtMost(),
     "worker_max_llm_calls": AtMost(),
     "cost_cap_usd": AtMost(),

@@ -8,6 +8,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from ralph_tui.config import Settings
 from ralph_tui.documents import InputError, Limits
 from ralph_tui.documents.convert import PAGE_SEPARATOR
@@ -18,13 +20,20 @@ from ralph_tui.external.cache import PageCache
 from ralph_tui.loops.iteration import best_of
 from ralph_tui.loops.runner import extraction_cache
 from ralph_tui.reports.bundle import (
+    MAX_CHILD_LEVEL,
+    MAX_ITEMS,
+    MAX_NAME_CHARS,
+    MAX_TEXT_CHARS,
+    BundleChild,
     BundleIteration,
     BundlePassage,
+    BundleQuote,
     BundleSource,
     BundleUsage,
     EvidenceBundle,
 )
 from ralph_tui.reports.source_places import NotADocumentFile, check_regular_file
+from ralph_tui.traces.children import ChildNode, ChildTree
 from ralph_tui.traces.liveness import effective_status
 from ralph_tui.traces.models import IterationTrace, SessionRecord
 from ralph_tui.traces.store import TraceStore
@@ -71,6 +80,7 @@ def build_bundle(store: TraceStore, session_id: str, settings: Settings) -> Evid
             unknown_cost_calls=record.unknown_cost_calls,
             estimated_calls=record.estimated_calls,
         ),
+        **bundle_children(store.children(session_id)),
     )
 
 
@@ -80,6 +90,71 @@ def answer_text(output: dict[str, Any], mode: str) -> str:
     if isinstance(value, list):
         return "\n".join(str(line) for line in value)
     return "" if value is None else str(value)
+
+
+def bundle_children(trees: list[ChildTree]) -> dict[str, Any]:
+    """The session's child agents as the bundle lists them (``children``, and
+    ``children_cut`` when some are left out): each tree flattened in reading order, within
+    the bundle's bounds (a session folder may come from someone else: past ``MAX_ITEMS``
+    children or quotes the rest are left out, a text past its bound is cut)."""
+    found: list[BundleChild] = []
+    quotes = [MAX_ITEMS]
+    cut = any(tree.truncated for tree in trees)
+    for tree in trees:
+        pending = [(node, 1) for node in reversed(tree.children)]
+        while pending:
+            if len(found) >= MAX_ITEMS:
+                cut = True
+                break
+            node, level = pending.pop()
+            found.append(bundle_child(tree, node, level, quotes))
+            if level < MAX_CHILD_LEVEL:
+                pending += [(child, level + 1) for child in reversed(node.children)]
+            else:
+                cut = cut or bool(node.children)
+    cut = cut or quotes[0] < 0
+    return {"children": found, "children_cut": cut}
+
+
+def bundle_child(tree: ChildTree, node: ChildNode, level: int, quotes: list[int]) -> BundleChild:
+    """One child of ``tree`` at ``level``; ``quotes``: how many more quotes the bundle takes."""
+    child = BundleChild(
+        iteration=tree.iteration,
+        root=tree.agent[:MAX_NAME_CHARS],
+        folder=node.folder[:MAX_NAME_CHARS],
+        level=level,
+        problem=(node.problem or "")[:MAX_NAME_CHARS] or None,
+    )
+    record = node.record
+    if record is None:
+        return child
+    kept: list[BundleQuote] = []
+    for quote in record.quotes:
+        if len(kept) >= quotes[0]:
+            quotes[0] = -1  # some left out: the bundle says so
+            break
+        try:
+            kept.append(BundleQuote.model_validate(quote))
+        except ValidationError:
+            continue  # past a bundle's bounds (a crafted record): not a quote to check
+    fields = {
+        "agent": record.agent[:MAX_NAME_CHARS],
+        "prompt": record.prompt[:MAX_TEXT_CHARS],
+        "context": record.context[:MAX_NAME_CHARS],
+        "status": record.status,
+        "answer": record.answer[:MAX_TEXT_CHARS],
+        "error": record.error[:MAX_TEXT_CHARS] if record.error else None,
+        "steps": record.steps,
+        "duration_ms": record.duration_ms,
+        "quotes": kept,
+    }
+    try:
+        whole = BundleChild.model_validate(child.model_dump() | fields)
+    except ValidationError:
+        child.problem = f"{node.folder}: its record is out of an evidence bundle's bounds"
+        return child
+    quotes[0] -= len(kept)
+    return whole
 
 
 def timeline_entry(trace: IterationTrace) -> BundleIteration:

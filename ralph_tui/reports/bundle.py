@@ -7,7 +7,7 @@ from typing import Annotated, Any, Final, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from ralph_tui.events import JudgeIssue, RuleResult, RunStatus
+from ralph_tui.events import ChildStatus, JudgeIssue, RuleResult, RunStatus
 from ralph_tui.evidence import Claim, Coverage, QuoteLocation
 from ralph_tui.json_input import MAX_INT
 
@@ -120,6 +120,43 @@ class BundleIteration(BaseModel):
     coverage: Coverage | None = None
 
 
+MAX_CHILD_LEVEL: Final = 16
+"""The deepest a child agent of a bundle may stand below its root (``--max-depth`` allows 3
+levels of children; a reading of a session folder goes down 8)."""
+
+
+class BundleChild(BaseModel):
+    """One child agent of the run (``rlm_query``), as its record in the session's
+    ``children/`` folder tells it. The tree is a flat list in reading order (a child, then
+    its own children), each with its ``level`` below its root agent, so a bundle's tree is
+    bounded like its other lists and no nesting of someone else's bundle can go deep."""
+
+    iteration: Offset
+    """The iteration whose agent started the tree it belongs to."""
+    root: Name
+    """That agent (``worker``, ``doc_reader``)."""
+    folder: Name
+    """Its folder in the session (``children/01-worker/3.1``)."""
+    level: int = Field(ge=1, le=MAX_CHILD_LEVEL)
+    """1 for a child its root started, 2 for that child's children, ..."""
+    agent: Name = ""
+    """``worker/3.1``: its parent's name with the step that started it and its number."""
+    prompt: str = Field(default="", max_length=MAX_TEXT_CHARS)
+    """What it was asked."""
+    context: str = Field(default="", max_length=MAX_NAME_CHARS)
+    """What it explored (``2 documents: a.md, b.md``)."""
+    status: Literal["running", "unreadable"] | ChildStatus = "unreadable"
+    """How it ended; ``running`` if it never did, ``unreadable`` when its record could not
+    be read (``problem`` says why)."""
+    answer: str = Field(default="", max_length=MAX_TEXT_CHARS)
+    error: str | None = Field(default=None, max_length=MAX_TEXT_CHARS)
+    steps: Offset = 0
+    duration_ms: float | None = None
+    quotes: list[BundleQuote] = Field(default_factory=list, max_length=MAX_ITEMS)
+    """Its quotes, located in the run's documents (as the bundle's own are)."""
+    problem: str | None = Field(default=None, max_length=MAX_NAME_CHARS)
+
+
 class BundleUsage(BaseModel):
     input_tokens: int = 0
     output_tokens: int = 0
@@ -163,3 +200,18 @@ class EvidenceBundle(BaseModel):
     settings: dict[str, Any] = Field(default_factory=dict)
     """The session's recorded settings."""
     usage: BundleUsage = Field(default_factory=BundleUsage)
+    children: list[BundleChild] = Field(default_factory=list, max_length=MAX_ITEMS)
+    """The child agents the run's agents started, each tree in reading order (empty for a
+    run without children)."""
+    children_cut: bool = False
+    """Some child agents, or some of their quotes, were left out: past the bundle's bounds
+    (``MAX_ITEMS``) or past what one reading of the session folder goes through."""
+
+    @model_validator(mode="after")
+    def _child_quotes_bounded(self) -> Self:
+        # Each child's list is bounded; so is their sum, so verify's work stays that of one
+        # list of quotes however the tree is cut up.
+        total = sum(len(child.quotes) for child in self.children)
+        if total > MAX_ITEMS:
+            raise ValueError(f"its children hold {total} quotes, more than {MAX_ITEMS}")
+        return self

@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from ralph_tui.counts import counted
 from ralph_tui.evidence import VERDICT_LABELS, Claim, DocumentCoverage, QuoteLocation, Span
 from ralph_tui.llm.spend_words import cost_words, estimated_words
 from ralph_tui.reports.bundle import (
@@ -272,3 +273,55 @@ def timeline(bundle: EvidenceBundle) -> list[TimelineStep]:
         )
         before = it.constraints
     return steps
+
+
+CHILD_ENDINGS = {
+    "answered": "answered",
+    "salvaged": "ran out of steps (its answer salvaged)",
+    "failed": "failed",
+    "llm_query": "not started: at the deepest level, llm_query answered",
+    "running": "never ended (the run stopped while it ran)",
+    "unreadable": "its record could not be read",
+}
+"""How a child ended, in words."""
+
+
+@dataclass(frozen=True)
+class ChildView:
+    """One child agent as a report tells it: who it was, how it ended, what it was asked,
+    over what, what it answered, and its located quotes."""
+
+    level: int
+    agent: str
+    ending: str
+    prompt: str
+    context: str
+    answer: str
+    error: str
+    quotes: list[QuoteView]
+
+
+CHILDREN_CUT = "Some child agents or their quotes are left out: past what a report holds."
+
+
+def child_views(bundle: EvidenceBundle) -> list[ChildView]:
+    """The bundle's child agents in reading order (a child, then its own children)."""
+    views = []
+    for child in bundle.children:
+        steps = f" in {counted(child.steps, 'step')}" if child.steps else ""
+        ending = CHILD_ENDINGS[child.status] + (steps if child.status != "unreadable" else "")
+        if child.problem:
+            ending += f" ({child.problem})"
+        views.append(
+            ChildView(
+                level=child.level,
+                agent=child.agent or f"{child.root} {child.folder}",
+                ending=ending,
+                prompt=child.prompt,
+                context=child.context,
+                answer=child.answer,
+                error=child.error or "",
+                quotes=[QuoteView(quote, None, None) for quote in child.quotes],
+            )
+        )
+    return views

@@ -15,10 +15,12 @@ from ralph_tui.evidence import DocumentCoverage
 from ralph_tui.reports.bundle import BundleIteration, EvidenceBundle
 from ralph_tui.reports.content import (
     AnswerLine,
+    ChildView,
     QuoteView,
     StripCell,
     TimelineStep,
     answer_lines,
+    child_views,
     document_strip,
     judge_note,
     percent,
@@ -91,6 +93,9 @@ ol.timeline p { margin: .2rem 0; }
 .strip span:last-child { border-right: 0; }
 .share { font-size: 1.6rem; font-weight: 700; }
 details summary { cursor: pointer; color: var(--accent); }
+ul.children { list-style: none; padding: 0; margin: 0; }
+li.child { border-left: 3px solid var(--line); padding: .25rem .75rem; margin: .5rem 0; }
+li.child p { margin: .2rem 0; overflow-wrap: anywhere; }
 pre.settings { background: var(--soft); padding: .5rem; overflow-x: auto; font-size: .8rem; }
 @media (max-width: 40rem) {
   body { font-size: 15px; } main { padding: 1rem .6rem 2rem; }
@@ -121,6 +126,7 @@ def render_html(bundle: EvidenceBundle, pictures: list[PagePicture]) -> str:
         header(bundle),
         answer_section(bundle),
         evidence_section(bundle, pictures),
+        children_section(bundle),
         checks_section(bundle),
         timeline_section(bundle),
         coverage_section(bundle),
@@ -246,6 +252,34 @@ def sources_table(bundle: EvidenceBundle) -> str:
 
 def value_cell(label: str, value: str) -> str:
     return f"<code>{e(value)}</code>" if label in ("SHA-256", "path") else e(value)
+
+
+def children_section(bundle: EvidenceBundle) -> str:
+    """The tree of child agents, each indented under its parent by its level."""
+    views = child_views(bundle)
+    if not views:
+        return ""
+    items = "".join(child_item(view) for view in views)
+    return (
+        f'<section id="children"><h2>Child agents</h2><ul class="children">{items}</ul></section>'
+    )
+
+
+def child_item(view: ChildView) -> str:
+    over = f" · over {e(view.context)}" if view.context else ""
+    facts = [("Asked", view.prompt), ("Answered", view.answer), ("Error", view.error)]
+    rows = "".join(
+        f'<p><span class="muted">{label}:</span> {e(text)}</p>' for label, text in facts if text
+    )
+    quotes = "".join(
+        f'<blockquote class="passage">{e(quote.quote.text)}</blockquote>'
+        f'<p class="where">{e(quote.where)}</p>'
+        for quote in view.quotes
+    )
+    return (
+        f'<li class="child" data-level="{view.level}" style="margin-left:{view.level - 1}rem">'
+        f'<h3>{e(view.agent)}</h3><p class="muted">{e(view.ending)}{over}</p>{rows}{quotes}</li>'
+    )
 
 
 def reported_iteration(bundle: EvidenceBundle) -> BundleIteration | None:

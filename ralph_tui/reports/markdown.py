@@ -13,8 +13,10 @@ import re
 from ralph_tui.counts import counted
 from ralph_tui.reports.bundle import EvidenceBundle
 from ralph_tui.reports.content import (
+    CHILDREN_CUT,
     QuoteView,
     answer_lines,
+    child_views,
     document_strip,
     judge_note,
     percent,
@@ -77,6 +79,7 @@ def render_markdown(bundle: EvidenceBundle) -> str:
         *(quote_part(view) for view in quote_views(bundle)),
         *([] if bundle.quotes else ["No quotes.\n"]),
         *sources_part(bundle),
+        *children_part(bundle),
         *checks_part(bundle),
         "## Iterations\n",
         *iterations_part(bundle),
@@ -131,6 +134,26 @@ def sources_part(bundle: EvidenceBundle) -> list[str]:
             shown = code(value, in_table=True) if label in ("SHA-256", "path") else md(value)
             rows.append(f"| {md(source.name)} | {label} | {shown} |")
     return ["### Sources\n", "\n".join(rows) + "\n"]
+
+
+def children_part(bundle: EvidenceBundle) -> list[str]:
+    """The tree of child agents: each child a list item nested under its parent's, with what
+    it was asked, over what, how it ended, its answer and its located quotes."""
+    views = child_views(bundle)
+    if not views:
+        return []
+    lines = []
+    for view in views:
+        pad = "  " * (view.level - 1)
+        over = f", over {md(view.context)}" if view.context else ""
+        lines.append(f"{pad}- **{md(view.agent)}** — {md(view.ending)}{over}")
+        facts = [("asked", view.prompt), ("answered", view.answer), ("error", view.error)]
+        lines += [f"{pad}  - {label}: {md(text)}" for label, text in facts if text.strip()]
+        lines += [
+            f"{pad}  - quote: {md(quote.where)}: “{md(quote.quote.text)}”" for quote in view.quotes
+        ]
+    cut = [f"*{CHILDREN_CUT}*\n"] if bundle.children_cut else []
+    return ["## Child agents\n", "\n".join(lines) + "\n", *cut]
 
 
 def checks_part(bundle: EvidenceBundle) -> list[str]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import bisect
 import stat
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, get_args
@@ -32,6 +32,7 @@ from ralph_tui.json_input import JsonRefused, first_problem, read_json
 from ralph_tui.reports.bundle import (
     BUNDLE_VERSION,
     MAX_BUNDLE_BYTES,
+    BundleQuote,
     BundleSource,
     EvidenceBundle,
 )
@@ -109,27 +110,43 @@ class QuoteResult(BaseModel):
     """Whether the bundle says the quote's text was read by OCR (its page a scan)."""
 
 
+class ChildQuoteResult(QuoteResult):
+    """One quote of a child agent of the bundle (``EvidenceBundle.children``), checked again."""
+
+    agent: str
+    """The child whose quote it is (``worker/1.2``)."""
+
+
 class VerifyReport(BaseModel):
-    """Every quote of a bundle and every source, checked again."""
+    """Every quote of a bundle (its answer's and its child agents') and every source,
+    checked again."""
 
     bundle: str
     session_id: str
     quotes: list[QuoteResult] = Field(default_factory=list)
+    child_quotes: list[ChildQuoteResult] = Field(default_factory=list)
+    """The quotes of the run's child agents, in the bundle's order of children."""
     sources: list[SourceCheck] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
 
     @computed_field  # type: ignore[prop-decorator]
     @property
     def counts(self) -> dict[str, int]:
-        """Quotes by status, in the order of ``QUOTE_STATUSES``, the statuses seen only."""
-        seen = Counter(quote.status for quote in self.quotes)
-        return {status: seen[status] for status in QUOTE_STATUSES if seen[status]}
+        """The answer's quotes by status, in the order of ``QUOTE_STATUSES``, the statuses
+        seen only."""
+        return _counts(self.quotes)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def child_counts(self) -> dict[str, int]:
+        """The child agents' quotes by status, as ``counts``."""
+        return _counts(self.child_quotes)
 
     @computed_field  # type: ignore[prop-decorator]
     @property
     def ok(self) -> bool:
-        """Whether every quote holds."""
-        return all(quote.status == "holds" for quote in self.quotes)
+        """Whether every quote holds, the child agents' too."""
+        return all(quote.status == "holds" for quote in [*self.quotes, *self.child_quotes])
 
     @property
     def exit_code(self) -> ExitCode:
@@ -139,14 +156,29 @@ class VerifyReport(BaseModel):
     @property
     def summary(self) -> str:
         """One line: how many quotes, how many of each status, and what that means."""
-        if not self.quotes:
+        if not self.quotes and not self.child_quotes:
             return "the bundle holds no quote: nothing to check"
-        parts = ", ".join(
-            f"{count} {QUOTE_STATUS_LABELS[status]}"  # type: ignore[index]
-            for status, count in self.counts.items()
-        )
+        said = [f"{counted(len(self.quotes), 'quote')}{_parts(self.counts)}"]
+        if self.child_quotes:
+            said.append(
+                f"{counted(len(self.child_quotes), 'quote')} of child agents"
+                f"{_parts(self.child_counts)}"
+            )
         verdict = "every quote holds" if self.ok else "not every quote holds"
-        return f"{counted(len(self.quotes), 'quote')}: {parts}; {verdict}"
+        return "; ".join([*said, verdict])
+
+
+def _counts(quotes: Sequence[QuoteResult]) -> dict[str, int]:
+    seen = Counter(quote.status for quote in quotes)
+    return {status: seen[status] for status in QUOTE_STATUSES if seen[status]}
+
+
+def _parts(counts: dict[str, int]) -> str:
+    parts = ", ".join(
+        f"{count} {QUOTE_STATUS_LABELS[status]}"  # type: ignore[index]
+        for status, count in counts.items()
+    )
+    return f": {parts}" if parts else ""
 
 
 def load_bundle(path: Path) -> EvidenceBundle:
@@ -204,23 +236,33 @@ async def verify_bundle(
         for path in given.unmatched([s for s in bundle.sources if s.kind == "file"])
     ]
     checks = {check.name: check for check in report.sources}
-    report.quotes = await run_stoppable(
-        lambda checkpoint: _check_quotes(bundle, checks, texts, checkpoint)
+    # The children's quotes are checked with the answer's, in one pass: each source's words
+    # are indexed once whoever quotes it (the bundle bounds their sum as it bounds its own).
+    owners = [child.agent or child.folder for child in bundle.children for _ in child.quotes]
+    quotes = [*bundle.quotes, *(quote for child in bundle.children for quote in child.quotes)]
+    results = await run_stoppable(
+        lambda checkpoint: _check_quotes(quotes, bundle.sources, checks, texts, checkpoint)
     )
+    report.quotes = results[: len(bundle.quotes)]
+    report.child_quotes = [
+        ChildQuoteResult(agent=agent, **result.model_dump())
+        for agent, result in zip(owners, results[len(bundle.quotes) :], strict=True)
+    ]
     return report
 
 
 def _check_quotes(
-    bundle: EvidenceBundle,
+    quotes: list[BundleQuote],
+    sources: list[BundleSource],
     checks: dict[str, SourceCheck],
     texts: dict[str, SourceText],
     checkpoint: Checkpoint,
 ) -> list[QuoteResult]:
-    """Every quote of ``bundle`` checked, in the bundle's order; the quotes of one source one
-    after another, so each source's words are indexed (and its normalized text cached) once."""
+    """Every quote checked, in their order; the quotes of one source one after another, so
+    each source's words are indexed (and its normalized text cached) once."""
     named = []
-    for quote in bundle.quotes:
-        source = _source_of(quote, bundle.sources)
+    for quote in quotes:
+        source = _source_of(quote, sources)
         named.append((source.name if source else quote.source) or "")
     words: dict[str, WordIndex] = {}
 
@@ -234,7 +276,7 @@ def _check_quotes(
         checkpoint()
         name = named[position]
         results[position] = check_quote(
-            bundle.quotes[position],
+            quotes[position],
             checks.get(name),
             texts.get(name),
             words=(lambda name=name: words_of(name)),  # type: ignore[misc]

@@ -50,3 +50,25 @@ async def test_a_client_is_refused_the_servers_settings_and_may_lower_a_budget(
     run = RunResult.model_validate(lowered)
     assert run.iterations == 1 and run.status in ("passed", "failed")
     assert len(SearchResult.model_validate(searched).passages) == 3
+
+
+async def test_a_client_may_lower_the_depth_of_a_tree_of_agents_but_not_raise_it(
+    tmp_path: Path,
+) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("Alpha plant backwashes its filters every 48 hours.\n")
+    (docs / "b.md").write_text("Beta plant backwashes its filters every week.\n")
+    ask = {"question": QUESTION, "paths": ["a.md", "b.md"]}
+    async with connected(tmp_path, args=("--max-depth", "2", "--maxIters", "1")) as client:
+        raised = await error_of(
+            client, "ask_documents", **ask, settings={"provider": "offline", "max_depth": 3}
+        )
+        servers = await call(client, "ask_documents", **ask, settings={"provider": "offline"})
+        lowered = await call(
+            client, "ask_documents", **ask, settings={"provider": "offline", "maxDepth": 1}
+        )
+    assert "max_depth = 3 is past what a client may set: at most the server's value (2)" in raised
+    [tree] = RunResult.model_validate(servers).children
+    assert len(tree.children) == 2, "at the server's depth the run starts a child per document"
+    assert RunResult.model_validate(lowered).children == [], "at depth 1 it starts none"

@@ -33,6 +33,15 @@ def with_quote(folder: Path, **fields: Any) -> str:
     return json.dumps(raw)
 
 
+def with_child(folder: Path, count: int = 1, **fields: Any) -> str:
+    """The good bundle with ``count`` children holding its quote, ``fields`` set on each."""
+    raw = good_bundle(folder)
+    child = {"iteration": 1, "root": "worker", "folder": "children/01-worker/1.1", "level": 1}
+    child |= {"agent": "worker/1.1", "status": "answered", "quotes": raw["quotes"]} | fields
+    raw["children"] = [child] * count
+    return json.dumps(raw)
+
+
 def nested(depth: int) -> str:
     return '{"bundle_version": 1, "x": ' + "[" * depth + "]" * depth + "}"
 
@@ -64,6 +73,24 @@ CASES: dict[str, tuple[Any, str]] = {
             {**good_bundle(folder), "quotes": [good_bundle(folder)["quotes"][0]] * (MAX_ITEMS + 1)}
         ),
         "quotes:",
+    ),
+    "a child's reversed span": (
+        lambda folder: with_child(
+            folder, quotes=[{"number": 1, "text": "x", "found": "exact", "start": 9, "end": 2}]
+        ),
+        "starts at 9",
+    ),
+    "a child 17 levels down": (lambda folder: with_child(folder, level=17), "children.0.level"),
+    "a child's unknown ending": (lambda folder: with_child(folder, status="won"), "status"),
+    "a child's prompt too long": (
+        lambda folder: with_child(folder, prompt="x" * 10_000_001),
+        "children.0.prompt",
+    ),
+    "children's quotes past the bound together": (
+        lambda folder: with_child(
+            folder, count=2, quotes=[{"number": 1, "text": "x", "found": "exact"}] * 6000
+        ),
+        "its children hold 12000 quotes",
     ),
     "NaN": (
         lambda folder: with_quote(folder, page=7_777_777).replace("7777777", "NaN"),

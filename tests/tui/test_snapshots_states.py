@@ -310,7 +310,10 @@ def test_session_screen_transcript_of_child_agents(
 
     async def shown(pilot: Pilot[Any]) -> None:
         pane = pilot.app.screen.query_one(SandboxPane)
-        await wait_for(pilot, lambda: len(pane.entries) == 11 and pane.pending == 0)
+        await wait_for(pilot, lambda: len(pane.entries) == 8 and pane.pending == 0)
+        # Ended children are folded; the first is opened to show its cells and its child.
+        pane.folds["worker/1.1"].set_open(True)
+        await pilot.pause()
 
     app = make_app(start_mode="sessions")
     assert snap_session(snap_compare, app, session_id, "t", then=shown)

@@ -1,7 +1,10 @@
 """The sandbox transcript: each cell's code (highlighted), output, errors and duration
 (in the LCM mode each tool call, its arguments and result), and each ``llm_query``
-sub-call, newest at the bottom. A child agent (``rlm_query``) shows as a tree: the call
-that started it and how it ended at its parent's level, its own entries indented below.
+sub-call, newest at the bottom. A child agent (``rlm_query``) shows as a fold
+(``ChildFold``): the call that started it, then how it ended, with the child's own cells,
+sub-calls and children inside it, where they go as they happen (children that run at once
+each fill their own fold). A fold is open while its child runs and folds itself when the
+child ends; a click (or Enter on it) opens or folds it again.
 
 Memory stays bounded however long the run: at most ``MAX_ENTRIES`` entries are kept
 on screen (the oldest are removed), entries waiting to be shown are capped the same
@@ -13,16 +16,20 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
-from textual.containers import VerticalScroll
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
+from textual.widget import Widget
 from textual.widgets import Static
 
 from ralph_tui.tui.core.formatting import clip, millis
 from ralph_tui.tui.core.partial_turn import code_being_written
 
 if TYPE_CHECKING:
+    from textual import events
+
     from ralph_tui.events import (
         BaseEvent,
         ChildFinished,
@@ -120,6 +127,18 @@ def child_started_content(event: ChildStarted) -> Content:
     return Content("\n").join([header, question])
 
 
+def fold_title(started: ChildStarted, finished: ChildFinished | None, open_: bool) -> Content:
+    """A fold's title: its marker (open or folded), the call that started the child, and
+    once it ended how it ended."""
+    marker = Content.styled("▾ " if open_ else "▸ ", "bold $text-accent")
+    parts = [marker + child_started_content(started)]
+    if finished is None:
+        parts.append(Content.styled("running…", "italic $text-muted"))
+    else:
+        parts.append(child_finished_content(finished))
+    return Content("\n").join(parts)
+
+
 def child_finished_content(event: ChildFinished) -> Content:
     """How a child agent ended, and what it answered (or why it could not)."""
     if event.status == "llm_query":
@@ -170,11 +189,16 @@ class SandboxEntry(Static):
     with CSS of its own would cost a stylesheet update on its first mount, mid-run.
     """
 
+    holder: ChildFold | None = None
+    """The fold it is in (``None``: the pane itself)."""
+
     @classmethod
-    def for_event(cls, event: Entry) -> SandboxEntry:
+    def for_event(cls, event: Entry, *, folded: bool = False) -> SandboxEntry:
+        """The entry of ``event``; indented by its level in the tree unless ``folded`` (in
+        its child's fold, whose nesting indents it)."""
         entry = cls._of(event)
         level = level_of(event)
-        if level:
+        if level and not folded:
             entry.add_class(f"-level-{level}")
         return entry
 
@@ -196,11 +220,81 @@ class SandboxEntry(Static):
         return cls(sub_query_content(event), classes=classes)
 
 
+class ChildFold(Vertical, can_focus=True):
+    """A child agent's entries folded under the ``rlm_query`` call that started it.
+
+    Entries may arrive before the fold is mounted (in the same flush as its start): they
+    wait in ``_early`` and are mounted, in order, with it. Its look is in ``SandboxPane``'s
+    CSS, as ``SandboxEntry``'s is.
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter,space", "fold", "Fold", show=False)]
+
+    def __init__(self, started: ChildStarted, holder: ChildFold | None) -> None:
+        super().__init__(classes="fold")
+        self.started = started
+        self.finished: ChildFinished | None = None
+        self.holder = holder
+        """The fold this one is in (``None``: it is in the pane)."""
+        self.open = True
+        self._title = Static(fold_title(started, None, True), classes="fold-title")
+        self._body = Vertical(classes="fold-body")
+        self._early: list[Widget] | None = []
+
+    def compose(self) -> Iterable[Widget]:
+        yield self._title
+        yield self._body
+
+    def on_mount(self) -> None:
+        early, self._early = self._early or [], None
+        if early:
+            self._body.mount_all(early)
+
+    def add(self, widget: Widget) -> None:
+        """Put ``widget`` (an entry or a fold) at the end of this fold."""
+        if self._early is not None:
+            self._early.append(widget)
+        else:
+            self._body.mount(widget)
+
+    def finish(self, event: ChildFinished) -> None:
+        """The child ended: say how, and fold it."""
+        self.finished = event
+        self.set_class(event.status == "failed", "failed")
+        self.set_open(False)
+
+    def set_open(self, open_: bool) -> None:
+        self.open = open_
+        self._body.display = open_
+        self._title.update(fold_title(self.started, self.finished, open_))
+
+    def action_fold(self) -> None:
+        self.set_open(not self.open)
+
+    def on_click(self, event: events.Click) -> None:
+        # Only a click on the title folds: one inside the body belongs to an entry.
+        if event.widget is self._title or (
+            event.widget is not None and self._title in event.widget.ancestors_with_self
+        ):
+            event.stop()
+            self.action_fold()
+
+
+def inside(widget: Widget, fold: ChildFold) -> bool:
+    """Whether ``widget`` (an entry or a fold of the pane) is in ``fold``, at any depth."""
+    holder = getattr(widget, "holder", None)
+    while holder is not None:
+        if holder is fold:
+            return True
+        holder = holder.holder
+    return False
+
+
 class SandboxPane(VerticalScroll):
     """A bounded, self-following list of sandbox entries fed in batches."""
 
     DEFAULT_CSS = """
-    SandboxPane > SandboxEntry {
+    SandboxPane SandboxEntry {
         padding: 0 1;
         margin-bottom: 1;
         border-left: outer $primary 60%;
@@ -210,6 +304,15 @@ class SandboxPane(VerticalScroll):
         &.-level-1 { margin: 0 0 1 3; }
         &.-level-2 { margin: 0 0 1 6; }
         &.-level-3 { margin: 0 0 1 9; }
+    }
+    SandboxPane ChildFold {
+        height: auto;
+        margin-bottom: 1;
+        border-left: outer $accent 60%;
+        &.failed { border-left: outer $error; }
+        &:focus { background: $boost; }
+        & > .fold-title { padding: 0 1; }
+        & > .fold-body { height: auto; padding: 1 0 0 2; }
     }
     SandboxPane > #sandbox-dropped { color: $text-muted; padding: 0 1; display: none; }
     SandboxPane.-dropped > #sandbox-dropped { display: block; }
@@ -232,9 +335,11 @@ class SandboxPane(VerticalScroll):
         super().__init__(id=id)
         self.follow = follow
         self._pending: deque[Entry] = deque(maxlen=MAX_ENTRIES)
-        self._shown: deque[SandboxEntry] = deque()
-        """Entries mounted and kept, oldest first: counted here, not queried from the DOM,
-        where a removal still in progress would be counted (and dropped) twice."""
+        self._shown: deque[SandboxEntry | ChildFold] = deque()
+        """Entries and folds mounted and kept, oldest first: counted here, not queried from
+        the DOM, where a removal still in progress would be counted (and dropped) twice."""
+        self._folds: dict[str, ChildFold] = {}
+        """Each kept child's fold, by the child's agent name."""
         self._empty_text = empty_text
         self.dropped = 0
         """Entries not kept: scrolled off the cap or skipped while arriving too fast."""
@@ -292,8 +397,14 @@ class SandboxPane(VerticalScroll):
             self.scroll_home(animate=False)
 
     @property
-    def entries(self) -> list[SandboxEntry]:
+    def entries(self) -> list[SandboxEntry | ChildFold]:
+        """The entries and folds kept, in the order they came."""
         return list(self._shown)
+
+    @property
+    def folds(self) -> dict[str, ChildFold]:
+        """Each kept child's fold, by its agent name."""
+        return dict(self._folds)
 
     @property
     def pending(self) -> int:
@@ -322,27 +433,72 @@ class SandboxPane(VerticalScroll):
         """Show up to ``MOUNT_PER_FLUSH`` queued entries and drop the oldest beyond the cap."""
         if not self._pending:
             return
-        count = min(MOUNT_PER_FLUSH, len(self._pending))
-        batch = [SandboxEntry.for_event(self._pending.popleft()) for _ in range(count)]
+        from ralph_tui.events import ChildFinished, ChildStarted
+
         self.query_one("#sandbox-empty").display = False
-        self.mount_all(batch, before="#sandbox-writing")
-        self._shown.extend(batch)
-        surplus = len(self._shown) - MAX_ENTRIES
-        if surplus > 0:
-            self.dropped += surplus
-            self.remove_children([self._shown.popleft() for _ in range(surplus)])
+        top: list[Widget] = []
+        for _ in range(min(MOUNT_PER_FLUSH, len(self._pending))):
+            event = self._pending.popleft()
+            holder = self._fold_of(event.agent)
+            if isinstance(event, ChildFinished) and event.child in self._folds:
+                self._folds[event.child].finish(event)
+                continue
+            widget: SandboxEntry | ChildFold
+            if isinstance(event, ChildStarted):
+                widget = self._folds[event.child] = ChildFold(event, holder)
+            else:
+                widget = SandboxEntry.for_event(event, folded=holder is not None)
+                widget.holder = holder
+            if holder is None:
+                top.append(widget)
+            else:
+                holder.add(widget)
+            self._shown.append(widget)
+        if top:
+            self.mount_all(top, before="#sandbox-writing")
+        self._drop_oldest()
         if self.dropped:
             self.add_class("-dropped")
             self.query_one("#sandbox-dropped", Static).update(
                 f"… {self.dropped} earlier entries not kept"
             )
 
+    def _fold_of(self, agent: str) -> ChildFold | None:
+        """The fold of ``agent``'s entries: its own, else its nearest kept ancestor's
+        (``None``: the pane itself)."""
+        while "/" in agent:
+            if agent in self._folds:
+                return self._folds[agent]
+            agent = agent.rsplit("/", 1)[0]
+        return self._folds.get(agent)
+
+    def _drop_oldest(self) -> None:
+        """Drop the oldest entries past ``MAX_ENTRIES`` (a fold with all it holds)."""
+        gone: list[Widget] = []
+        while len(self._shown) > MAX_ENTRIES:
+            oldest = self._shown.popleft()
+            gone.append(oldest)
+            self.dropped += 1
+            if isinstance(oldest, ChildFold):
+                within = [w for w in self._shown if inside(w, oldest)]
+                self.dropped += len(within)
+                self._shown = deque(w for w in self._shown if not inside(w, oldest))
+                self._folds = {
+                    name: fold
+                    for name, fold in self._folds.items()
+                    if fold is not oldest and not inside(fold, oldest)
+                }
+        if gone:
+            folds = [g for g in gone if isinstance(g, ChildFold)]
+            self.remove_children([w for w in gone if not any(inside(w, f) for f in folds)])
+
     def reset(self) -> None:
         """Forget every entry (a new run, or another iteration's transcript)."""
         self._pending.clear()
         self._shown.clear()
+        self._folds.clear()
         self.dropped = 0
         self.remove_class("-dropped", "-writing")
-        self.remove_children(SandboxEntry)
+        self.remove_children([*self.query_children(SandboxEntry), *self.query_children(ChildFold)])
         self.query_one("#sandbox-empty").display = True
         self._go_to_start()

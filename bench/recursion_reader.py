@@ -1,0 +1,331 @@
+"""What nesting buys a model that can read only so much: a question over a folder whose
+answer needs facts from 3 of its documents, answered by a scripted model at ``max_depth`` 1
+and 2 within the same budgets; prints one JSON object.
+
+The folder: ``--docs`` generated documents of ``--kb`` KB each. Three hold one fact each (how
+often their plant's chlorine residual is checked); every document also holds, about once in
+every ``DISTRACTOR_EVERY`` sentences, a sentence with the same words that answers something
+else ("the chlorine residual target ... is set by the state board"). So a search for the
+question's words finds far more sentences than one agent can read.
+
+The scripted model (``BoundedReader``) is the same policy at every level, and knows nothing
+of where the facts are. It sees what the real loop sends it (its system prompt, question and
+what its cells printed, each output cut by the loop at ``max_output_chars``) and decides
+from that alone:
+
+1. When its prompt offers ``rlm_query`` and its ``documents`` table lists more than one
+   document, it starts one child per document with the same question
+   (``rlm_query_batched``), prints their answers, and on its next turn answers with the
+   sentences among them that it recognises as facts.
+2. Otherwise it reads: its first cell lists the sentences of its ``context`` holding the
+   question's key phrase and prints the first page of them; each next cell prints the next
+   page (``PAGE`` sentences, about what fits the printed output). It answers with the
+   sentences it has read that it recognises as facts when the pages run out or at its last
+   step (``--steps``, the loop's step limit, the same for every agent).
+
+"Recognises as a fact" stands for reading comprehension: a sentence holding the key phrase
+and a verb of checking (``checked``, ``tested``, ``measured``); the distractors hold the key
+phrase but no such verb. It is applied only to text the model was shown.
+
+Tokens are what the scripted server reports to the client for each request: its request's
+characters / 4 in, its reply's / 4 out (the loop counts them as a real server's usage).
+
+    PYTHONPATH=. .venv/bin/python bench/recursion_reader.py [--docs 20] [--kb 200]
+        [--steps 12] [--wide-steps 40]
+
+``--wide-steps N`` also runs depth 1 with N steps: what the single agent needs to read every
+page, and its tokens against the tree's (each of its steps sends again all it read before).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import re
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx2
+from pydantic import BaseModel
+
+from ralph_tui.agents.agent_run import AgentVariable, RLMSpec
+from ralph_tui.agents.recursion import AgentTree
+from ralph_tui.agents.rlm import rlm_agent_forward
+from ralph_tui.documents import read_corpus
+from ralph_tui.llm.anthropic_client import AnthropicClient
+from ralph_tui.llm.offline import OfflineClient
+from ralph_tui.llm.offline.children import documents_to_split
+from ralph_tui.loops.context import DOCUMENTS_VARIABLE
+from tests.agents.conftest import tool_use
+from tests.llm.llm_wire import FakeAPI, anthropic_message, streamed
+
+QUESTION = "How often is the chlorine residual checked at each treatment plant?"
+KEY = "chlorine residual"
+"""The question's key phrase: what the model searches its text for."""
+FACTS = {
+    3: "The Alder treatment plant has its chlorine residual checked every hour by the shift.",
+    11: "At the Birch treatment plant the chlorine residual is checked twice a day at the outlet.",
+    17: "The Cedar treatment plant chlorine residual is checked weekly by the county laboratory.",
+}
+DISTRACTORS = [
+    "The chlorine residual target at the {name} plant is set by the state board.",
+    "A chlorine residual chart hangs in the {name} plant control room.",
+    "Records of the chlorine residual at the {name} plant go to the archive each year.",
+]
+DISTRACTOR_EVERY = 60
+WORDS = [
+    "river",
+    "intake",
+    "valve",
+    "basin",
+    "settling",
+    "sand",
+    "gravel",
+    "meter",
+    "pressure",
+    "operator",
+    "crew",
+    "shift",
+    "report",
+    "gauge",
+    "screen",
+    "channel",
+    "tank",
+    "pipe",
+    "flow",
+    "level",
+    "storage",
+    "reservoir",
+    "pump",
+    "motor",
+]
+CHECKING = re.compile(r"\b(checked|tested|measured)\b")
+PAGE = 30
+"""Sentences a reading cell prints (about 3,000 characters: under the 4,000 printed)."""
+CHARS_PER_TOKEN = 4
+
+
+def document(number: int, size: int, rng: random.Random) -> str:
+    name = f"Unit{number:02d}"
+    parts: list[str] = []
+    length = 0
+    while length < size:
+        if number in FACTS and length >= size // 2 and FACTS[number] not in parts:
+            sentence = FACTS[number]
+        elif rng.randrange(DISTRACTOR_EVERY) == 0:
+            sentence = rng.choice(DISTRACTORS).format(name=name)
+        else:
+            sentence = " ".join(rng.sample(WORDS, 9)).capitalize() + "."
+        parts.append(sentence)
+        length += len(sentence) + 1
+    paragraphs = [" ".join(parts[i : i + 6]) for i in range(0, len(parts), 6)]
+    return f"# Records of {name}\n\n" + "\n\n".join(paragraphs) + "\n"
+
+
+def make_folder(root: Path, docs: int, kb: int) -> Path:
+    folder = root / "plants"
+    folder.mkdir()
+    rng = random.Random(7)
+    for number in range(1, docs + 1):
+        (folder / f"plant-{number:02d}.md").write_text(document(number, kb * 1000, rng))
+    return folder
+
+
+def recognised(text: str) -> list[str]:
+    """The sentences of ``text`` the model takes for facts that answer the question."""
+    sentences = re.split(r"(?<=[.!?])\s+|\n+", text)
+    found = []
+    for sentence in sentences:
+        sentence = re.sub(r"^\S+ : ", "", sentence.strip())  # a child's answer, by document
+        if KEY in sentence.lower() and CHECKING.search(sentence) and sentence not in found:
+            found.append(sentence)
+    return found
+
+
+FIRST_CELL = f"""import re
+_sentences = [s for s in re.split(r"(?<=[.!?])\\s+|\\n+", context) if {KEY!r} in s.lower()]
+print(len(_sentences), "sentences hold {KEY}; page 1:")
+print("\\n".join(_sentences[:{PAGE}]))
+"""
+NEXT_CELL = 'print("\\n".join(_sentences[{start}:{end}]))'
+DELEGATE_CELL = """_names = [d["name"] for d in documents]
+_results = rlm_query_batched([[{question!r}, [name]] for name in _names])
+for _name, _result in zip(_names, _results):
+    print(_name, ":", _result["error"] or _result["answer"])
+"""
+
+
+class BoundedReader(FakeAPI):
+    """The scripted model of the module docstring, answering the Anthropic wire format."""
+
+    def __init__(self, steps: int) -> None:
+        super().__init__()
+        self.steps = steps
+        self.tokens_in = 0
+        self.tokens_out = 0
+        self.calls = 0
+        self.pages_read = 0
+        """Pages of sentences the tree's reading cells printed (each up to ``PAGE``)."""
+
+    def handle(self, request: httpx2.Request) -> httpx2.Response:
+        body = json.loads(request.content)
+        turn = self.decide(body)
+        reply = json.dumps(turn)
+        tokens_in = len(request.content) // CHARS_PER_TOKEN
+        tokens_out = max(1, len(reply) // CHARS_PER_TOKEN)
+        self.tokens_in += tokens_in
+        self.tokens_out += tokens_out
+        self.calls += 1
+        message = anthropic_message(
+            [tool_use(turn, "submit_output")],
+            stop_reason="tool_use",
+            input_tokens=tokens_in,
+            output_tokens=tokens_out,
+        )
+        return streamed(request, httpx2.Response(200, json=message))
+
+    def decide(self, body: dict[str, Any]) -> dict[str, Any]:
+        system = body.get("system", "")
+        if not isinstance(system, str):
+            system = "\n".join(block.get("text", "") for block in system)
+        messages = body["messages"]
+        step = sum(1 for message in messages if message["role"] == "assistant")
+        seen = "\n".join(observations(messages))
+        question = QUESTION
+        if documents_to_split(system) > 1:
+            if step == 0:
+                return code(DELEGATE_CELL.format(question=question))
+            return answer(recognised(seen))
+        last_step = step + 1 >= self.steps
+        if step == 0:
+            self.pages_read += 1
+            return code(FIRST_CELL)
+        total = int(match[1]) if (match := re.search(r"(\d+) sentences hold", seen)) else 0
+        start = PAGE * step
+        if last_step or start >= total:
+            return answer(recognised(seen))
+        self.pages_read += 1
+        return code(NEXT_CELL.format(start=start, end=start + PAGE))
+
+
+def code(source: str) -> dict[str, Any]:
+    return {"code": source, "resultReady": False}
+
+
+def answer(facts: list[str]) -> dict[str, Any]:
+    return {"answer": "\n".join(facts) or "No answer found.", "resultReady": True}
+
+
+def observations(messages: list[dict[str, Any]]) -> list[str]:
+    """The tool results the conversation holds (what the agent's cells printed)."""
+    found = []
+    for message in messages:
+        content = message["content"]
+        if isinstance(content, list):
+            for block in content:
+                if isinstance(block, dict) and block.get("type") == "tool_result":
+                    inner = block["content"]
+                    found.append(inner if isinstance(inner, str) else json.dumps(inner))
+    return found
+
+
+class Answer(BaseModel):
+    answer: str
+
+
+async def ask(folder: Path, depth: int, steps: int) -> dict[str, Any]:
+    corpus = read_corpus([folder])
+    variables = {
+        "context": AgentVariable(corpus.text, "The documents."),
+        "documents": AgentVariable(corpus.table, DOCUMENTS_VARIABLE),
+    }
+    model = BoundedReader(steps)
+    client = AnthropicClient(
+        "claude-sonnet-4-6",
+        api_key="sk-ant-bench",
+        base_url="https://anthropic.test",
+        http_client=model.http_client(),
+    )
+    spec = RLMSpec(
+        name="worker",
+        definition="Answer the question from the documents.",
+        output_model=Answer,
+        max_steps=steps,
+        sub_query_concurrency=4,
+        cell_timeout_s=120,
+    )
+    started = time.perf_counter()
+    result = await rlm_agent_forward(
+        client,
+        spec,
+        {"query": QUESTION},
+        variables,
+        sub_client=OfflineClient(role="sub"),
+        emit=lambda _e: None,
+        tree=AgentTree.root(depth),
+    )
+    found = [n for n, fact in FACTS.items() if fact in result.output.answer]
+    return {
+        "maxDepth": depth,
+        "factsInAnswer": len(found),
+        "facts": [f"plant-{n:02d}.md" for n in found],
+        "answer": result.output.answer,
+        "salvaged": result.fallback,
+        "rootSteps": result.steps,
+        "pagesPrinted": model.pages_read,
+        "calls": model.calls,
+        "tokensIn": model.tokens_in,
+        "tokensOut": model.tokens_out,
+        "tokens": model.tokens_in + model.tokens_out,
+        "wallS": round(time.perf_counter() - started, 2),
+    }
+
+
+async def main(args: argparse.Namespace) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = make_folder(Path(tmp), args.docs, args.kb)
+        corpus = read_corpus([folder])
+        keyed = sum(1 for s in re.split(r"(?<=[.!?])\s+|\n+", corpus.text) if KEY in s.lower())
+        depth1 = await ask(folder, 1, args.steps)
+        depth2 = await ask(folder, 2, args.steps)
+        wide = await ask(folder, 1, args.wide_steps) if args.wide_steps else None
+    figures: dict[str, Any] = {
+        "question": QUESTION,
+        "docs": args.docs,
+        "kbEach": args.kb,
+        "sentencesWithKeyPhrase": keyed,
+        "stepsPerAgent": args.steps,
+        "sentencesPerPage": PAGE,
+        "depth1": depth1,
+        "depth2": depth2,
+        "tokensDepth2OverDepth1": round(depth2["tokens"] / max(depth1["tokens"], 1), 2),
+        "model": (
+            "scripted, the same policy at both depths: with rlm_query offered over several "
+            "documents, one child per document with the same question, then an answer from "
+            "the fact sentences among their answers; otherwise list the sentences of its text "
+            f"holding {KEY!r}, print them {PAGE} a step, and answer with the sentences read "
+            "that hold the phrase and a verb of checking when the pages run out or at its last "
+            "step. It never sees text its cells did not print."
+        ),
+    }
+    if wide is not None:
+        figures["depth1WithMoreSteps"] = {"steps": args.wide_steps, **wide}
+        figures["tokensDepth1WithMoreStepsOverDepth2"] = round(
+            wide["tokens"] / max(depth2["tokens"], 1), 2
+        )
+    return figures
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--docs", type=int, default=20)
+    parser.add_argument("--kb", type=int, default=200)
+    parser.add_argument("--steps", type=int, default=12)
+    parser.add_argument(
+        "--wide-steps", type=int, default=0, help="also depth 1 with this many steps"
+    )
+    print(json.dumps(asyncio.run(main(parser.parse_args())), indent=2))
