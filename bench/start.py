@@ -7,7 +7,7 @@ Each figure is the median of ``--runs`` with its baseline measured in the same r
   subcommand's ``--help`` is reported beside it (the slowest, and every one).
 - ``first_paint``: ``ralph-tui`` and ``ralph-tui demo`` in a real terminal (a tmux pane,
   160 x 45) from starting the command until its first frame is on screen (the footer's
-  keys and the mode select's label), against a hello-world
+  keys and the question box's label), against a hello-world
   Textual app measured the same way until its text is; target at most 1.5 x the baseline.
   Beside them, the floor: the run screen's widgets built from stock Textual widgets alone
   (``bench/stock_first_screen.py``, no project code, no settings).
@@ -64,9 +64,9 @@ Hello().run()
 HELLO_MARKER = "Hello, world"
 STOCK_FIRST_SCREEN = ROOT / "bench" / "stock_first_screen.py"
 TYPED, TYPE_AFTER_S, TYPED_TIMEOUT_S = "zebra", 0.1, 5.0
-APP_FIRST_FRAME = (APP_MARKER, "QA: answer")
-"""The app's first frame, painted: the footer's keys and the mode select's label (which its
-select draws a frame after it is laid out), in the app and the demo alike."""
+APP_FIRST_FRAME = (APP_MARKER, "Question or task")
+"""The app's first frame, painted: the footer's keys and the question box's label, in the app
+and the demo alike."""
 FORM_COLUMNS = 38
 """The run form's width: the question box is within these columns."""
 

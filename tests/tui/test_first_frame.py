@@ -1,5 +1,5 @@
-"""The first frame holds only what is in sight and needed at once: the form down to the
-document field (the question box focused), the status line and the footer. The rest of the
+"""The first frame holds only what is in sight and needed at once: the form's question box
+(focused) and document field, the status line and the footer. The rest of the
 form and the monitor's panes are built right after it; a hidden tab's pane when first shown.
 """
 
@@ -20,8 +20,9 @@ from ralph_tui.tui.widgets.status_line import RunStatusLine
 from tests.tui.conftest import MakeApp, run_screen_whole, wait_for
 from tests.tui.scripted import DOC_NAME, QUESTION, run_until_cancelled, scripted_runner
 
-FIRST_FRAME = ("#query", "#doc", "#mode")
+FIRST_FRAME = ("#query", "#doc")
 REST_OF_FORM = (
+    "#mode",
     "#estimate",
     "#external-docs",
     "#external-provider",

@@ -10,7 +10,7 @@ import pytest
 
 import ralph_tui.tui.app as app_module
 from ralph_tui.main import main
-from tests.tui.conftest import MakeApp
+from tests.tui.conftest import MakeApp, wait_for
 
 
 @pytest.fixture
@@ -40,9 +40,7 @@ async def test_the_warm_up_turns_the_collector_back_on(
     gc.disable()
     app = make_app()
     async with app.run_test() as pilot:
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        assert gc.isenabled()
+        await wait_for(pilot, gc.isenabled)  # the warm-up starts once the screen is whole
 
 
 async def test_a_failed_warm_up_still_turns_the_collector_back_on(
@@ -55,9 +53,7 @@ async def test_a_failed_warm_up_still_turns_the_collector_back_on(
     gc.disable()
     app = make_app()
     async with app.run_test() as pilot:
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        assert gc.isenabled()
+        await wait_for(pilot, gc.isenabled)  # the warm-up starts once the screen is whole
 
 
 def test_what_start_up_threw_away_is_freed_before_the_freeze() -> None:

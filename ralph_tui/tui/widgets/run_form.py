@@ -1,9 +1,9 @@
 """The form that describes a run: mode, query, document, external docs, inner loop,
 iterations, provider and models; and what the run is estimated to spend.
 
-The first frame holds the form down to the document field (the question box, focused, takes
-what is typed at once); ``compose_rest`` builds the rest right after it, below, so nothing in
-sight moves — the missing-keys warning included, which needs the settings, read after the
+The first frame holds the question box (focused, it takes what is typed at once) and the
+document field; ``compose_rest`` builds the rest right after it, below, so nothing in sight
+moves — the mode, and the missing-keys warning, which needs the settings, read after the
 first frame. Values set before then (``prefill``) are kept and put in as it is built.
 """
 
@@ -69,13 +69,6 @@ class RunForm(VerticalScroll):
         """Values of selects set before the rest of the form was built, by id."""
 
     def compose(self) -> ComposeResult:
-        yield Label("Mode")
-        yield Select(
-            [("QA: answer with evidence", "qa"), ("Task", "task")],
-            value="qa",
-            allow_blank=False,
-            id="mode",
-        )
         yield Label("Question or task")
         yield TextArea("", id="query", soft_wrap=True, placeholder="What do you want to know?")
         yield Label("Document")
@@ -98,6 +91,13 @@ class RunForm(VerticalScroll):
         from ralph_tui.config.inner_modes import INNER_MODES
         from ralph_tui.tui.widgets.estimate_view import EstimateView
 
+        yield Label("Mode")
+        yield Select(
+            [("QA: answer with evidence", "qa"), ("Task", "task")],
+            value="qa",
+            allow_blank=False,
+            id="mode",
+        )
         yield from self._keys_warning(missing_keys)
         provider = "offline" if missing_keys else s.provider
         yield EstimateView(s, self.draft, id="estimate")
@@ -165,7 +165,7 @@ class RunForm(VerticalScroll):
 
     def _set_select(self, field: str, value: str) -> None:
         """Choose ``value`` in the select ``field``, or once it is built."""
-        if self.whole or field == "mode":
+        if self.whole:
             self.query_one(f"#{field}", Select).value = value
         else:
             self._pending[field] = value
