@@ -14,6 +14,7 @@ import pytest
 from ralph_tui.config import Settings
 from ralph_tui.events import BaseEvent, ChildFinished, ChildStarted, SubQuery
 from ralph_tui.loops.runner import RunOutcome, RunRequest, execute_run
+from ralph_tui.sandbox.process import REAP_PATIENCE_S
 from ralph_tui.traces.store import TraceStore
 from tests.recursion.agents_api import AgentsAPI, code
 
@@ -91,6 +92,16 @@ def descendants() -> list[str]:
     return [f"{pid} {names[pid]}" for pid in below]
 
 
+async def gone_soon() -> list[str]:
+    """``descendants()`` once they are gone, or after ``REAP_PATIENCE_S`` and a second more:
+    a sandbox whose close a cancel interrupted is killed and reaped by its reaper in the
+    background, within that patience, rather than before the run returns."""
+    deadline = asyncio.get_running_loop().time() + REAP_PATIENCE_S + 1.0
+    while (left := descendants()) and asyncio.get_running_loop().time() < deadline:
+        await asyncio.sleep(0.05)
+    return left
+
+
 async def test_a_childs_spending_is_the_runs_and_its_quotes_are_located_in_the_documents(
     tmp_path: Path,
 ) -> None:
@@ -143,7 +154,7 @@ async def test_a_cap_tripping_inside_a_child_stops_the_whole_run_as_capped(
     assert [(e.child, e.status) for e in finished] == [("worker/1.1", "failed")]
     assert "token cap reached" in (finished[0].error or ""), "no second child was started"
     assert TraceStore(tmp_path / "out").load_session(outcome.session_id).status == "capped"
-    assert descendants() == []
+    assert await gone_soon() == []
 
 
 @pytest.mark.parametrize("how", ["cancel", "timeout"])
@@ -180,7 +191,7 @@ async def test_a_cancel_or_a_timeout_stops_every_child_and_leaves_no_process(
     assert outcome.status == ("cancelled" if how == "cancel" else "timed_out")
     assert loop.time() - began < 30
     assert len(started) == 3 and all(turns == 1 for turns in api.turns.values())
-    assert descendants() == [], "every child's sandbox process is gone"
+    assert await gone_soon() == [], "every child's sandbox process is gone"
 
 
 async def test_the_sub_call_cache_answers_children_as_it_answers_the_root(
