@@ -58,4 +58,4 @@ def test_a_trace_with_quotes_is_read_as_written() -> None:
              "end": 10}  # fmt: skip
     written = {"iteration": 1, "output": {"evidence": ["Quoted."]}, "quotes": [quote]}
     trace = IterationTrace.model_validate({**written, "evidenceSources": [None]})
-    assert [q.model_dump(exclude_none=True) for q in trace.quotes] == [quote]
+    assert [q.model_dump(exclude_none=True) for q in trace.quotes] == [{**quote, "ocr": False}]
