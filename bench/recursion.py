@@ -32,6 +32,7 @@ import random
 import statistics
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -88,9 +89,21 @@ WORDS = [
 ]
 
 
-def document(number: int, size: int, rng: random.Random) -> str:
-    """About ``size`` characters of plant records: filler sentences, a few distractors, and
-    the document's fact (if it has one) somewhere in the middle."""
+def occasionally(rng: random.Random) -> bool:
+    """This bench's distractor rate: about one sentence in fifty."""
+    return rng.random() < 0.02
+
+
+def document(
+    number: int,
+    size: int,
+    rng: random.Random,
+    distractors: list[str] = DISTRACTORS,
+    is_distractor: Callable[[random.Random], bool] = occasionally,
+) -> str:
+    """About ``size`` characters of plant records: filler sentences, a few ``distractors``
+    (where ``is_distractor`` says), and the document's fact (if it has one) somewhere in the
+    middle."""
     name = f"Unit{number:02d}"
     parts: list[str] = []
     length = 0
@@ -98,8 +111,8 @@ def document(number: int, size: int, rng: random.Random) -> str:
     while length < size:
         if number in FACTS and length >= fact_at and FACTS[number] not in parts:
             sentence = FACTS[number]
-        elif rng.random() < 0.02:
-            sentence = rng.choice(DISTRACTORS).format(name=name)
+        elif is_distractor(rng):
+            sentence = rng.choice(distractors).format(name=name)
         else:
             words = rng.sample(WORDS, 9)
             sentence = " ".join(words).capitalize() + "."
@@ -109,12 +122,20 @@ def document(number: int, size: int, rng: random.Random) -> str:
     return f"# Records of {name}\n\n" + "\n\n".join(paragraphs) + "\n"
 
 
-def make_folder(root: Path, docs: int, kb: int) -> Path:
+def make_folder(
+    root: Path,
+    docs: int,
+    kb: int,
+    distractors: list[str] = DISTRACTORS,
+    is_distractor: Callable[[random.Random], bool] = occasionally,
+) -> Path:
+    """``docs`` documents of ``kb`` KB in ``root / "plants"`` (see ``document``)."""
     folder = root / "plants"
     folder.mkdir()
     rng = random.Random(7)
     for number in range(1, docs + 1):
-        (folder / f"plant-{number:02d}.md").write_text(document(number, kb * 1000, rng))
+        text = document(number, kb * 1000, rng, distractors, is_distractor)
+        (folder / f"plant-{number:02d}.md").write_text(text)
     return folder
 
 

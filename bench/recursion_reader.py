@@ -42,7 +42,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import random
 import re
 import tempfile
 import time
@@ -51,6 +50,8 @@ from typing import Any
 
 import httpx2
 from pydantic import BaseModel
+from recursion import FACTS, QUESTION  # bench/recursion.py: the same folder question
+from recursion import make_folder as plant_folder
 
 from ralph_tui.agents.agent_run import AgentVariable, RLMSpec
 from ralph_tui.agents.recursion import AgentTree
@@ -63,76 +64,27 @@ from ralph_tui.loops.context import DOCUMENTS_VARIABLE
 from tests.agents.conftest import tool_use
 from tests.llm.llm_wire import FakeAPI, anthropic_message, streamed
 
-QUESTION = "How often is the chlorine residual checked at each treatment plant?"
 KEY = "chlorine residual"
 """The question's key phrase: what the model searches its text for."""
-FACTS = {
-    3: "The Alder treatment plant has its chlorine residual checked every hour by the shift.",
-    11: "At the Birch treatment plant the chlorine residual is checked twice a day at the outlet.",
-    17: "The Cedar treatment plant chlorine residual is checked weekly by the county laboratory.",
-}
 DISTRACTORS = [
     "The chlorine residual target at the {name} plant is set by the state board.",
     "A chlorine residual chart hangs in the {name} plant control room.",
     "Records of the chlorine residual at the {name} plant go to the archive each year.",
 ]
 DISTRACTOR_EVERY = 60
-WORDS = [
-    "river",
-    "intake",
-    "valve",
-    "basin",
-    "settling",
-    "sand",
-    "gravel",
-    "meter",
-    "pressure",
-    "operator",
-    "crew",
-    "shift",
-    "report",
-    "gauge",
-    "screen",
-    "channel",
-    "tank",
-    "pipe",
-    "flow",
-    "level",
-    "storage",
-    "reservoir",
-    "pump",
-    "motor",
-]
 CHECKING = re.compile(r"\b(checked|tested|measured)\b")
 PAGE = 30
 """Sentences a reading cell prints (about 3,000 characters: under the 4,000 printed)."""
 CHARS_PER_TOKEN = 4
 
 
-def document(number: int, size: int, rng: random.Random) -> str:
-    name = f"Unit{number:02d}"
-    parts: list[str] = []
-    length = 0
-    while length < size:
-        if number in FACTS and length >= size // 2 and FACTS[number] not in parts:
-            sentence = FACTS[number]
-        elif rng.randrange(DISTRACTOR_EVERY) == 0:
-            sentence = rng.choice(DISTRACTORS).format(name=name)
-        else:
-            sentence = " ".join(rng.sample(WORDS, 9)).capitalize() + "."
-        parts.append(sentence)
-        length += len(sentence) + 1
-    paragraphs = [" ".join(parts[i : i + 6]) for i in range(0, len(parts), 6)]
-    return f"# Records of {name}\n\n" + "\n\n".join(paragraphs) + "\n"
-
-
 def make_folder(root: Path, docs: int, kb: int) -> Path:
-    folder = root / "plants"
-    folder.mkdir()
-    rng = random.Random(7)
-    for number in range(1, docs + 1):
-        (folder / f"plant-{number:02d}.md").write_text(document(number, kb * 1000, rng))
-    return folder
+    """``bench/recursion.py``'s folder of plant records, with this reader's distractors:
+    sentences that hold the key phrase and answer something else, one in
+    ``DISTRACTOR_EVERY``."""
+    return plant_folder(
+        root, docs, kb, DISTRACTORS, lambda rng: rng.randrange(DISTRACTOR_EVERY) == 0
+    )
 
 
 def recognised(text: str) -> list[str]:
