@@ -36,7 +36,7 @@ from ralph_tui.agents.output_tool import (
     output_tool,
     parse_json_object,
 )
-from ralph_tui.agents.recursion import AgentTree, ChildCalls, Parent, rlm_query_docs
+from ralph_tui.agents.recursion import AgentTree, ChildCalls, Parent, nesting, rlm_query_docs
 from ralph_tui.agents.structured import assistant_turn, tool_feedback
 from ralph_tui.agents.stuck import Repeat
 from ralph_tui.agents.sub_cache import SubCallCache
@@ -180,7 +180,7 @@ async def lcm_agent_forward(
     budget = tree.budget_for(spec.max_llm_calls) if tree is not None else None
     runner, llm_map = sub_calls(spec, sub_client, emit, text, sub_cache, budget)
     budget = runner.budget
-    recursive = tree if tree is not None and tree.shared.max_depth > 1 else None
+    recursive = nesting(tree)
     child_docs = rlm_query_docs(recursive, spec.sub_query_concurrency) if recursive else []
     docs = [
         READ_DOC.format(limit=spec.max_output_chars),

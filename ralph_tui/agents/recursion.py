@@ -113,6 +113,12 @@ class AgentTree:
         runner.semaphore = self.shared.sub_calls_at_once
 
 
+def nesting(tree: AgentTree | None) -> AgentTree | None:
+    """``tree`` when its agents may start children (``--max-depth`` above 1), else ``None``:
+    an agent is given ``rlm_query`` only then."""
+    return tree if tree is not None and tree.shared.max_depth > 1 else None
+
+
 def rlm_query_docs(tree: AgentTree, concurrency: int) -> list[str]:
     """The prompt's lines for ``rlm_query`` and ``rlm_query_batched`` at ``tree``'s level."""
     shape = (

@@ -27,7 +27,7 @@ from ralph_tui.agents.output_tool import (
     rlm_tool,
 )
 from ralph_tui.agents.printed import printed_spans
-from ralph_tui.agents.recursion import AgentTree, ChildCalls, Parent, rlm_query_docs
+from ralph_tui.agents.recursion import AgentTree, ChildCalls, Parent, nesting, rlm_query_docs
 from ralph_tui.agents.rlm_prompt import build_rlm_system
 from ralph_tui.agents.structured import (
     answer_other_calls,
@@ -207,7 +207,7 @@ async def rlm_agent_forward(
     if look is not None:
         more["look"] = look_function(runner, look)
         docs.append(LOOK_DOC)
-    recursive = tree if tree is not None and tree.shared.max_depth > 1 else None
+    recursive = nesting(tree)
     if recursive is not None:
         docs.extend(rlm_query_docs(recursive, spec.sub_query_concurrency))
     store = open_store(store_path)
