@@ -143,8 +143,8 @@ class RalphApp(App[int]):
             self._first_frame_waiting.append(callback)
 
     def on_ready(self) -> None:
-        # What the widgets set on mount (the mode select's label) paints in the frame after
-        # the first: the settings wait for it too.
+        # What the widgets set on mount (the question box's placeholder, the status line)
+        # paints in the frame after the first: the settings wait for it too.
         self.call_after_refresh(self._first_frame_shown)
 
     def _first_frame_shown(self) -> None:

@@ -1,8 +1,8 @@
 """What every screen needs from the app: settings, the runner, and where things live.
 
 The settings are read when first needed: ``ralph-tui`` with no arguments paints its first
-frame before reading them (and before importing what reads them), and reads them at once
-after it (``RalphApp.on_ready``).
+frame before reading them (and before importing what reads them), and reads them a frame
+after Textual's Ready (``RalphApp._first_frame_shown``).
 """
 
 from __future__ import annotations

@@ -3,9 +3,9 @@
 The modals it opens (evidence, passage, summary, file picker) are imported when first
 opened: the first paint does not wait for them.
 
-The first frame holds the form down to the document field, the status line and the footer;
-the rest of the form and the monitor's panes are built right after it (``whole`` says when),
-and what needs them (starting a run, its events) waits for that.
+The first frame holds the form's question box and document field, the status line and the
+footer; the rest of the form and the monitor's panes are built right after it (``whole``
+says when), and what needs them (starting a run, its events) waits for that.
 
 The run is a ``RunHandle`` working in a thread of its own; its events land in an
 ``EventBuffer`` that a timer drains ``DRAIN_HZ`` times a second into the ``RunMonitor``.
@@ -204,7 +204,7 @@ class RunScreen(Screen[None]):
         yield RunFooter()
 
     def on_mount(self) -> None:
-        # Without scrolling: on a short terminal the keys warning above it stays in sight.
+        # Without scrolling: the form's column stays where it opened.
         self.set_focus(self.form.query_one("#query"), scroll_visible=False)
         self.set_interval(1 / DRAIN_HZ, self.drain)
         self.set_interval(1.0, self.monitor.tick)
@@ -218,7 +218,7 @@ class RunScreen(Screen[None]):
 
     def first_frame_shown(self) -> None:
         """The app's first frame is on the terminal: build the rest once what its widgets
-        set on mount (the select's label, the placeholder, the status) is painted too."""
+        set on mount (the placeholder, the status) is painted too."""
         if not self.whole and not self._building:
             self.call_after_refresh(self._compose_rest)
 
