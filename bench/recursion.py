@@ -39,7 +39,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from ralph_tui.agents.agent_run import AgentVariable, RLMSpec
-from ralph_tui.agents.recursion import AgentTree
+from ralph_tui.agents.agent_tree import AgentTree
 from ralph_tui.agents.rlm import rlm_agent_forward
 from ralph_tui.config import Settings
 from ralph_tui.documents import read_corpus

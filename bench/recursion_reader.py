@@ -1,6 +1,6 @@
 """What nesting buys a model that can read only so much: a question over a folder whose
 answer needs facts from 3 of its documents, answered by a scripted model at ``max_depth`` 1
-and 2 within the same budgets; prints one JSON object.
+and 2 under the same budgets (the tree's steps and a token cap); prints one JSON object.
 
 The folder: ``--docs`` generated documents of ``--kb`` KB each. Three hold one fact each (how
 often their plant's chlorine residual is checked); every document also holds, about once in
@@ -21,20 +21,24 @@ from that alone:
    question's key phrase and prints the first page of them; each next cell prints the next
    page (``PAGE`` sentences, about what fits the printed output). It answers with the
    sentences it has read that it recognises as facts when the pages run out or at its last
-   step (``--steps``, the loop's step limit, the same for every agent).
+   step (its prompt's "N turns in all": a child's limit is what the tree has left for it).
+3. Asked to salvage an agent whose steps ran out, it answers with the facts it recognises in
+   the trajectory it is given.
 
 "Recognises as a fact" stands for reading comprehension: a sentence holding the key phrase
 and a verb of checking (``checked``, ``tested``, ``measured``); the distractors hold the key
 phrase but no such verb. It is applied only to text the model was shown.
 
 Tokens are what the scripted server reports to the client for each request: its request's
-characters / 4 in, its reply's / 4 out (the loop counts them as a real server's usage).
+characters / 4 in, its reply's / 4 out (the loop counts them as a real server's usage). The
+clients are metered as a run's are: a ``--token-cap`` stops the tree where a run would stop
+(``capped``, no answer); the facts its cells had printed by then are reported beside.
+
+Every pair of ``--steps`` (the root's step limit, which is the whole tree's) and token cap
+(none, and each of ``--token-caps``) runs at both depths.
 
     PYTHONPATH=. .venv/bin/python bench/recursion_reader.py [--docs 20] [--kb 200]
-        [--steps 12] [--wide-steps 40]
-
-``--wide-steps N`` also runs depth 1 with N steps: what the single agent needs to read every
-page, and its tokens against the tree's (each of its steps sends again all it read before).
+        [--steps 12,80] [--token-caps 150000]
 """
 
 from __future__ import annotations
@@ -54,12 +58,15 @@ from recursion import FACTS, QUESTION  # bench/recursion.py: the same folder que
 from recursion import make_folder as plant_folder
 
 from ralph_tui.agents.agent_run import AgentVariable, RLMSpec
-from ralph_tui.agents.recursion import AgentTree
+from ralph_tui.agents.agent_tree import AgentTree
 from ralph_tui.agents.rlm import rlm_agent_forward
 from ralph_tui.documents import read_corpus
+from ralph_tui.errors import CostCapReached
+from ralph_tui.events import AgentStep, BaseEvent
 from ralph_tui.llm.anthropic_client import AnthropicClient
 from ralph_tui.llm.offline import OfflineClient
 from ralph_tui.llm.offline.children import documents_to_split
+from ralph_tui.llm.usage import MeteredClient, UsageLedger
 from ralph_tui.loops.context import DOCUMENTS_VARIABLE
 from tests.agents.conftest import tool_use
 from tests.llm.llm_wire import FakeAPI, anthropic_message, streamed
@@ -111,17 +118,22 @@ for _name, _result in zip(_names, _results):
 """
 
 
+SALVAGE = "The step budget of a document-exploration agent ran out"
+"""How the loop's salvage call (``agent_run.salvage``) begins its instructions."""
+
+
 class BoundedReader(FakeAPI):
     """The scripted model of the module docstring, answering the Anthropic wire format."""
 
-    def __init__(self, steps: int) -> None:
+    def __init__(self) -> None:
         super().__init__()
-        self.steps = steps
         self.tokens_in = 0
         self.tokens_out = 0
         self.calls = 0
         self.pages_read = 0
         """Pages of sentences the tree's reading cells printed (each up to ``PAGE``)."""
+        self.facts_shown: set[str] = set()
+        """The facts any agent of the tree was shown (in what its cells printed)."""
 
     def handle(self, request: httpx2.Request) -> httpx2.Response:
         body = json.loads(request.content)
@@ -147,12 +159,16 @@ class BoundedReader(FakeAPI):
         messages = body["messages"]
         step = sum(1 for message in messages if message["role"] == "assistant")
         seen = "\n".join(observations(messages))
+        self.facts_shown.update(fact for fact in FACTS.values() if fact in seen)
         question = QUESTION
+        if SALVAGE in system:
+            return answer(recognised(json.dumps(messages[0]["content"])))
         if documents_to_split(system) > 1:
             if step == 0:
                 return code(DELEGATE_CELL.format(question=question))
             return answer(recognised(seen))
-        last_step = step + 1 >= self.steps
+        turns = re.search(r"(\d+) turns in all", system)
+        last_step = turns is not None and step + 1 >= int(turns[1])
         if step == 0:
             self.pages_read += 1
             return code(FIRST_CELL)
@@ -189,19 +205,21 @@ class Answer(BaseModel):
     answer: str
 
 
-async def ask(folder: Path, depth: int, steps: int) -> dict[str, Any]:
+async def ask(folder: Path, depth: int, steps: int, token_cap: int | None = None) -> dict[str, Any]:
+    """One run of the question at ``depth`` with ``steps`` for the tree and ``token_cap``."""
     corpus = read_corpus([folder])
     variables = {
         "context": AgentVariable(corpus.text, "The documents."),
         "documents": AgentVariable(corpus.table, DOCUMENTS_VARIABLE),
     }
-    model = BoundedReader(steps)
-    client = AnthropicClient(
+    model = BoundedReader()
+    scripted = AnthropicClient(
         "claude-sonnet-4-6",
         api_key="sk-ant-bench",
         base_url="https://anthropic.test",
         http_client=model.http_client(),
     )
+    client = MeteredClient(scripted, UsageLedger(token_cap=token_cap))
     spec = RLMSpec(
         name="worker",
         definition="Answer the question from the documents.",
@@ -210,24 +228,40 @@ async def ask(folder: Path, depth: int, steps: int) -> dict[str, Any]:
         sub_query_concurrency=4,
         cell_timeout_s=120,
     )
+    taken: dict[str, int] = {}
+
+    def count_steps(event: BaseEvent) -> None:
+        if isinstance(event, AgentStep) and event.action != "fallback":
+            taken[event.agent] = max(taken.get(event.agent, 0), event.step)
+
     started = time.perf_counter()
-    result = await rlm_agent_forward(
-        client,
-        spec,
-        {"query": QUESTION},
-        variables,
-        sub_client=OfflineClient(role="sub"),
-        emit=lambda _e: None,
-        tree=AgentTree.root(depth),
-    )
-    found = [n for n, fact in FACTS.items() if fact in result.output.answer]
+    status, answer_text, salvaged = "answered", "", False
+    try:
+        result = await rlm_agent_forward(
+            client,
+            spec,
+            {"query": QUESTION},
+            variables,
+            sub_client=OfflineClient(role="sub"),
+            emit=count_steps,
+            tree=AgentTree.root(depth),
+        )
+        answer_text, salvaged = result.output.answer, result.fallback
+        status = "salvaged" if salvaged else "answered"
+    except CostCapReached:
+        status = "capped"
+    found = [n for n, fact in FACTS.items() if fact in answer_text]
     return {
         "maxDepth": depth,
+        "steps": steps,
+        "tokenCap": token_cap,
+        "status": status,
         "factsInAnswer": len(found),
         "facts": [f"plant-{n:02d}.md" for n in found],
-        "answer": result.output.answer,
-        "salvaged": result.fallback,
-        "rootSteps": result.steps,
+        "factsShown": len(model.facts_shown),
+        "answer": answer_text,
+        "stepsTaken": sum(steps for agent, steps in taken.items() if "fallback" not in agent),
+        "agents": sum(1 for agent in taken if "fallback" not in agent),
         "pagesPrinted": model.pages_read,
         "calls": model.calls,
         "tokensIn": model.tokens_in,
@@ -238,46 +272,42 @@ async def ask(folder: Path, depth: int, steps: int) -> dict[str, Any]:
 
 
 async def main(args: argparse.Namespace) -> dict[str, Any]:
+    steps = [int(n) for n in args.steps.split(",")]
+    caps: list[int | None] = [None, *(int(n) for n in args.token_caps.split(",") if n)]
     with tempfile.TemporaryDirectory() as tmp:
         folder = make_folder(Path(tmp), args.docs, args.kb)
         corpus = read_corpus([folder])
         keyed = sum(1 for s in re.split(r"(?<=[.!?])\s+|\n+", corpus.text) if KEY in s.lower())
-        depth1 = await ask(folder, 1, args.steps)
-        depth2 = await ask(folder, 2, args.steps)
-        wide = await ask(folder, 1, args.wide_steps) if args.wide_steps else None
-    figures: dict[str, Any] = {
+        runs = [
+            await ask(folder, depth, limit, cap)
+            for limit in steps
+            for cap in caps
+            for depth in (1, 2)
+        ]
+    return {
         "question": QUESTION,
         "docs": args.docs,
         "kbEach": args.kb,
         "sentencesWithKeyPhrase": keyed,
-        "stepsPerAgent": args.steps,
         "sentencesPerPage": PAGE,
-        "depth1": depth1,
-        "depth2": depth2,
-        "tokensDepth2OverDepth1": round(depth2["tokens"] / max(depth1["tokens"], 1), 2),
+        "budgets": "steps: the root's step limit, shared by the whole tree (each level keeps "
+        "2 for every level above it); tokenCap: the run's token cap (None: no cap)",
         "model": (
             "scripted, the same policy at both depths: with rlm_query offered over several "
             "documents, one child per document with the same question, then an answer from "
             "the fact sentences among their answers; otherwise list the sentences of its text "
             f"holding {KEY!r}, print them {PAGE} a step, and answer with the sentences read "
             "that hold the phrase and a verb of checking when the pages run out or at its last "
-            "step. It never sees text its cells did not print."
+            "step (its prompt's turns). It never sees text its cells did not print."
         ),
+        "runs": runs,
     }
-    if wide is not None:
-        figures["depth1WithMoreSteps"] = {"steps": args.wide_steps, **wide}
-        figures["tokensDepth1WithMoreStepsOverDepth2"] = round(
-            wide["tokens"] / max(depth2["tokens"], 1), 2
-        )
-    return figures
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--docs", type=int, default=20)
     parser.add_argument("--kb", type=int, default=200)
-    parser.add_argument("--steps", type=int, default=12)
-    parser.add_argument(
-        "--wide-steps", type=int, default=0, help="also depth 1 with this many steps"
-    )
+    parser.add_argument("--steps", default="12,80", help="the tree's step limits, comma-separated")
+    parser.add_argument("--token-caps", default="150000", help="token caps beside none")
     print(json.dumps(asyncio.run(main(parser.parse_args())), indent=2))

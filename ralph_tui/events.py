@@ -222,7 +222,7 @@ is at the deepest level (``--max-depth``) and ``llm_query`` answered instead."""
 
 class ChildStarted(BaseEvent):
     """``rlm_query`` from an agent's sandbox code started a child agent (its own sandbox,
-    its own steps, the run's budgets)."""
+    the run's budgets, its steps taken from its tree's)."""
 
     type: Literal["child_started"] = "child_started"
     agent: str

@@ -12,6 +12,7 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from ralph_tui.agents.agent_tree import AgentTree, takes_step
 from ralph_tui.agents.llm_map import LLMMap
 from ralph_tui.agents.output_tool import describe_validation_error, validation_key
 from ralph_tui.agents.rlm_prompt import VariableInfo, shrink
@@ -121,6 +122,25 @@ class AgentRun(Generic[T]):
         self.invalid = self.no_call = 0
         self.last_problem = ""
         self.repeats = RepeatWatch()
+        self.current_step = 0
+        """The step running now (the one whose code or tool call starts any child agent)."""
+        self.tree_spent = False
+        """Whether the steps ended because the agent's tree of agents had spent its own."""
+
+    def begin_salvage(self, tree: AgentTree) -> bool:
+        """Take one of ``tree``'s steps for a salvage call, if one is left for this agent."""
+        if tree.take_step(salvage=True):
+            return True
+        self.tree_spent = True
+        return False
+
+    def begin_step(self, step: int, tree: AgentTree | None) -> bool:
+        """Make ``step`` the current one, unless ``tree`` has no step left for this agent."""
+        if not takes_step(tree):
+            self.tree_spent = True
+            return False
+        self.current_step = step
+        return True
 
     def add(self, message: ChatMessage, *, closes_unusable_turn: bool = False) -> None:
         """A message of the conversation, kept whole in the store; one that
@@ -265,6 +285,7 @@ class AgentRun(Generic[T]):
             invalid=self.invalid,
             no_call=self.no_call,
             explored=explored,
+            tree_spent_at=self.current_step if self.tree_spent else None,
         )
 
 
@@ -321,12 +342,18 @@ def summary_node(summary: Summary) -> SummaryNode:
 
 
 async def salvage(
-    run: AgentRun[T], trajectory: str, explored: int, what: str = "code trajectory"
+    run: AgentRun[T],
+    trajectory: str,
+    explored: int,
+    what: str = "code trajectory",
+    *,
+    tree: AgentTree | None = None,
 ) -> T:
     """One call over what the agent's exploration returned, to salvage an output the loops
     will mark unverified; ``MaxStepsError`` when there is nothing to salvage from, or when
-    even that fails."""
-    if not trajectory:
+    even that fails. A child agent's salvage is one of its ``tree``'s steps (none left: no
+    salvage), so a tree makes no more calls than its root's steps and one salvage."""
+    if not trajectory or (tree is not None and tree.depth > 1 and not run.begin_salvage(tree)):
         raise run.out_of_steps(explored)
     spec = run.spec
     started = time.perf_counter()

@@ -26,6 +26,7 @@ from ralph_tui.agents.agent_run import (
     salvage,
     sub_calls,
 )
+from ralph_tui.agents.agent_tree import AgentTree, nesting
 from ralph_tui.agents.lcm_prompt import build_lcm_system, describe_document
 from ralph_tui.agents.lcm_tools import Tool, call_tool
 from ralph_tui.agents.llm_map import LLM_MAP_DOC
@@ -36,7 +37,7 @@ from ralph_tui.agents.output_tool import (
     output_tool,
     parse_json_object,
 )
-from ralph_tui.agents.recursion import AgentTree, ChildCalls, Parent, nesting, rlm_query_docs
+from ralph_tui.agents.recursion import ChildCalls, Parent, rlm_query_docs
 from ralph_tui.agents.structured import assistant_turn, tool_feedback
 from ralph_tui.agents.stuck import Repeat
 from ralph_tui.agents.sub_cache import SubCallCache
@@ -71,11 +72,8 @@ class _LCMRun(AgentRun[T]):
         self.output = output_tool(spec.output_model, "Submit the final output.")
         self.results: list[tuple[ToolCall, str]] = []
         """Every call that returned, with what it returned (the salvage reads them)."""
-        self.current_step = 0
-        """The step running now (the one whose tool call starts any child agent)."""
 
     async def step(self, step: int) -> T | None:
-        self.current_step = step
         definitions = [self.output, *(t.definition for t in self.tools.values())]
         completion = await self.complete(definitions, step)
         self.add(assistant_turn(completion))
@@ -181,6 +179,8 @@ async def lcm_agent_forward(
     runner, llm_map = sub_calls(spec, sub_client, emit, text, sub_cache, budget)
     budget = runner.budget
     recursive = nesting(tree)
+    if recursive is not None:
+        recursive.steps_for(spec.max_steps)
     child_docs = rlm_query_docs(recursive, spec.sub_query_concurrency) if recursive else []
     docs = [
         READ_DOC.format(limit=spec.max_output_chars),
@@ -227,6 +227,8 @@ async def lcm_agent_forward(
     if resumed:
         _answer_dangling(run)
     for step in range(1, spec.max_steps + 1):
+        if not run.begin_step(step, tree):
+            break
         output = await run.step(step)
         if output is not None:
             return RLMResult(output, False, step, budget.used, NO_ISOLATION)
@@ -234,8 +236,8 @@ async def lcm_agent_forward(
         if budget.cost_cap_hit is not None:
             raise budget.cost_cap_hit
     what = "tool calls and their results"
-    output = await salvage(run, run.trajectory_text(), len(run.results), what)
-    return RLMResult(output, True, spec.max_steps, budget.used, NO_ISOLATION)
+    output = await salvage(run, run.trajectory_text(), len(run.results), what, tree=tree)
+    return RLMResult(output, True, run.current_step, budget.used, NO_ISOLATION)
 
 
 def _doc_of(name: str, docs: Sequence[str]) -> str:

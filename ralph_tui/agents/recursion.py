@@ -2,7 +2,8 @@
 
 A child is the same RLM loop as its parent — the same role, output model and output
 conventions — with its own sandbox over the part of the parent's text it was handed
-(``slices``), its own steps, and the parent's budgets: every agent of one tree takes its
+(``slices``), its own sandbox, and the parent's budgets (``agent_tree``): every agent of one
+tree takes its steps from one ``TreeSteps`` (the root's step limit is the tree's), its
 sub-calls from one ``SubQueryBudget`` (a child costs one call to start), sends its requests
 through the run's metered clients (one ledger, one cost and token cap), answers from the run's
 sub-call cache, and runs inside its parent's cell, so a cancel or the run's timeout reaches
@@ -24,7 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from ralph_tui.agents.agent_run import AgentVariable, RLMResult, RLMSpec
+from ralph_tui.agents.agent_tree import AgentTree, TreeSteps
 from ralph_tui.agents.slices import Slice, SliceRefused, slice_of
+from ralph_tui.agents.structured import MaxStepsError
 from ralph_tui.agents.sub_queries import SubQueryBudget, SubQueryRunner, preview
 from ralph_tui.errors import CostCapReached
 from ralph_tui.events import BaseEvent, ChildFinished, ChildStarted, ChildStatus, Emit, TextRead
@@ -46,77 +49,8 @@ MAX_PROMPT_CHARS = 20_000
 MAX_BATCH = 256
 """Items one ``rlm_query_batched`` call may hold (the sub-call budget refuses most sooner)."""
 
-Locate = Callable[[list[str]], list[QuoteLocation]]
-
-
 Forward = Callable[..., Awaitable[RLMResult[Any]]]
 """The RLM loop, as a child runs it (``rlm.rlm_agent_forward``)."""
-
-
-@dataclass
-class TreeShared:
-    """What every agent of one tree shares: the depth allowed, the sub-call budget and its
-    concurrency, the slots children run in (per level, so a parent waiting for its
-    children never holds the slot they need), and where quotes are located."""
-
-    max_depth: int
-    locate: Locate | None = None
-    session: Path | None = None
-    """The session's folder (children's folders are named relative to it)."""
-    budget: SubQueryBudget | None = None
-    sub_calls_at_once: asyncio.Semaphore | None = None
-    slots: dict[int, asyncio.Semaphore] = field(default_factory=dict)
-
-    def slot(self, depth: int, size: int) -> asyncio.Semaphore:
-        return self.slots.setdefault(depth, asyncio.Semaphore(size))
-
-
-@dataclass
-class AgentTree:
-    """Where one agent stands in its tree: its level (the root is 1) and where its
-    children's transcripts go (``None``: not kept)."""
-
-    shared: TreeShared
-    depth: int = 1
-    folder: Path | None = None
-
-    @classmethod
-    def root(
-        cls,
-        max_depth: int,
-        *,
-        folder: Path | None = None,
-        session: Path | None = None,
-        locate: Locate | None = None,
-    ) -> AgentTree:
-        """The tree of a root agent whose children's transcripts go under ``folder`` (in
-        the session's folder ``session``)."""
-        return cls(TreeShared(max_depth, locate, session), 1, folder)
-
-    @property
-    def deepest(self) -> bool:
-        return self.depth >= self.shared.max_depth
-
-    def child(self, folder: Path | None) -> AgentTree:
-        return AgentTree(self.shared, self.depth + 1, folder)
-
-    def budget_for(self, limit: int) -> SubQueryBudget:
-        """The tree's sub-call budget (the root's, of ``limit`` calls, made on first use)."""
-        if self.shared.budget is None:
-            self.shared.budget = SubQueryBudget(limit=limit)
-        return self.shared.budget
-
-    def share_sub_calls(self, runner: SubQueryRunner) -> None:
-        """Make ``runner``'s sub-calls wait on the tree's one concurrency limit."""
-        if self.shared.sub_calls_at_once is None:
-            self.shared.sub_calls_at_once = runner.semaphore
-        runner.semaphore = self.shared.sub_calls_at_once
-
-
-def nesting(tree: AgentTree | None) -> AgentTree | None:
-    """``tree`` when its agents may start children (``--max-depth`` above 1), else ``None``:
-    an agent is given ``rlm_query`` only then."""
-    return tree if tree is not None and tree.shared.max_depth > 1 else None
 
 
 def rlm_query_docs(tree: AgentTree, concurrency: int) -> list[str]:
@@ -124,7 +58,7 @@ def rlm_query_docs(tree: AgentTree, concurrency: int) -> list[str]:
     shape = (
         "It returns a dict: `answer` (its answer), `output` (all its output fields), `quotes` "
         "(where each of its quotes stands in the documents), `error` (None, or why it failed), "
-        "`note`."
+        "`note`, `steps_left` (the steps you and all your children still have together)."
     )
     if tree.deepest:
         query = (
@@ -137,11 +71,12 @@ def rlm_query_docs(tree: AgentTree, concurrency: int) -> list[str]:
         query = (
             "`rlm_query(prompt, context=None) -> dict`: start a child agent (depth "
             f"{tree.depth + 1} of {tree.shared.max_depth}) that explores `context` as you "
-            "explore yours, with its own steps: a string (a slice of text), or a list of "
+            "explore yours, with its own sandbox: a string (a slice of text), or a list of "
             "document names (its `documents`, `grep` and `retrieve` then see only those); "
-            f"None gives it your whole `context`. {shape} A child costs one `llm_query` call "
-            "and its own calls, tokens and cost count in the same budgets. Use it for a part "
-            "too large or too involved for one `llm_query`."
+            f"None gives it your whole `context`. {shape} A child costs one `llm_query` call; "
+            "its steps come out of your turns (one count of turns for the whole tree), and "
+            "its calls, tokens and cost count in the same budgets. Use it for a part too "
+            "large or too involved for one `llm_query`."
         )
     batched = (
         "`rlm_query_batched(items) -> list[dict]`: several `rlm_query` calls at once (each "
@@ -192,6 +127,10 @@ class ChildCalls:
     async def query(self, prompt: object, context: object = None) -> dict[str, Any]:
         """One child (or, at the deepest level, one ``llm_query``); failures come back as
         the dict's ``error``, never as exceptions."""
+        answered = await self._query(prompt, context)
+        return {**answered, "steps_left": self._steps_left()}
+
+    async def _query(self, prompt: object, context: object) -> dict[str, Any]:
         if not isinstance(prompt, str) or not prompt.strip():
             return failed("[error] rlm_query takes a prompt string")
         if len(prompt) > MAX_PROMPT_CHARS:
@@ -207,12 +146,19 @@ class ChildCalls:
             return await self._answered_by_llm_query(prompt, part)
         if self.budget.cost_cap_hit is not None:
             return failed("[error] The run's cost cap was reached. Finish now with what you have.")
+        steps = self._steps_for_child()
+        if steps < 1:
+            return failed(
+                f"[error] The turns of this tree of agents ({self._steps().limit} in all, "
+                "children's included) are spent: no child can start. Finish with what you have "
+                "and set resultReady."
+            )
         if not self.budget.take():
             return failed(
                 f"[error] The llm_query budget ({self.budget.limit} calls, each rlm_query "
                 "counting one) is exhausted. Finish with what you have and set resultReady."
             )
-        return await self._child(prompt, part)
+        return await self._child(prompt, part, steps)
 
     async def query_batched(self, items: object) -> list[dict[str, Any]]:
         """Several ``rlm_query`` calls at once; one failing does not sink the others."""
@@ -254,7 +200,13 @@ class ChildCalls:
             return {**failed(error), "note": note}
         return {**_empty(), "answer": answer, "note": note}
 
-    async def _child(self, prompt: str, part: Slice) -> dict[str, Any]:
+    def _steps(self) -> TreeSteps:
+        return self.tree.steps_for(self.parent.spec.max_steps)
+
+    def _steps_for_child(self) -> int:
+        return self.tree.child_steps(self.parent.spec.max_steps)
+
+    async def _child(self, prompt: str, part: Slice, steps: int) -> dict[str, Any]:
         step = self.parent.step()
         name = self._name(step)
         folder = self.tree.folder / name.rsplit("/", 1)[1] if self.tree.folder else None
@@ -275,11 +227,14 @@ class ChildCalls:
         slot = self.tree.shared.slot(self.tree.depth + 1, self.parent.spec.sub_query_concurrency)
         try:
             async with slot:
-                result = await self._run_child(name, prompt, part, folder)
+                result = await self._run_child(name, prompt, part, folder, steps)
         except CostCapReached as exc:
             if self.budget.cost_cap_hit is None:
                 self.budget.cost_cap_hit = exc
             return self._failed(trace, started, f"[error] {exc.message}")
+        except MaxStepsError as exc:
+            error = f"[error] {type(exc).__name__}: {exc}"
+            return self._failed(trace, started, error, exc.taken)
         except Exception as exc:  # a child's failure is its parent's to read, not to die of
             return self._failed(trace, started, f"[error] {type(exc).__name__}: {exc}")
         output = result.output.model_dump()
@@ -299,11 +254,15 @@ class ChildCalls:
             "depth": self.tree.depth + 1,
             "steps": result.steps,
             "salvaged": result.fallback,
-            "note": "salvaged: the child ran out of steps" if result.fallback else "",
+            "note": _salvage_note(result, steps) if result.fallback else "",
         }
 
+    def _steps_left(self) -> int:
+        """The steps this agent and its children still have together."""
+        return self._steps().left_for(self.tree.depth)
+
     async def _run_child(
-        self, name: str, prompt: str, part: Slice, folder: Path | None
+        self, name: str, prompt: str, part: Slice, folder: Path | None, steps: int
     ) -> RLMResult[Any]:
         parent = self.parent
         described = CHILD_CONTEXT.format(described=part.described)
@@ -318,7 +277,7 @@ class ChildCalls:
         key = "task" if "task" in parent.inputs and "query" not in parent.inputs else "query"
         return await self.forward(
             parent.client,
-            dataclasses.replace(parent.spec, name=name),
+            dataclasses.replace(parent.spec, name=name, max_steps=steps),
             {key: prompt},
             variables,
             sub_client=parent.sub_client,
@@ -347,11 +306,13 @@ class ChildCalls:
         number = self.started[step] = self.started.get(step, 0) + 1
         return f"{self.parent.name}/{step}.{number}"
 
-    def _failed(self, trace: ChildTrace, started: float, error: str) -> dict[str, Any]:
+    def _failed(
+        self, trace: ChildTrace, started: float, error: str, steps: int = 0
+    ) -> dict[str, Any]:
         record = trace.record
-        self._emit_finished(record.agent, record.step, "failed", "", error, 0, started)
-        trace.finish("failed", started, error=error)
-        return {**failed(error), "agent": record.agent, "depth": record.depth}
+        self._emit_finished(record.agent, record.step, "failed", "", error, steps, started)
+        trace.finish("failed", started, error=error, steps=steps)
+        return {**failed(error), "agent": record.agent, "depth": record.depth, "steps": steps}
 
     def _emit_started(self, name: str, step: int, prompt: str, part: Slice, folder: str) -> None:
         self.parent.emit(
@@ -412,6 +373,16 @@ class ChildTrace:
     def _write(self) -> None:
         if self.folder is not None:
             write_child(self.folder, self.record)
+
+
+def _salvage_note(result: RLMResult[Any], allowed: int) -> str:
+    """Why a child's output was salvaged: its own turns ran out, or the tree's."""
+    if result.steps < allowed:
+        return (
+            f"salvaged: the tree's turns ran out after the child's {result.steps} of "
+            f"{allowed} (its answer was drawn from what it had read)"
+        )
+    return f"salvaged: the child used all its {allowed} turns"
 
 
 def _empty() -> dict[str, Any]:

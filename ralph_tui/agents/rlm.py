@@ -18,6 +18,7 @@ from ralph_tui.agents.agent_run import (
     salvage,
     sub_calls,
 )
+from ralph_tui.agents.agent_tree import AgentTree, nesting
 from ralph_tui.agents.llm_map import LLM_MAP_DOC
 from ralph_tui.agents.look import LOOK_DOC, PageLook, look_function
 from ralph_tui.agents.output_tool import (
@@ -27,7 +28,7 @@ from ralph_tui.agents.output_tool import (
     rlm_tool,
 )
 from ralph_tui.agents.printed import printed_spans
-from ralph_tui.agents.recursion import AgentTree, ChildCalls, Parent, nesting, rlm_query_docs
+from ralph_tui.agents.recursion import ChildCalls, Parent, rlm_query_docs
 from ralph_tui.agents.rlm_prompt import build_rlm_system
 from ralph_tui.agents.structured import (
     answer_other_calls,
@@ -87,11 +88,8 @@ class _RLMRun(AgentRun[T]):
         self.cells: list[tuple[str, ExecResult]] = []
         self.document = document
         """The text the cells see as ``context`` (to place what their output shows of it)."""
-        self.current_step = 0
-        """The step running now (the one whose cell starts any child agent)."""
 
     async def step(self, sandbox: Sandbox, step: int) -> T | None:
-        self.current_step = step
         completion = await self.complete([self.tool], step)
         self.add(assistant_turn(completion))
         call = find_output_call(completion)
@@ -209,6 +207,8 @@ async def rlm_agent_forward(
         docs.append(LOOK_DOC)
     recursive = nesting(tree)
     if recursive is not None:
+        recursive.steps_for(spec.max_steps)
+    if recursive is not None:
         docs.extend(rlm_query_docs(recursive, spec.sub_query_concurrency))
     store = open_store(store_path)
     run = _RLMRun(client, spec, inputs, variables, emit, runner, docs, store, text)
@@ -240,10 +240,12 @@ async def rlm_agent_forward(
         emit_notice=on_notice,
     ) as sandbox:
         for step in range(1, spec.max_steps + 1):
+            if not run.begin_step(step, tree):
+                break
             output = await run.step(sandbox, step)
             if output is not None:
                 return RLMResult(output, False, step, budget.used, sandbox.isolation)
             run.stop_if_stuck(step, len(run.cells))
         isolation = sandbox.isolation
-    output = await salvage(run, run.trajectory_text(), len(run.cells))
-    return RLMResult(output, True, spec.max_steps, budget.used, isolation)
+    output = await salvage(run, run.trajectory_text(), len(run.cells), tree=tree)
+    return RLMResult(output, True, run.current_step, budget.used, isolation)

@@ -50,16 +50,23 @@ class MaxStepsError(Exception):
         invalid: int = 0,
         no_call: int = 0,
         explored: int = 0,
+        tree_spent_at: int | None = None,
     ) -> None:
         self.agent = agent
         self.max_steps = max_steps
+        self.taken = max_steps if tree_spent_at is None else tree_spent_at
+        """The steps the agent took before they ended."""
         self.gathered = gathered
         self.last_error = last_error
         self.invalid, self.no_call, self.explored = invalid, no_call, explored
         detail = f"; last problem: {_one_line(last_error)}" if last_error else ""
-        super().__init__(
-            f"{agent} used all {max_steps} steps without a valid output ({self.spent()}){detail}"
-        )
+        ran = f"used all {max_steps} steps"
+        if tree_spent_at is not None:
+            ran = (
+                f"took {tree_spent_at} of its {max_steps} steps before its tree of agents "
+                "had spent the steps it shares"
+            )
+        super().__init__(f"{agent} {ran} without a valid output ({self.spent()}){detail}")
 
     def spent(self) -> str:
         """How the steps went, e.g. ``4 invalid calls, 2 without a tool call``."""
@@ -112,6 +119,7 @@ class AgentStuckError(MaxStepsError):
             explored=explored,
         )
         self.step, self.repeat = step, repeat
+        self.taken = step
         self.args = (f"{agent} stopped at step {step} of {max_steps}, stuck: {self.kept()}",)
 
     def kept(self) -> str:

@@ -13,10 +13,10 @@ from typing import Any, Protocol, TypeVar
 from pydantic import BaseModel
 
 from ralph_tui.agents.agent_run import AgentVariable, RLMResult, RLMSpec
+from ralph_tui.agents.agent_tree import AgentTree
 from ralph_tui.agents.direct import direct_agent_forward
 from ralph_tui.agents.lcm_agent import lcm_agent_forward
 from ralph_tui.agents.look import PageLook, no_images
-from ralph_tui.agents.recursion import AgentTree
 from ralph_tui.agents.rlm import rlm_agent_forward
 from ralph_tui.agents.structured import AgentSpec
 from ralph_tui.agents.sub_cache import SubCallCache

@@ -1,6 +1,7 @@
 """The scripted bounded reader of ``bench/recursion_reader.py``, at a small size: the same
-policy answers with every fact at depth 2 and with fewer at depth 1 under the same step
-limit, and it recognises only what its cells printed."""
+policy answers with every fact at depth 2 and is capped at depth 1 under the same steps and
+token cap, the tree's steps bound its children, and it recognises only what its cells
+printed."""
 
 from __future__ import annotations
 
@@ -18,10 +19,20 @@ def test_facts_are_recognised_only_in_text_shown_and_distractors_are_not() -> No
     assert recognised("no such sentence") == []
 
 
-async def test_depth_two_finds_the_facts_depth_one_runs_out_of_steps(tmp_path: Path) -> None:
+async def test_under_the_same_steps_and_token_cap_depth_two_answers_and_depth_one_does_not(
+    tmp_path: Path,
+) -> None:
+    folder = make_folder(tmp_path, 20, 100)
+    depth1 = await ask(folder, 1, 80, token_cap=90_000)
+    depth2 = await ask(folder, 2, 80, token_cap=90_000)
+    assert depth2["status"] == "answered" and depth2["factsInAnswer"] == 3, depth2["answer"]
+    assert depth1["status"] == "capped" and depth1["factsInAnswer"] == 0
+    assert depth2["tokens"] < 90_000 <= depth1["tokens"]
+    assert depth2["stepsTaken"] <= 80 and depth2["agents"] == 21
+
+
+async def test_the_trees_steps_bound_its_children(tmp_path: Path) -> None:
     folder = make_folder(tmp_path, 17, 40)
-    depth1 = await ask(folder, 1, 4)
-    depth2 = await ask(folder, 2, 4)
-    assert depth2["factsInAnswer"] == 3, depth2["answer"]
-    assert depth1["factsInAnswer"] < 3, depth1["answer"]
-    assert depth2["calls"] > depth1["calls"] and depth2["tokens"] > 0
+    depth2 = await ask(folder, 2, 6)
+    assert depth2["stepsTaken"] <= 6
+    assert depth2["factsInAnswer"] < 3, "six steps cannot read seventeen documents"

@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 from ralph_tui.agents.agent_run import RLMSpec
+from ralph_tui.agents.agent_tree import AgentTree
 from ralph_tui.agents.lcm_agent import lcm_agent_forward
-from ralph_tui.agents.recursion import AgentTree
 from ralph_tui.documents.corpus import Corpus
 from ralph_tui.events import ChildFinished, ChildStarted, ToolExecuted
 from ralph_tui.llm.offline import OfflineClient

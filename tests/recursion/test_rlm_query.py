@@ -10,7 +10,7 @@ import pytest
 from pydantic import BaseModel
 
 from ralph_tui.agents.agent_run import AgentVariable, RLMSpec
-from ralph_tui.agents.recursion import AgentTree
+from ralph_tui.agents.agent_tree import AgentTree
 from ralph_tui.agents.rlm import rlm_agent_forward
 from ralph_tui.documents import read_corpus
 from ralph_tui.documents.corpus import Corpus
@@ -191,7 +191,7 @@ async def test_a_childs_failure_comes_back_as_an_error_value(
         done("carried on"),
     )
     api.script("CHILD-BAD", {"resultReady": True}, {"resultReady": True})
-    result = await explore(api, corpus, events, depth=2, max_steps=2)
+    result = await explore(api, corpus, events, depth=2, max_steps=5)
     assert result.output.answer == "carried on"
     seen = api.observations("ROOT-Q")[0]
     assert "error: [error] MaxStepsError:" in seen
