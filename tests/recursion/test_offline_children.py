@@ -24,7 +24,11 @@ QUERY = "How often is the chlorine residual checked?"
 
 
 def run(
-    tmp_path: Path, depth: int, capsys: pytest.CaptureFixture[str], mode: str = "qa"
+    tmp_path: Path,
+    depth: int,
+    capsys: pytest.CaptureFixture[str],
+    mode: str = "qa",
+    inner: str = "rlm",
 ) -> dict[str, object]:
     folder = tmp_path / "plants"
     folder.mkdir(exist_ok=True)
@@ -32,6 +36,7 @@ def run(
         (folder / name).write_text(text + "\n")
     out = tmp_path / f"out{depth}"
     argv = ["run", "--mode", mode, "--provider", "offline", "--max-depth", str(depth)]
+    argv += ["--inner", inner]
     argv += ["--query", QUERY]
     code = run_cli([*argv, "--doc", str(folder), "--out", str(out), "--json"])
     captured = capsys.readouterr()
@@ -59,6 +64,20 @@ def test_one_child_per_document_then_a_merge_answers_from_three_of_them(
     assert "child worker/1.4: answered in 2 steps" in str(outcome["progress"])
     assert "worker done in" in str(outcome["progress"])
     assert "sub-calls 4/60" in str(outcome["progress"]), "each child is a sub-call"
+
+
+def test_in_the_lcm_mode_the_baseline_asks_one_child_per_document_through_the_tool(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    outcome = run(tmp_path, 2, capsys, inner="lcm")
+    assert outcome["status"] == "passed"
+    sources = sorted(quote["source"] for quote in outcome["quotes"])  # type: ignore[attr-defined]
+    assert sources == ["plants/a.md", "plants/b.md", "plants/c.md"]
+    [tree] = outcome["shown"]["children"]  # type: ignore[index]
+    records = [node["record"] for node in tree["children"]]
+    assert [r["context"] for r in records] == [f"1 document: plants/{n}" for n in TEXTS]
+    assert [len(r["quotes"]) for r in records] == [1, 1, 1, 0]
+    assert records[3]["answer"].startswith("- The document does not address this question")
 
 
 def test_in_task_mode_the_doc_reader_asks_one_child_per_document_too(

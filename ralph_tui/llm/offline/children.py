@@ -6,12 +6,15 @@ quotes. The parent's cell gathers every child's quotes (QA's ``evidence``, a bri
 ``passages``) and ranks them as the single-agent search ranks what it read (``search_lines``
 over the children's quotes, which are the documents' own words), printing the same lines; its
 next step answers from them as it always does. Past ``MAX_CHILDREN`` documents, each child
-gets a run of consecutive documents instead of one.
+gets a run of consecutive documents instead of one. In the LCM mode the same is a call of the
+``rlm_query_batched`` tool, and the quotes it returns are ranked by ``lcm_worker``.
 """
 
 from __future__ import annotations
 
+import json
 import re
+from typing import Any
 
 from ralph_tui.llm.offline.constraints import Steering
 from ralph_tui.llm.offline.worker import (
@@ -30,6 +33,9 @@ HANDED = "The text your parent agent handed you"
 """How a child agent's prompt describes its ``context`` (``agents.recursion.CHILD_CONTEXT``)."""
 
 DOCUMENTS_LINE = re.compile(r"^- `documents`: list, ([\d,]+) entries\.", re.MULTILINE)
+LCM_DOCUMENT_LINE = re.compile(r"^- (.+) \([\w-]+(?:, [\d,]+ pages?)?\): [\d,]+-[\d,]+$")
+"""A document of the LCM prompt's list (``lcm_prompt.describe_document``)."""
+JOINS = "It joins these documents (spans into `context`):"
 
 MERGE_CALL = """
 import json
@@ -60,6 +66,44 @@ def documents_to_split(system: str) -> int:
     match = DOCUMENTS_LINE.search(system)
     count = int(match[1].replace(",", "")) if match else 0
     return count if count > 1 else 0
+
+
+def lcm_documents(system: str) -> list[str]:
+    """The documents an LCM agent's prompt lists when its ``rlm_query`` can start child
+    agents and they are more than one (else none)."""
+    if CAN_START not in system or JOINS not in system:
+        return []
+    listed = system.split(JOINS, 1)[1].split("\n")[1:]
+    names = []
+    for line in listed:
+        match = LCM_DOCUMENT_LINE.match(line)
+        if match is None:
+            break
+        names.append(match[1])
+    return names if len(names) > 1 else []
+
+
+def lcm_items(query: str, names: list[str]) -> list[list[Any]]:
+    """``rlm_query_batched``'s items for an LCM agent: the question over one document each
+    (over a run of consecutive documents past ``MAX_CHILDREN``)."""
+    size = -(-len(names) // MAX_CHILDREN)
+    return [[query, names[i : i + size]] for i in range(0, len(names), size)]
+
+
+def quotes_returned(result: str) -> list[str]:
+    """The quotes (QA's ``evidence``, a brief's ``passages``) of the children in an
+    ``rlm_query_batched`` tool result."""
+    try:
+        returned = json.loads(result)
+    except ValueError:
+        return []
+    quotes: list[str] = []
+    for child in returned if isinstance(returned, list) else []:
+        output = child.get("output") if isinstance(child, dict) else None
+        if isinstance(output, dict):
+            found = output.get("evidence") or output.get("passages") or []
+            quotes += [str(quote) for quote in found]
+    return quotes
 
 
 def answers_a_part(system: str) -> bool:

@@ -144,6 +144,7 @@ class OfflineClient:
         """The LCM agent's next calls: it greps, reads, then submits (with the first tool,
         the output tool, as for every role) from what it read."""
         fields = parse_input(next((m.content for m in messages if m.role == "user"), ""))
+        system = next((m.content for m in messages if m.role == "system"), "")
         return lcm_worker.play(
             messages,
             frozenset(tool.name for tool in tools),
@@ -151,6 +152,7 @@ class OfflineClient:
             fields,
             _steering(fields),
             self.rarity,
+            system,
         )
 
     def _explore(

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ralph_tui.llm.offline import worker
+from ralph_tui.llm.offline import children, worker
 from ralph_tui.llm.offline.constraints import Steering
 from ralph_tui.llm.offline.sentences import (
     candidates,
@@ -69,6 +69,8 @@ class Findings:
         if tool == "grep" and isinstance(value, dict):
             term = str(arguments.get("pattern", ""))
             self.hits[term] = [hit["span"][0] for hit in value.get("hits", []) if "span" in hit]
+        elif tool == "rlm_query_batched":
+            self.passages += children.quotes_returned(result)
         elif tool == "retrieve" and isinstance(value, list):
             self.retrieved += [p["span"][0] for p in value if p.get("source") == "doc"]
             # No context here: a passage is quoted from its start only where it opens its
@@ -144,14 +146,19 @@ def play(
     fields: dict[str, Any],
     steering: Steering,
     rarity: Rarity | None = None,
+    system: str = "",
 ) -> list[Call]:
     """The calls of the next turn: search, then read, then submit (weighing the question's
-    terms by their ``rarity``)."""
+    terms by their ``rarity``); over several documents, when its ``system`` prompt lets it
+    start child agents, ask one per document first and answer from their quotes."""
     query = str(fields.get("query") or fields.get("task") or "")
     search_for = " ".join([query, *map(str, fields.get("docReaderHints") or [])])
     terms = [t for t in worker.search_terms(search_for) if t not in steering.leave_out]
     prefixes = worker.grep_prefixes(search_for, terms + steering.focus)
     found = Findings.of(messages)
+    names = children.lcm_documents(system) if "rlm_query_batched" in tools else []
+    if names and not found.searched:
+        return [("rlm_query_batched", {"items": children.lcm_items(search_for, names)})]
     if not found.searched:
         calls: list[Call] = [
             ("grep", {"pattern": term_pattern(prefix), "limit": HITS_PER_TERM})
@@ -183,7 +190,8 @@ def play(
     passages = list(dict.fromkeys(ranked))
     if answers:
         observation = worker.FOUND_PREFIX + json.dumps(present)
-        output_fields = worker.qa_output(passages, query, observation, steering, rarity)
+        part = children.answers_a_part(system)
+        output_fields = worker.qa_output(passages, query, observation, steering, rarity, part=part)
         return [(output.name, output_fields)]
     sources = [*found.read, *found.passages]
     composed = {passage for passage in passages if not verbatim(passage, sources)}
