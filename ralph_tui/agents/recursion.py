@@ -191,7 +191,8 @@ class ChildCalls:
         name = self._name(step)
         self._emit_started(name, step, prompt, part, "")
         started = time.perf_counter()
-        answer = await self.parent.runner.query(prompt, part.text)
+        # Reported as the rlm_query's own, so the app shows the sub-call in its fold.
+        answer = await self.parent.runner.speaking_for(name).query(prompt, part.text)
         error = answer if answer.startswith("[error]") else None
         self._emit_finished(
             name, step, "failed" if error else "llm_query", answer, error, 0, started

@@ -6,6 +6,7 @@ uses none of the budget, and is reported as cached (and counted in the ledger as
 from __future__ import annotations
 
 import asyncio
+import copy
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -125,6 +126,13 @@ class SubQueryRunner:
         self._asking: dict[str, asyncio.Lock] = {}
         """One lock per answer being asked, so the same question asked twice at once is
         paid for once (the second asker finds the first one's answer in the cache)."""
+
+    def speaking_for(self, agent: str) -> SubQueryRunner:
+        """This runner (the same budget, cache, concurrency and spending), its sub-calls
+        reported as ``agent``'s."""
+        view = copy.copy(self)
+        view.agent = agent
+        return view
 
     @property
     def sampling(self) -> dict[str, Any]:

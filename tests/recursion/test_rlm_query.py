@@ -175,7 +175,11 @@ async def test_at_the_deepest_level_llm_query_answers_and_says_so(
     assert "rlm_query at depth 2, the deepest level (--max-depth 2): answered by llm_query" in seen
     assert "not by a child agent None\n" in seen
     assert [e.status for e in events.of(ChildFinished)] == ["llm_query", "answered"]
-    assert len(events.of(SubQuery)) == 1
+    [sub_query] = events.of(SubQuery)
+    [_, deepest] = events.of(ChildStarted)
+    assert sub_query.agent == deepest.child == "worker/1.1/1.1", (
+        "the sub-call is shown in the fold of the rlm_query it answered"
+    )
 
 
 async def test_a_childs_failure_comes_back_as_an_error_value(
