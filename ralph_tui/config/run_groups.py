@@ -142,7 +142,8 @@ class BudgetSettings(SettingsGroup):
         "WORKER_MAX_STEPS",
         seed=True,
         flag="--worker-max-steps",
-        doc="Steps of the RLM agent per iteration.",
+        doc="Steps of the exploring agent per iteration; with `--max-depth` 2 or more, of its "
+        "whole tree of agents (its children's steps come out of its own).",
     )
     worker_max_llm_calls: PositiveInt = setting(
         60,
