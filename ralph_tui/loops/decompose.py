@@ -42,7 +42,9 @@ SubtaskTraces = Callable[[str, str], SubtaskWriter]
 
 
 def subtask_iterations(max_iters: int) -> int:
-    return max(2, max_iters // 2)
+    """A sub-task's iterations: half the run's, at least 2, never more than the run's own
+    ``--maxIters`` (a bound the user set holds for every part of the run)."""
+    return min(max_iters, max(2, max_iters // 2))
 
 
 async def run_decomposed(

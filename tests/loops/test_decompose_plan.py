@@ -47,8 +47,12 @@ def test_bad_plans_are_rejected_with_a_message_for_the_model(
         plan(*subtasks)
 
 
-@pytest.mark.parametrize(("max_iters", "expected"), [(1, 2), (4, 2), (5, 2), (6, 3), (9, 4)])
-def test_subtasks_get_half_the_iterations_at_least_two(max_iters: int, expected: int) -> None:
+@pytest.mark.parametrize(
+    ("max_iters", "expected"), [(1, 1), (2, 2), (4, 2), (5, 2), (6, 3), (9, 4)]
+)
+def test_subtasks_get_half_the_iterations_at_least_two_never_past_the_runs(
+    max_iters: int, expected: int
+) -> None:
     assert subtask_iterations(max_iters) == expected
 
 
