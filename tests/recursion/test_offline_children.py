@@ -48,10 +48,13 @@ def run(
     return outcome
 
 
+@pytest.mark.parametrize(("inner", "child_steps"), [("rlm", 2), ("lcm", 3)])
 def test_one_child_per_document_then_a_merge_answers_from_three_of_them(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], inner: str, child_steps: int
 ) -> None:
-    outcome = run(tmp_path, 2, capsys)
+    """In the rlm mode the first cell asks the children; in the lcm mode its first call of
+    the ``rlm_query_batched`` tool."""
+    outcome = run(tmp_path, 2, capsys, inner=inner)
     assert outcome["status"] == "passed"
     sources = sorted(quote["source"] for quote in outcome["quotes"])  # type: ignore[attr-defined]
     assert sources == ["plants/a.md", "plants/b.md", "plants/c.md"]
@@ -61,23 +64,9 @@ def test_one_child_per_document_then_a_merge_answers_from_three_of_them(
     assert all(r["status"] == "answered" and r["prompt"] == QUERY for r in records)
     assert records[3]["answer"].startswith("- The document does not address this question")
     assert [len(r["quotes"]) for r in records] == [1, 1, 1, 0]
-    assert "child worker/1.4: answered in 2 steps" in str(outcome["progress"])
+    assert f"child worker/1.4: answered in {child_steps} steps" in str(outcome["progress"])
     assert "worker done in" in str(outcome["progress"])
     assert "sub-calls 4/60" in str(outcome["progress"]), "each child is a sub-call"
-
-
-def test_in_the_lcm_mode_the_baseline_asks_one_child_per_document_through_the_tool(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    outcome = run(tmp_path, 2, capsys, inner="lcm")
-    assert outcome["status"] == "passed"
-    sources = sorted(quote["source"] for quote in outcome["quotes"])  # type: ignore[attr-defined]
-    assert sources == ["plants/a.md", "plants/b.md", "plants/c.md"]
-    [tree] = outcome["shown"]["children"]  # type: ignore[index]
-    records = [node["record"] for node in tree["children"]]
-    assert [r["context"] for r in records] == [f"1 document: plants/{n}" for n in TEXTS]
-    assert [len(r["quotes"]) for r in records] == [1, 1, 1, 0]
-    assert records[3]["answer"].startswith("- The document does not address this question")
 
 
 def test_in_task_mode_the_doc_reader_asks_one_child_per_document_too(
