@@ -17,7 +17,8 @@ A page gets at most a time limit (``read_picture``'s ``timeout_s``): the engine 
 worker thread, and a page not read in time is given up (``OcrTimedOut``). The engine cannot
 be stopped mid-page, so that call runs on to its end (its picture is bounded) while holding
 the engine: the next page waits for it within its own limit, so never two pages are read at
-once.
+once, and the process waits for it before it exits. (The engine loads its models on its
+first page, about a second: that page's time includes it.)
 """
 
 from __future__ import annotations
@@ -134,7 +135,9 @@ def _bounded(engine: Any, image: Any, timeout_s: float | None) -> Any:
             _ENGINE_LOCK.release()
             done.set()
 
-    threading.Thread(target=work, name="ocr-page", daemon=True).start()
+    # Not a daemon: a process that ends while the engine is inside onnxruntime is aborted
+    # by the C++ runtime, so it waits for a page given up to end (its picture is bounded).
+    threading.Thread(target=work, name="ocr-page").start()
     left = None if deadline is None else max(deadline - time.monotonic(), 0.0)
     if not done.wait(left):
         raise OcrTimedOut(timeout_s or 0.0, engine_busy=False)

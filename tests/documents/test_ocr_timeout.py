@@ -6,6 +6,9 @@ stand-in, slow on the pages a test says, at the one place the engine is made (``
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -125,3 +128,24 @@ def test_the_limit_is_a_setting_the_search_command_reads(
     args = ["search", str(scan), "text of call", "--out", str(tmp_path / "out")]
     assert run_cli([*args, "--embedder", "none"]) == 0
     assert f"log.pdf: page 2 not read (no text layer): {UNREAD}" in capsys.readouterr().err
+
+
+def test_a_process_that_gave_up_on_a_page_ends_with_its_own_exit_code(
+    scans: Path, tmp_path: Path
+) -> None:
+    """The real engine, still reading a page given up when the command ends: the process
+    waits for it and exits as the command says (not aborted by onnxruntime's C++ runtime)."""
+    env = {**os.environ, "RALPH_OCR_PAGE_TIMEOUT_S": "0.05", "RALPH_EMBEDDER": "none"}
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[2])
+    args = ["search", str(scans / "log.pdf"), "seal kit", "--out", str(tmp_path / "out")]
+    done = subprocess.run(
+        [sys.executable, "-m", "ralph_tui", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 2, done.stderr
+    assert "OCR did not read them: a page was not read in 0.05 s" in done.stderr
+    assert "terminate called" not in done.stderr
