@@ -390,6 +390,9 @@ class Passage(BaseModel):
     """The page it is labelled with: the one holding most of its text."""
     pages: list[int] = Field(default_factory=list)
     """Every page it spans, in order (``[53, 54]`` for a passage over a page break)."""
+    ocr: bool = False
+    """Whether OCR read any of its text (a scanned page, an image): its figures may be
+    misread."""
     start: int | None = None
     """Where the passage starts in the documents' text (all of them, one after another)."""
     end: int | None = None
@@ -443,7 +446,7 @@ def _passage(found: Retrieved, corpus: Corpus) -> Passage:
     label = info.label
     if source is not None:
         label = f"{document} {info.page_label}" if info.page else str(document)
-        if source.ocr:
+        if info.ocr:
             label += f" {OCR_MARK}"
     return Passage(
         text=info.text,
@@ -451,6 +454,7 @@ def _passage(found: Retrieved, corpus: Corpus) -> Passage:
         document=document,
         page=info.page if info.page else (source.page if source else None),
         pages=info.pages,
+        ocr=info.ocr,
         start=info.span[0] if info.span else None,
         end=info.span[1] if info.span else None,
         url=info.url,

@@ -469,6 +469,8 @@ class RetrievedPassage(BaseModel):
     """The page it is labelled with: the one holding most of its text."""
     pages: list[int] = Field(default_factory=list)
     """Every page it spans, in order."""
+    ocr: bool = False
+    """Whether any of its text was read by OCR (a scanned page, an image)."""
     ranks: dict[str, int] = Field(default_factory=dict)
     scores: dict[str, float] = Field(default_factory=dict)
 

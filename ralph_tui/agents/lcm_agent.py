@@ -164,9 +164,9 @@ async def lcm_agent_forward(
     ``functions`` (the run's ``retrieve``) become tools beside the operators, described by
     ``function_docs``. The conversation is kept at ``store_path``; one left there for the
     same inputs is taken up where it stopped; sub-calls take the answers ``sub_cache`` holds.
-    With ``look`` the model gets the ``look`` tool over the run's PDF pages. With a ``tree``
-    of more than one level it gets ``rlm_query`` and ``rlm_query_batched`` too (see
-    ``recursion``): children in the LCM mode, sharing this agent's sub-call budget."""
+    With ``look`` the model gets the ``look`` tool over the run's PDF and image pages. With
+    a ``tree`` of more than one level it gets ``rlm_query`` and ``rlm_query_batched`` too
+    (see ``recursion``): children in the LCM mode, sharing this agent's sub-call budget."""
     del on_notice  # no sandbox: nothing to warn about
     text = document_of(variables)
     table = variables.get("documents")

@@ -54,9 +54,16 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "schema": {"type": "object", "description": "A JSON Schema every answer must match."},
     },
     "look": {
-        "page": {"type": "integer", "minimum": 1, "description": "A PDF page number."},
+        "page": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "A page number of a PDF or an image.",
+        },
         "question": {"type": "string", "maxLength": MAX_QUESTION_CHARS},
-        "document": {"type": "string", "description": "The PDF's name, when there are several."},
+        "document": {
+            "type": "string",
+            "description": "The PDF's or image's name, when there are several.",
+        },
     },
     "expand": {
         "summary_id": {"type": "string", "description": "A summary's id, e.g. S0001."},

@@ -1,11 +1,14 @@
-"""``look(page, question)``: the sub-model asked about the picture of a PDF page, for the
-figures, charts and tables whose text comes out as a scatter of numbers.
+"""``look(page, question)``: the sub-model asked about the picture of a page — a PDF's page,
+rendered, or an image document's (a scan read by OCR), scaled down within the same bounds —
+for the figures, charts and tables whose text comes out as a scatter of numbers, and the
+print OCR may have misread.
 
 A look is a sub-call like ``llm_query``: one of the same budget, under the same cost cap and
 concurrency limit, reported as a ``SubQuery`` event, its answer kept in the sub-call cache
 under a key that holds the picture's hash. Whether the sub-model reads pictures is decided
 once per run (``no_images``): a model that does not is refused in one line the model
-reads, and nothing is paid; the offline baseline answers from the page's text.
+reads, and nothing is paid; the offline baseline answers from the page's text (what OCR
+read, for a scan or an image).
 
 What a look costs: the picture (about 1,500 input tokens, ``tokens.image_tokens``) and the
 question, plus the answer (at most the runner's ``max_tokens``), counted in the ledger as
@@ -25,11 +28,12 @@ from ralph_tui.llm.types import ImagePart
 
 LOOK_DOC = (
     "`look(page, question, document=None) -> str`: ask a vision model `question` about the "
-    "picture of PDF page `page` (numbered from 1, as in `documents[i]['pages']`; `document` "
-    "names the PDF when there are several). For figures, charts and tables whose text is "
-    "scattered. One page a call; each call counts as one `llm_query` call and costs about "
-    "1,500 input tokens for the picture. A refusal comes back as a string starting with "
-    "`[error]`."
+    "picture of page `page` of a PDF or an image document (numbered from 1, as in "
+    "`documents[i]['pages']`; `document` names it when there are several). For figures, "
+    "charts and tables whose text is scattered, and for text read by OCR (passages with "
+    "`ocr` true) whose figures may be misread. One page a call; each call counts as one "
+    "`llm_query` call and costs about 1,500 input tokens for the picture. A refusal comes "
+    "back as a string starting with `[error]`."
 )
 MAX_QUESTION_CHARS = 4000
 """A look's question at most: a question about one page needs no more; a slice of text to
@@ -40,8 +44,8 @@ Look = Callable[..., Awaitable[str]]
 
 @dataclass(frozen=True)
 class PageLook:
-    """What ``look`` needs from the run: its PDF pages, and whether the sub-model is sent
-    pictures of them."""
+    """What ``look`` needs from the run: its pages (PDFs, images), and whether the sub-model
+    is sent pictures of them."""
 
     pages: DocumentPages
     no_images: str | None
@@ -93,9 +97,10 @@ def look_function(runner: SubQueryRunner, setup: PageLook) -> Look:
         except PageRefused as exc:
             return f"[error] {exc}"
         picture = ImagePart(
-            data=base64.b64encode(image.png).decode("ascii"),
+            data=base64.b64encode(image.data).decode("ascii"),
             width=image.width,
             height=image.height,
+            media_type=image.media_type,
         )
         prompt = (
             f"The picture is {where}. Answer from what the page shows; copy figures exactly "

@@ -193,9 +193,9 @@ async def rlm_agent_forward(
     ``function_docs`` (one line each) under the sandbox's functions. With ``store_path``
     every message of the conversation is also appended there (JSON lines). Sub-calls take
     the answers ``sub_cache`` holds instead of paying for them again. With ``look`` the
-    sandbox gets ``look(page, question)`` over the run's PDF pages. With a ``tree`` of more
-    than one level the sandbox gets ``rlm_query`` too (see ``recursion``): its children share
-    this agent's sub-call budget."""
+    sandbox gets ``look(page, question)`` over the run's PDF and image pages. With a
+    ``tree`` of more than one level the sandbox gets ``rlm_query`` too (see ``recursion``):
+    its children share this agent's sub-call budget."""
     text = document_of(variables)
     budget = tree.budget_for(spec.max_llm_calls) if tree is not None else None
     runner, llm_map = sub_calls(spec, sub_client, emit, text, sub_cache, budget)

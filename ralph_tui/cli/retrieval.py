@@ -129,8 +129,7 @@ def _print_search(result: RetrievalResult, corpus: Corpus, *, as_json: bool) -> 
         info = passage.info
         where = f" {info.document}" if info.document else ""
         where += f" {info.page_label}" if info.page else ""
-        source = corpus.source_of(info.span[0]) if info.span else None
-        where += f" {OCR_MARK}" if source is not None and source.ocr else ""
+        where += f" {OCR_MARK}" if info.ocr else ""
         print(f"{number}. {info.label}{where}   {_scores(passage.ranks, passage.scores)}")
         text = " ".join(info.text.split())
         cut = "..." if len(text) > PREVIEW_CHARS else ""

@@ -309,6 +309,15 @@ class DocumentSettings(SettingsGroup):
         ),
         flag="--ocrMaxPages",
     )
+    ocr_page_timeout_s: PositiveFloat = setting(
+        60.0,
+        "OCR_PAGE_TIMEOUT_S",
+        doc=(
+            "Seconds OCR may spend on one page (a dense 10-K page takes a few on a CPU); a "
+            "page not read in this time is listed as unread, saying why, and the rest go on."
+        ),
+        flag="--ocrPageTimeout",
+    )
     evidence_min_chars: PositiveInt = setting(
         12,
         "EVIDENCE_MIN_CHARS",

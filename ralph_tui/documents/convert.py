@@ -74,15 +74,19 @@ class Extracted:
     unread_pages: list[int] = field(default_factory=list)
     """Of ``empty_pages``, those OCR did not try; ``unread_why`` says why."""
     unread_why: str = ""
+    ocr_timed_out: bool = False
+    """Whether a page went unread because OCR ran out of time on it: a busy machine's
+    accident, so the conversion is not cached and the next run tries again."""
 
 
 @dataclass(frozen=True)
 class OcrPlan:
-    """How many pages of a document OCR may read (0: none, as for an external page), and
-    where its progress goes (pages read, pages to read)."""
+    """How many pages of a document OCR may read (0: none, as for an external page), where
+    its progress goes (pages read, pages to read), and how long it may take a page."""
 
     max_pages: int = 0
     on_page: OnPage | None = None
+    timeout_s: float | None = None
 
 
 def extract(
@@ -171,7 +175,9 @@ def _pdf(source: Source, on_page: OnPage | None, ocr_plan: OcrPlan) -> Extracted
     read = OcrResult(untried=empty)
     if empty and ocr_plan.max_pages:
         try:
-            read = read_scanned_pages(source, empty, ocr_plan.max_pages, ocr_plan.on_page)
+            read = read_scanned_pages(
+                source, empty, ocr_plan.max_pages, ocr_plan.on_page, ocr_plan.timeout_s
+            )
         except ocr.OcrUnavailable as exc:
             read = OcrResult(untried=empty, why_untried=str(exc))
     elif empty:
@@ -198,6 +204,7 @@ def _pdf(source: Source, on_page: OnPage | None, ocr_plan: OcrPlan) -> Extracted
         ocr_pages=ocr_pages,
         unread_pages=[number for number in read.untried if number in empty],
         unread_why=read.why_untried,
+        ocr_timed_out=read.timed_out,
     )
 
 
@@ -223,7 +230,7 @@ def _image(data: bytes, ocr_plan: OcrPlan) -> Extracted:
     if not ocr_plan.max_pages:
         raise ConversionError("is an image: OCR is off here")
     try:
-        read = read_image_file(data, ocr_plan.max_pages, ocr_plan.on_page)
+        read = read_image_file(data, ocr_plan.max_pages, ocr_plan.on_page, ocr_plan.timeout_s)
     except ocr.OcrUnavailable:
         raise OcrNeeded(
             "is an image and OCR is not installed", hint=f"{ocr.INSTALL_STEP} reads images"
@@ -232,6 +239,8 @@ def _image(data: bytes, ocr_plan: OcrPlan) -> Extracted:
     pages = [_normalize(read.texts.get(number, "")) for number in range(1, count + 1)]
     empty = [number for number, text in enumerate(pages, 1) if not text]
     if len(empty) == len(pages):
+        if read.untried:
+            raise ConversionError(f"is an image OCR did not read: {read.why_untried}")
         raise ConversionError("is an image in which OCR found no text")
     return Extracted(
         PAGE_SEPARATOR.join(pages),
@@ -241,6 +250,7 @@ def _image(data: bytes, ocr_plan: OcrPlan) -> Extracted:
         ocr_pages=[number for number in sorted(read.texts) if pages[number - 1]],
         unread_pages=[number for number in read.untried if number in empty],
         unread_why=read.why_untried,
+        ocr_timed_out=read.timed_out,
     )
 
 

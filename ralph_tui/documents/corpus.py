@@ -46,6 +46,8 @@ class Limits:
     corpus_bytes: int = 500 * MIB
     ocr_pages: int = DocumentSettings.model_fields["ocr_max_pages"].default
     """Pages of one document read by OCR at most (0: none): ``RALPH_OCR_MAX_PAGES``."""
+    ocr_page_timeout_s: float = DocumentSettings.model_fields["ocr_page_timeout_s"].default
+    """Seconds OCR may spend on one page: ``RALPH_OCR_PAGE_TIMEOUT_S``."""
 
     @classmethod
     def of(cls, settings: Settings) -> Limits:
@@ -53,6 +55,7 @@ class Limits:
             int(settings.doc_max_mb * MIB),
             int(settings.corpus_max_mb * MIB),
             settings.ocr_max_pages,
+            settings.ocr_page_timeout_s,
         )
 
 
@@ -312,6 +315,7 @@ def _converted(
     plan = OcrPlan(
         limits.ocr_pages,
         (lambda done, total: on_progress(ocr_progress, done, total)) if on_progress else None,
+        limits.ocr_page_timeout_s,
     )
     key = cache_key(fmt, plan)
     if cache is not None and use_cache:
@@ -320,7 +324,7 @@ def _converted(
             return cached
     progress = (lambda done, total: on_progress(name, done, total)) if on_progress else None
     extracted = extract(data, fmt, progress, path, plan)
-    if cache is not None and use_cache:
+    if cache is not None and use_cache and not extracted.ocr_timed_out:
         cache.put(sha256, key, extracted)
     return extracted
 

@@ -12,6 +12,13 @@ What comes out is laid out as a person reads the page: the engine's text boxes g
 into lines by where they stand, left to right, a wide gap between two boxes of a line (a
 table's columns) as a tab, as a PDF table's row is; a blank line where the page leaves
 one.
+
+A page gets at most a time limit (``read_picture``'s ``timeout_s``): the engine runs in a
+worker thread, and a page not read in time is given up (``OcrTimedOut``). The engine cannot
+be stopped mid-page, so that call runs on to its end (its picture is bounded) while holding
+the engine: the next page waits for it within its own limit, so never two pages are read at
+once, and the process waits for it before it exits. (The engine loads its models on its
+first page, about a second: that page's time includes it.)
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ import itertools
 import logging
 import statistics
 import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -42,6 +50,16 @@ _ENGINE_LOCK = threading.Lock()
 
 class OcrUnavailable(RuntimeError):
     """The OCR engine is not installed (or cannot start): the message says why."""
+
+
+class OcrTimedOut(RuntimeError):
+    """A page was not read within its time limit; ``engine_busy``: the engine was still
+    reading an earlier page that had run past its own."""
+
+    def __init__(self, timeout_s: float, engine_busy: bool) -> None:
+        super().__init__(f"OCR did not read a page in {timeout_s:g} s")
+        self.timeout_s = timeout_s
+        self.engine_busy = engine_busy
 
 
 @dataclass(frozen=True)
@@ -83,12 +101,12 @@ def missing_note() -> str:
     return f"OCR is not installed ({INSTALL_STEP} reads such pages)"
 
 
-def read_picture(image: Any) -> str:
+def read_picture(image: Any, timeout_s: float | None = None) -> str:
     """The text of ``image`` (a Pillow image of a page), laid out in lines; empty when it
-    shows none. ``OcrUnavailable`` when the engine is missing or cannot start."""
+    shows none. ``OcrUnavailable`` when the engine is missing or cannot start;
+    ``OcrTimedOut`` when it is not read within ``timeout_s`` seconds (``None``: no limit)."""
     engine = _engine()
-    with _ENGINE_LOCK:  # (the engine sets its options on each call: one call at a time)
-        result = engine(image)
+    result = _bounded(engine, image, timeout_s)
     found = result.boxes if result.boxes is not None else []
     boxes = [
         _box(points, text)
@@ -96,6 +114,36 @@ def read_picture(image: Any) -> str:
         if str(text).strip()
     ]
     return lay_out(boxes)
+
+
+def _bounded(engine: Any, image: Any, timeout_s: float | None) -> Any:
+    """``engine(image)`` in a worker thread, given up after ``timeout_s`` (waiting for the
+    engine included). The engine sets its options on each call: one call at a time, under
+    ``_ENGINE_LOCK``, which the worker releases when its call ends, also one given up."""
+    deadline = None if timeout_s is None else time.monotonic() + timeout_s
+    if not _ENGINE_LOCK.acquire(timeout=-1 if timeout_s is None else timeout_s):
+        raise OcrTimedOut(timeout_s or 0.0, engine_busy=True)
+    outcome: dict[str, Any] = {}
+    done = threading.Event()
+
+    def work() -> None:
+        try:
+            outcome["result"] = engine(image)
+        except BaseException as exc:  # handed to the caller, whatever it is
+            outcome["error"] = exc
+        finally:
+            _ENGINE_LOCK.release()
+            done.set()
+
+    # Not a daemon: a process that ends while the engine is inside onnxruntime is aborted
+    # by the C++ runtime, so it waits for a page given up to end (its picture is bounded).
+    threading.Thread(target=work, name="ocr-page").start()
+    left = None if deadline is None else max(deadline - time.monotonic(), 0.0)
+    if not done.wait(left):
+        raise OcrTimedOut(timeout_s or 0.0, engine_busy=False)
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["result"]
 
 
 def lay_out(boxes: Sequence[Box]) -> str:

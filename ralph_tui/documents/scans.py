@@ -4,7 +4,10 @@ and image files given as documents (PNG, JPEG, TIFF; each frame of a TIFF a page
 The work is bounded: at most ``max_pages`` pages a document are read (the rest are listed
 as unread, saying why), each picture at most ``MAX_PIXELS`` (a PDF page is rendered at
 ``DPI``, less for a large page; a larger image is scaled down), an image file past
-``MAX_IMAGE_PIXELS`` is refused before it is decoded.
+``MAX_IMAGE_PIXELS`` is refused before it is decoded, and each page in at most
+``timeout_s`` seconds (``RALPH_OCR_PAGE_TIMEOUT_S``): a page not read in time is listed as
+unread, and once the engine is still busy with such a page when the next one's time is up,
+the document's remaining pages are too (at most about two time limits lost a document).
 """
 
 from __future__ import annotations
@@ -42,15 +45,35 @@ class OcrResult:
     untried: list[int] = field(default_factory=list)
     why_untried: str = ""
     engine: str | None = None
+    timed_out: bool = False
+    """Whether a page went unread for want of time (which another run may have)."""
+
+    def give_up(self, numbers: Sequence[int], why: str) -> None:
+        """List ``numbers`` as untried, ``why`` among the reasons (once)."""
+        self.untried.extend(numbers)
+        if why not in self.why_untried:
+            self.why_untried = "; ".join(filter(None, [self.why_untried, why]))
+
+    def timed_out_on(self, pending: Sequence[int], exc: ocr.OcrTimedOut) -> bool:
+        """``pending[0]`` ran out of time: it is untried, and when the engine was still
+        busy with an earlier page, so are the rest (``True``: stop reading)."""
+        self.timed_out = True
+        gave_up = list(pending) if exc.engine_busy else list(pending[:1])
+        self.give_up(gave_up, _out_of_time(exc.timeout_s, exc.engine_busy))
+        return exc.engine_busy
 
 
 def read_scanned_pages(
-    source: Any, numbers: Sequence[int], max_pages: int, on_page: OnPage | None = None
+    source: Any,
+    numbers: Sequence[int],
+    max_pages: int,
+    on_page: OnPage | None = None,
+    timeout_s: float | None = None,
 ) -> OcrResult:
     """The pages ``numbers`` (1-based) of the PDF ``source`` (a path or its bytes) read by
-    OCR, at most ``max_pages`` of them; the others listed as untried. A page that shows no
-    picture (a blank page, a rule or a box: nothing OCR could read) is left as it is,
-    neither read nor untried."""
+    OCR, at most ``max_pages`` of them, each within ``timeout_s``; the others listed as
+    untried. A page that shows no picture (a blank page, a rule or a box: nothing OCR could
+    read) is left as it is, neither read nor untried."""
     import pypdfium2 as pdfium
 
     document = pdfium.PdfDocument(str(source) if not isinstance(source, bytes) else source)
@@ -65,14 +88,16 @@ def read_scanned_pages(
             result.why_untried = _past_bound(max_pages)
         for done, number in enumerate(tried, 1):
             try:
-                result.texts[number] = _read(_rendered(document, number))
+                result.texts[number] = _read(_rendered(document, number), timeout_s)
             except ocr.OcrUnavailable:
                 raise
+            except ocr.OcrTimedOut as exc:
+                if result.timed_out_on(tried[done - 1 :], exc):
+                    break
             except Exception as exc:  # pdfium's or the engine's, on one damaged page
-                result.untried.append(number)
-                why = f"a page could not be rendered or read ({type(exc).__name__})"
-                if why not in result.why_untried:
-                    result.why_untried = "; ".join(filter(None, [result.why_untried, why]))
+                result.give_up(
+                    [number], f"a page could not be rendered or read ({type(exc).__name__})"
+                )
             if on_page is not None:
                 on_page(done, len(tried))
         result.untried.sort()
@@ -103,10 +128,12 @@ def _rendered(document: Any, number: int) -> Any:
         page.close()
 
 
-def read_image_file(data: bytes, max_pages: int, on_page: OnPage | None = None) -> OcrResult:
-    """The frames of the image file ``data`` read by OCR as pages (at most ``max_pages``);
-    ``UnreadableImage`` when it cannot be decoded or is past ``MAX_IMAGE_PIXELS``;
-    ``ocr.OcrUnavailable`` when OCR is not installed."""
+def read_image_file(
+    data: bytes, max_pages: int, on_page: OnPage | None = None, timeout_s: float | None = None
+) -> OcrResult:
+    """The frames of the image file ``data`` read by OCR as pages (at most ``max_pages``,
+    each within ``timeout_s``); ``UnreadableImage`` when it cannot be decoded or is past
+    ``MAX_IMAGE_PIXELS``; ``ocr.OcrUnavailable`` when OCR is not installed."""
     from PIL import Image, ImageOps, ImageSequence, UnidentifiedImageError
 
     engine = ocr.engine_name()
@@ -136,7 +163,12 @@ def read_image_file(data: bytes, max_pages: int, on_page: OnPage | None = None) 
             if width * height > MAX_PIXELS:
                 fits = (MAX_PIXELS / (width * height)) ** 0.5
                 picture = picture.resize((max(int(width * fits), 1), max(int(height * fits), 1)))
-            result.texts[done] = _read(picture)
+            try:
+                result.texts[done] = _read(picture, timeout_s)
+            except ocr.OcrTimedOut as exc:
+                pending = range(done, min(frames, max_pages) + 1)
+                if result.timed_out_on(pending, exc):
+                    break
             if on_page is not None:
                 on_page(done, min(frames, max_pages))
     except UnreadableImage:
@@ -145,6 +177,7 @@ def read_image_file(data: bytes, max_pages: int, on_page: OnPage | None = None) 
         raise _too_large() from None
     except (OSError, ValueError, SyntaxError, EOFError) as exc:
         raise UnreadableImage(f"is a damaged image ({type(exc).__name__})") from None
+    result.untried.sort()
     return result
 
 
@@ -156,8 +189,17 @@ def _too_large(width: int = 0, height: int = 0) -> UnreadableImage:
     )
 
 
-def _read(picture: Any) -> str:
-    return ocr.read_picture(picture).strip()
+def _read(picture: Any, timeout_s: float | None = None) -> str:
+    return ocr.read_picture(picture, timeout_s=timeout_s).strip()
+
+
+def _out_of_time(timeout_s: float, engine_busy: bool) -> str:
+    """Why a page went unread for want of time, and what to do."""
+    if engine_busy:
+        said = "OCR stopped: it was still reading a page past its time limit"
+    else:
+        said = f"a page was not read in {timeout_s:g} s"
+    return f"{said} (RALPH_OCR_PAGE_TIMEOUT_S raises the limit)"
 
 
 def _past_bound(max_pages: int) -> str:

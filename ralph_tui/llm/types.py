@@ -22,14 +22,15 @@ class ToolCall(BaseModel):
 
 
 class ImagePart(BaseModel):
-    """A picture sent with a user message (a rendered document page): PNG bytes in base64,
-    and its size in pixels (what the image costs in tokens is reckoned from it)."""
+    """A picture sent with a user message (a rendered document page, an image document's
+    page): PNG or JPEG bytes in base64, and its size in pixels (what the image costs in
+    tokens is reckoned from it)."""
 
     data: str
-    """The PNG's bytes, base64-encoded (as both providers' wire formats carry them)."""
+    """The picture's bytes, base64-encoded (as both providers' wire formats carry them)."""
     width: int
     height: int
-    media_type: Literal["image/png"] = "image/png"
+    media_type: Literal["image/png", "image/jpeg"] = "image/png"
 
     @property
     def sha256(self) -> str:

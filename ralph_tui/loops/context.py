@@ -219,9 +219,9 @@ class RunContext:
 
     def sandbox_functions(self, iteration: int) -> dict[str, Any]:
         """The agent's ``retrieve()`` (a sandbox function, or a tool in the LCM mode), and
-        what its ``look()`` needs when the documents hold a PDF. The index is opened by the
-        first call (a cell's clock stops while the host works), so a model that never
-        searches costs no indexing."""
+        what its ``look()`` needs when the documents hold a PDF or an image. The index is
+        opened by the first call (a cell's clock stops while the host works), so a model
+        that never searches costs no indexing."""
 
         async def retrieve(
             query: str, k: int = 5, sources: list[str] | str | None = None
@@ -239,12 +239,12 @@ class RunContext:
         }
 
     def page_look(self) -> PageLook | None:
-        """The run's PDF pages for ``look()``, and whether the sub-model is sent their
-        pictures (decided once, from ``--sub-images`` and its model); ``None`` when no
-        document is a PDF."""
+        """The run's PDF and image pages for ``look()``, and whether the sub-model is sent
+        their pictures (decided once, from ``--sub-images`` and its model); ``None`` when no
+        document is a PDF or an image."""
         if self._look is None and self.corpus is not None:
             pages = DocumentPages(self.corpus.documents, Limits.of(self.settings).file_bytes)
-            if pages.has_pdf:
+            if pages.has_pages:
                 sub = self.clients.sub
                 why_not = no_images(self.settings.sub_images, sub.provider, sub.model)
                 self._look = PageLook(pages, why_not)

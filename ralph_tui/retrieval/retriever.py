@@ -13,6 +13,7 @@ from typing import Any, Literal
 import numpy as np
 
 from ralph_tui.errors import UsageError
+from ralph_tui.evidence import OCR_MARK
 from ralph_tui.llm.errors import LLMError
 from ralph_tui.retrieval.embedders import Embedder
 from ralph_tui.retrieval.fusion import exact_phrases, holds_phrase, rrf
@@ -75,6 +76,7 @@ class Retrieved:
             "document": self.info.document,
             "page": self.info.page,
             "pages": self.info.pages,
+            "ocr": self.info.ocr,
             "ranks": self.ranks,
             "scores": {k: round(v, 6) for k, v in self.scores.items()},
             "exactPhrase": self.phrase,
@@ -89,8 +91,12 @@ class RetrievalResult:
     diagnostics: dict[str, Any]
 
     def context_text(self) -> str:
-        """The passages as the DocReader's ``retrievedContext``: each under its label."""
-        return "\n\n".join(f"{p.info.label}\n{p.info.text}" for p in self.passages)
+        """The passages as the DocReader's ``retrievedContext``: each under its label,
+        marked when OCR read its text."""
+        return "\n\n".join(
+            f"{p.info.label}{f' {OCR_MARK}' if p.info.ocr else ''}\n{p.info.text}"
+            for p in self.passages
+        )
 
 
 Notice = Callable[[str], None]

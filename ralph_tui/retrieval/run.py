@@ -33,8 +33,9 @@ SANDBOX_RETRIEVE_DOC = (
     "first. Each dict has `text` (verbatim from the source), `source` (`doc`, `episode` or "
     "`external`), `label`, `span` (`[start, end)` in `context` for `doc`), `url`, "
     "`document`, `page` (the page holding most of its text), `pages` (every page it "
-    "spans) and `scores`. `sources` narrows the kinds, e.g. `['doc']`. Use it to find "
-    "where to look before scanning `context`."
+    "spans), `ocr` (true when OCR read some of its text from a scan or an image: a figure "
+    "may be misread) and `scores`. `sources` narrows the kinds, e.g. `['doc']`. Use it to "
+    "find where to look before scanning `context`."
 )
 
 
@@ -47,6 +48,7 @@ SANDBOX_PASSAGE_KEYS = (
     "document",
     "page",
     "pages",
+    "ocr",
     "scores",
 )
 """What a passage of the sandbox's ``retrieve()`` holds."""
@@ -218,6 +220,7 @@ def passage_of(data: dict[str, Any]) -> RetrievedPassage:
         document=data["document"],
         page=data["page"],
         pages=data["pages"],
+        ocr=data["ocr"],
         ranks=data["ranks"],
         scores=data["scores"],
     )

@@ -40,6 +40,9 @@ class PassageInfo:
     """The page it is labelled with: where most of its text is."""
     pages: list[int] = field(default_factory=list)
     """Every page it spans, in order (``[page]`` for a passage within one page)."""
+    ocr: bool = False
+    """Whether any of its text was read by OCR: one of ``pages`` is marked ``"ocr"`` in the
+    documents table (a scanned page, an image)."""
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -103,6 +106,11 @@ class DocumentSource(PassageSource):
         self.embedder_id = index.figures.embedder if index.vectors is not None else None
         self._names = [str(entry["name"]) for entry in table] if table and len(table) > 1 else []
         self._paged = [bool(entry.get("pages")) for entry in table] if table else []
+        self._ocr_pages = [
+            frozenset(page["page"] for page in entry.get("pages") or () if page.get("ocr"))
+            for entry in table or ()
+        ]
+        """Each document's pages whose text OCR read, as the table marks them."""
         self._name_terms = name_terms([document_words(entry) for entry in table or ()])
 
     def named(self, query: str) -> tuple[np.ndarray | None, list[str]]:
@@ -120,6 +128,8 @@ class DocumentSource(PassageSource):
         start, end = chunks.span(index)
         number = int(chunks.documents[index])
         paged = self._paged[number] if number < len(self._paged) else False
+        pages = chunks.page_range(index) if paged else []
+        ocr = number < len(self._ocr_pages) and not self._ocr_pages[number].isdisjoint(pages)
         return PassageInfo(
             kind="doc",
             chunk=index,
@@ -127,7 +137,8 @@ class DocumentSource(PassageSource):
             span=(start, end),
             document=self._names[number] if self._names else None,
             page=int(chunks.pages[index]) if paged else None,
-            pages=chunks.page_range(index) if paged else [],
+            pages=pages,
+            ocr=ocr,
         )
 
 

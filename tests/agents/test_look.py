@@ -232,8 +232,13 @@ async def test_a_look_is_counted_and_a_second_identical_one_comes_from_the_cache
         ("2", "q", None, "page must be a whole page number, not str"),
         (True, "q", None, "page must be a whole page number, not bool"),
         (2.0, "q", None, "page must be a whole page number, not float"),
-        (1, "q", "notes.md", "notes.md is a markdown document, not a PDF"),
-        (1, "q", "../../etc/passwd", "no document is named '../../etc/passwd'; PDFs: 'report.pdf'"),
+        (1, "q", "notes.md", "notes.md is a markdown document, not a PDF or an image"),
+        (
+            1,
+            "q",
+            "../../etc/passwd",
+            "no document is named '../../etc/passwd'; PDFs and images: 'report.pdf'",
+        ),
         (1, "q", ["report.pdf"], "document must be a name, not list"),
         (1, "", None, "question must be a non-empty string"),
         (1, None, None, "question must be a non-empty string"),
@@ -264,7 +269,8 @@ async def test_several_pdfs_need_a_document_name(tmp_path: Path, events: Recorde
     look = look_function(runner, PageLook(pages_of(corpus), no_images="offline"))
     answer = await look(1, "q")
     assert answer == (
-        "[error] look: 2 PDF documents; say which with document=NAME (one of 'a.pdf', 'b.pdf')"
+        "[error] look: 2 PDF or image documents; say which with document=NAME (one of "
+        "'a.pdf', 'b.pdf')"
     )
     assert "Bravo plant" in await look(1, "How did plant output change?", "b.pdf")
 

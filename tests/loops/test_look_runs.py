@@ -1,6 +1,7 @@
 """``look(page)`` in a whole run over a PDF: the worker's sandbox code looks at a figure
 page, the sub-model (the generate model, Anthropic) gets the page's picture; with
-``--sub-images off`` the worker reads a one-line refusal and nothing is sent."""
+``--sub-images off`` the worker reads a one-line refusal and nothing is sent. Over an
+image document (a scan read by OCR) the worker gets ``look`` too."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import pytest
 from ralph_tui.events import BaseEvent, SubQuery
 from ralph_tui.loops.runner import RunRequest, execute_run
 from tests.documents.fixtures import write_pdf
+from tests.documents.scans import pictures, text_pdf
 from tests.llm.llm_wire import anthropic_message, streamed
 from tests.loops.test_sdk_run import ALL_SUPPORTED, QUOTES, settings_for, worker_reply
 
@@ -24,11 +26,11 @@ class Network:
     """The worker's and the sub-model's turns (both at anthropic.test), the judge's at
     openai.test; every request recorded."""
 
-    def __init__(self, sub_answers: int) -> None:
+    def __init__(self, sub_answers: int, code: str = LOOK) -> None:
         sub = anthropic_message([{"type": "text", "text": "Bars rising from 2021 to 2023."}])
         self.scripts: dict[str, list[dict[str, Any]]] = {
             "anthropic.test": [
-                worker_reply({"code": LOOK, "resultReady": False}),
+                worker_reply({"code": code, "resultReady": False}),
                 *[sub] * sub_answers,
                 worker_reply({"answer": "- a\n- b\n- c", "evidence": QUOTES, "resultReady": True}),
             ],
@@ -69,3 +71,27 @@ async def test_worker_code_looks_at_a_pdf_page(tmp_path: Path, sub_images: str) 
             observation
         )
         assert subs == []
+
+
+async def test_worker_code_looks_at_an_image_document(tmp_path: Path) -> None:
+    """A run over a scan given as a PNG (read by OCR) gives the worker ``look`` too."""
+    pictures(text_pdf([QUOTES]))[0].save(tmp_path / "sheet.png")
+    network = Network(sub_answers=1, code="print(look(1, 'What is written on the sheet?'))")
+    events: list[BaseEvent] = []
+    await execute_run(
+        RunRequest(
+            mode="qa",
+            query="What does it say?",
+            doc_path=tmp_path / "sheet.png",
+            settings=settings_for(tmp_path, max_iters=1),
+        ),
+        on_event=events.append,
+        http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(network.handle)),
+    )
+    requests = network.requests["anthropic.test"]
+    assert "`look(page, question, document=None)" in json.dumps(requests[0]["system"])
+    image, text = requests[1]["messages"][0]["content"]
+    assert image["type"] == "image" and image["source"]["media_type"] == "image/png"
+    assert "page 1 of sheet.png" in text["text"]
+    assert "Bars rising from 2021 to 2023." in json.dumps(requests[2]["messages"][-1]["content"])
+    assert [e.calls_used for e in events if isinstance(e, SubQuery)] == [1]
