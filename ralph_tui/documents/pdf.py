@@ -37,6 +37,8 @@ MAX_WORKERS = 4
 
 Source = Path | bytes
 OnPage = Callable[[int, int], None]
+Box = Callable[[int], tuple[float, float, float, float]]
+"""The box (left, bottom, right, top) of a page's character, by its index in the text."""
 
 
 class PdfError(ValueError):
@@ -135,11 +137,14 @@ def _page_text(text_page) -> str:  # type: ignore[no-untyped-def]
     tables as rows (``pdf_tables``), from where each word stands on the lines near a line
     that ends in a figure: two character boxes a word, a few milliseconds a page."""
     text: str = text_page.get_text_range()
-    if not pdf_tables.looks_tabular(text) or len(text) != text_page.count_chars():
+    if len(text) != text_page.count_chars():
         return text  # (a text that does not map one character to one box stays as it is)
+    box = _char_box(text_page)
+    text = _rows_apart(text, box)
+    if not pdf_tables.looks_tabular(text):
+        return text
     raw_lines = text.splitlines(keepends=True)
     placed = pdf_tables.lines_to_place([line.rstrip("\r\n") for line in raw_lines])
-    box = _char_box(text_page)
     lines: list[list[pdf_tables.Run]] = []
     at = 0
     for number, line in enumerate(raw_lines):
@@ -158,7 +163,46 @@ def _page_text(text_page) -> str:  # type: ignore[no-untyped-def]
     return text if laid is None else laid
 
 
-def _char_box(text_page) -> Callable[[int], tuple[float, float, float, float]]:  # type: ignore[no-untyped-def]
+def _rows_apart(text: str, box: Box) -> str:
+    """``text`` with a line break before each word that stands on another row of the page
+    than the words before it on pdfium's line: pdfium runs a page's rows together when its
+    text is drawn in glyphs too small for its line test (a filing printed to PDF at a
+    quarter of its size: a whole balance sheet as one line), or a bullet list's items into
+    one line. The break replaces the white space before the word, so each character keeps
+    its index (and its box); pdfium's order of the words is kept."""
+    chars = list(text)
+    at = 0
+    for line in text.splitlines(keepends=True):
+        words = list(WORD.finditer(line))
+        if len(words) > 1 and _below(box(at + words[0].start()), box(at + words[-1].end() - 1)):
+            bottom, top = _height(box, at, words[0])
+            for word in words[1:]:
+                low, high = _height(box, at, word)
+                if high < bottom or low > top:  # wholly below (or above) the row so far
+                    chars[at + word.start() - 1] = "\n"
+                    bottom, top = low, high
+                else:
+                    bottom, top = min(bottom, low), max(top, high)
+        at += len(line)
+    return "".join(chars)
+
+
+def _below(
+    first: tuple[float, float, float, float], last: tuple[float, float, float, float]
+) -> bool:
+    """Whether the box ``last`` stands wholly below the box ``first`` (another row)."""
+    return last[3] < first[1]
+
+
+def _height(box: Box, at: int, word: re.Match[str]) -> tuple[float, float]:
+    """The bottom and top of a word of the line starting at ``at``, from its first and last
+    characters' boxes."""
+    _, bottom, _, top = box(at + word.start())
+    _, low, _, high = box(at + word.end() - 1)
+    return min(bottom, low), max(top, high)
+
+
+def _char_box(text_page) -> Box:  # type: ignore[no-untyped-def]
     """The box (left, bottom, right, top) of a character of the page, by index: pdfium's
     call with its four numbers reused (several times quicker than a wrapper per call)."""
     import ctypes
