@@ -164,6 +164,9 @@ SMALL_PRINT_ROWS = [
     ("Total current assets", "8,269", "10,238"),
     ("Investments", "1,975", "1,801"),
 ]
+SMALL_PRINT_WRAPPED = (("Net cash provided", "by operating", "activities"), ("2,809", "4,709"))
+"""A row whose label wraps over three lines, its figures on the last (a cash flow statement's
+narrow label column)."""
 SMALL_PRINT_PROSE = [
     "Cash fell as the company bought back its own shares during the year",
     "and paid for two acquisitions in Asia.",
@@ -195,6 +198,13 @@ def small_print_pdf(path: Path) -> Path:
         for x, cell in zip((1400, 1700), cells, strict=True):
             show(x, cell)
         y += 16
+    label, cells = SMALL_PRINT_WRAPPED
+    for part in label[:-1]:
+        show(0, part)
+        y += 16
+    show(0, label[-1])
+    for x, cell in zip((1400, 1700), cells, strict=True):
+        show(x, cell)  # on the label's last line
     y += 16
     for line in SMALL_PRINT_PROSE:
         show(0, line)
