@@ -139,7 +139,7 @@ def _page_text(text_page) -> str:  # type: ignore[no-untyped-def]
     text: str = text_page.get_text_range()
     if len(text) != text_page.count_chars():
         return text  # (a text that does not map one character to one box stays as it is)
-    box = _char_box(text_page)
+    box = _cached(_char_box(text_page))
     text = _rows_apart(text, box)
     if not pdf_tables.looks_tabular(text):
         return text
@@ -169,37 +169,43 @@ def _rows_apart(text: str, box: Box) -> str:
     text is drawn in glyphs too small for its line test (a filing printed to PDF at a
     quarter of its size: a whole balance sheet as one line), or a bullet list's items into
     one line. The break replaces the white space before the word, so each character keeps
-    its index (and its box); pdfium's order of the words is kept."""
-    chars = list(text)
+    its index (and its box); pdfium's order of the words is kept.
+
+    A line is looked into only when its last character stands wholly below its first; a
+    word's height is its first character's (one box a word: this is most of the cost of
+    such a page)."""
+    chars: list[str] | None = None
     at = 0
     for line in text.splitlines(keepends=True):
-        words = list(WORD.finditer(line))
-        if len(words) > 1 and _below(box(at + words[0].start()), box(at + words[-1].end() - 1)):
-            bottom, top = _height(box, at, words[0])
-            for word in words[1:]:
-                low, high = _height(box, at, word)
-                if high < bottom or low > top:  # wholly below (or above) the row so far
-                    chars[at + word.start() - 1] = "\n"
-                    bottom, top = low, high
-                else:
-                    bottom, top = min(bottom, low), max(top, high)
+        words = [found.start() for found in WORD.finditer(line)]
+        if len(words) > 1:
+            _, bottom, _, top = box(at + words[0])
+            last = len(line.rstrip()) - 1
+            if box(at + last)[3] < bottom:
+                for start in words[1:]:
+                    _, low, _, high = box(at + start)
+                    if high < bottom or low > top:  # wholly below (or above) the row so far
+                        chars = chars if chars is not None else list(text)
+                        chars[at + start - 1] = "\n"
+                        bottom, top = low, high
+                    else:
+                        bottom, top = min(bottom, low), max(top, high)
         at += len(line)
-    return "".join(chars)
+    return text if chars is None else "".join(chars)
 
 
-def _below(
-    first: tuple[float, float, float, float], last: tuple[float, float, float, float]
-) -> bool:
-    """Whether the box ``last`` stands wholly below the box ``first`` (another row)."""
-    return last[3] < first[1]
+def _cached(box: Box) -> Box:
+    """``box`` remembering the boxes it gave (the table layout asks again for the boxes of
+    the words the row breaks looked at)."""
+    seen: dict[int, tuple[float, float, float, float]] = {}
 
+    def cached(index: int) -> tuple[float, float, float, float]:
+        found = seen.get(index)
+        if found is None:
+            found = seen[index] = box(index)
+        return found
 
-def _height(box: Box, at: int, word: re.Match[str]) -> tuple[float, float]:
-    """The bottom and top of a word of the line starting at ``at``, from its first and last
-    characters' boxes."""
-    _, bottom, _, top = box(at + word.start())
-    _, low, _, high = box(at + word.end() - 1)
-    return min(bottom, low), max(top, high)
+    return cached
 
 
 def _char_box(text_page) -> Box:  # type: ignore[no-untyped-def]
