@@ -188,8 +188,9 @@ def _rows_apart(text: str, box: Box) -> str:
                         chars = chars if chars is not None else list(text)
                         chars[at + start - 1] = "\n"
                         bottom, top = low, high
-                    else:
-                        bottom, top = min(bottom, low), max(top, high)
+                    else:  # (comparisons: min and max cost a call each, 10^5 a long filing)
+                        bottom = low if low < bottom else bottom
+                        top = high if high > top else top
         at += len(line)
     return text if chars is None else "".join(chars)
 
@@ -200,9 +201,9 @@ def _cached(box: Box) -> Box:
     seen: dict[int, tuple[float, float, float, float]] = {}
 
     def cached(index: int) -> tuple[float, float, float, float]:
-        found = seen.get(index)
-        if found is None:
-            found = seen[index] = box(index)
+        if index in seen:
+            return seen[index]
+        found = seen[index] = box(index)
         return found
 
     return cached
