@@ -171,17 +171,19 @@ def _rows_apart(text: str, box: Box) -> str:
     one line. The break replaces the white space before the word, so each character keeps
     its index (and its box); pdfium's order of the words is kept.
 
-    A line is looked into only when its last character stands wholly below its first; a
-    word's height is its first character's (one box a word: this is most of the cost of
-    such a page)."""
+    A line is looked into only when its last character stands wholly below its first, and
+    its first word reads left to right (in text set sideways, reading down the page, every
+    character stands below the one before: such a line is one line); a word's height is its
+    first character's (one box a word: this is most of the cost of such a page)."""
     chars: list[str] | None = None
     at = 0
     for line in text.splitlines(keepends=True):
-        words = [found.start() for found in WORD.finditer(line)]
+        found = list(WORD.finditer(line))
+        words = [word.start() for word in found]
         if len(words) > 1:
             _, bottom, _, top = box(at + words[0])
             last = len(line.rstrip()) - 1
-            if box(at + last)[3] < bottom:
+            if box(at + last)[3] < bottom and box(at + found[0].end() - 1)[3] >= bottom:
                 for start in words[1:]:
                     _, low, _, high = box(at + start)
                     if high < bottom or low > top:  # wholly below (or above) the row so far

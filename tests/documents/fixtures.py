@@ -212,3 +212,17 @@ def small_print_pdf(path: Path) -> Path:
     out.append(b"Q")
     path.write_bytes(_pdf_of([b"\n".join(out)]))
     return path
+
+
+SIDEWAYS_LINES = ["Segment revenue by region 2023 2022", "North America 1,234 1,100"]
+
+
+def sideways_pdf(path: Path) -> Path:
+    """A page whose lines are set sideways, reading down the page (a landscape table turned
+    on a portrait page): each character stands below the one before it."""
+    shown = [
+        b"BT /F1 10 Tf 0 -1 1 0 %d 700 Tm (%s) Tj ET" % (100 + 14 * i, _escape(line).encode())
+        for i, line in enumerate(SIDEWAYS_LINES)
+    ]
+    path.write_bytes(_pdf_of([b"\n".join(shown)]))
+    return path

@@ -17,7 +17,13 @@ from ralph_tui.documents import pdf as pdf_module
 from ralph_tui.documents.convert import extract
 from ralph_tui.documents.pdf import pdf_pages
 from ralph_tui.validate.locate import QuotableText, locate_quote
-from tests.documents.fixtures import SMALL_PRINT_PROSE, SMALL_PRINT_ROWS, small_print_pdf
+from tests.documents.fixtures import (
+    SIDEWAYS_LINES,
+    SMALL_PRINT_PROSE,
+    SMALL_PRINT_ROWS,
+    sideways_pdf,
+    small_print_pdf,
+)
 from tests.reports.bundles import make_bundle, read_source, write_bundle
 
 ROW = "Total current assets\t8,269\t10,238"
@@ -57,6 +63,12 @@ def test_each_row_of_the_page_is_a_line_and_the_table_rows_are_cells(tmp_path: P
         *SMALL_PRINT_PROSE,
     ]
     assert [(h.level, h.title) for h in extracted.headings][:1] == [(2, HEADING)]
+
+
+def test_lines_set_sideways_stay_whole(tmp_path: Path) -> None:
+    # reading down the page, each word stands below the one before: still one line
+    pdf = sideways_pdf(tmp_path / "landscape.pdf")
+    assert pdf_pages(pdf)[0].splitlines() == SIDEWAYS_LINES
 
 
 def test_no_character_of_the_page_is_lost_or_added(tmp_path: Path) -> None:
