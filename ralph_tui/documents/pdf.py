@@ -172,8 +172,8 @@ def _rows_apart(text: str, box: Box) -> str:
     its index (and its box); pdfium's order of the words is kept.
 
     A line is looked into only when its last character stands wholly below its first, and
-    its first word reads left to right (in text set sideways, reading down the page, every
-    character stands below the one before: such a line is one line); a word's height is its
+    its first word reads left to right (in text set sideways, reading down the page, its
+    second character stands below its first: such a line is one line); a word's height is its
     first character's (one box a word: this is most of the cost of such a page)."""
     chars: list[str] | None = None
     at = 0
@@ -183,7 +183,9 @@ def _rows_apart(text: str, box: Box) -> str:
         if len(words) > 1:
             _, bottom, _, top = box(at + words[0])
             last = len(line.rstrip()) - 1
-            if box(at + last)[3] < bottom and box(at + found[0].end() - 1)[3] >= bottom:
+            second = at + words[0] + 1  # (a word pdfium joined across two rows ends below)
+            sideways = found[0].end() - words[0] > 1 and box(second)[3] < bottom
+            if box(at + last)[3] < bottom and not sideways:
                 for start in words[1:]:
                     _, low, _, high = box(at + start)
                     if high < bottom or low > top:  # wholly below (or above) the row so far

@@ -23,6 +23,7 @@ from tests.documents.fixtures import (
     SMALL_PRINT_ROWS,
     sideways_pdf,
     small_print_pdf,
+    write_pdf,
 )
 from tests.reports.bundles import make_bundle, read_source, write_bundle
 
@@ -69,6 +70,20 @@ def test_lines_set_sideways_stay_whole(tmp_path: Path) -> None:
     # reading down the page, each word stands below the one before: still one line
     pdf = sideways_pdf(tmp_path / "landscape.pdf")
     assert pdf_pages(pdf)[0].splitlines() == SIDEWAYS_LINES
+
+
+def test_a_word_hyphenated_across_two_rows_ends_its_row(tmp_path: Path) -> None:
+    # pdfium joins a row ending in a hyphen to the next row: the rest of that row comes back
+    # on its own line (the word stays whole, on the row it starts on)
+    rows = ["Sales rose in third-", "party channels and in", "Re-", "sults of operations rose."]
+    lines = pdf_pages(write_pdf(tmp_path / "hyphens.pdf", [rows]))[0].splitlines()
+    assert [line.split()[-1] for line in lines] == [
+        "third\ufffeparty",
+        "in",
+        "Re\ufffesults",
+        "rose.",
+    ]
+    assert lines[1] == "channels and in" and lines[3] == "of operations rose."
 
 
 def test_no_character_of_the_page_is_lost_or_added(tmp_path: Path) -> None:
