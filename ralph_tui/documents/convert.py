@@ -116,7 +116,7 @@ def extract(
     return extracted
 
 
-LAYOUT = {"pdf": " tables-1 headings-1"}
+LAYOUT = {"pdf": " tables-2 headings-1 rows-1"}
 """How our own layout over a converter reads its output (tables as rows): a change to it
 makes cached conversions stale, as a new converter version does."""
 

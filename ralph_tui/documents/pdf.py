@@ -37,6 +37,8 @@ MAX_WORKERS = 4
 
 Source = Path | bytes
 OnPage = Callable[[int, int], None]
+Box = Callable[[int], tuple[float, float, float, float]]
+"""The box (left, bottom, right, top) of a page's character, by its index in the text."""
 
 
 class PdfError(ValueError):
@@ -135,11 +137,14 @@ def _page_text(text_page) -> str:  # type: ignore[no-untyped-def]
     tables as rows (``pdf_tables``), from where each word stands on the lines near a line
     that ends in a figure: two character boxes a word, a few milliseconds a page."""
     text: str = text_page.get_text_range()
-    if not pdf_tables.looks_tabular(text) or len(text) != text_page.count_chars():
+    if len(text) != text_page.count_chars():
         return text  # (a text that does not map one character to one box stays as it is)
+    box = _cached(_char_box(text_page))
+    text = _rows_apart(text, box)
+    if not pdf_tables.looks_tabular(text):
+        return text
     raw_lines = text.splitlines(keepends=True)
     placed = pdf_tables.lines_to_place([line.rstrip("\r\n") for line in raw_lines])
-    box = _char_box(text_page)
     lines: list[list[pdf_tables.Run]] = []
     at = 0
     for number, line in enumerate(raw_lines):
@@ -158,7 +163,57 @@ def _page_text(text_page) -> str:  # type: ignore[no-untyped-def]
     return text if laid is None else laid
 
 
-def _char_box(text_page) -> Callable[[int], tuple[float, float, float, float]]:  # type: ignore[no-untyped-def]
+def _rows_apart(text: str, box: Box) -> str:
+    """``text`` with a line break before each word that stands on another row of the page
+    than the words before it on pdfium's line: pdfium runs a page's rows together when its
+    text is drawn in glyphs too small for its line test (a filing printed to PDF at a
+    quarter of its size: a whole balance sheet as one line), or a bullet list's items into
+    one line. The break replaces the white space before the word, so each character keeps
+    its index (and its box); pdfium's order of the words is kept.
+
+    A line is looked into only when its last character stands wholly below its first, and
+    its first word reads left to right (in text set sideways, reading down the page, its
+    second character stands below its first: such a line is one line); a word's height is its
+    first character's (one box a word: this is most of the cost of such a page)."""
+    chars: list[str] | None = None
+    at = 0
+    for line in text.splitlines(keepends=True):
+        found = list(WORD.finditer(line))
+        words = [word.start() for word in found]
+        if len(words) > 1:
+            _, bottom, _, top = box(at + words[0])
+            last = len(line.rstrip()) - 1
+            second = at + words[0] + 1  # (a word pdfium joined across two rows ends below)
+            sideways = found[0].end() - words[0] > 1 and box(second)[3] < bottom
+            if box(at + last)[3] < bottom and not sideways:
+                for start in words[1:]:
+                    _, low, _, high = box(at + start)
+                    if high < bottom or low > top:  # wholly below (or above) the row so far
+                        chars = chars if chars is not None else list(text)
+                        chars[at + start - 1] = "\n"
+                        bottom, top = low, high
+                    else:  # (comparisons: min and max cost a call each, 10^5 a long filing)
+                        bottom = low if low < bottom else bottom
+                        top = high if high > top else top
+        at += len(line)
+    return text if chars is None else "".join(chars)
+
+
+def _cached(box: Box) -> Box:
+    """``box`` remembering the boxes it gave (the table layout asks again for the boxes of
+    the words the row breaks looked at)."""
+    seen: dict[int, tuple[float, float, float, float]] = {}
+
+    def cached(index: int) -> tuple[float, float, float, float]:
+        if index in seen:
+            return seen[index]
+        found = seen[index] = box(index)
+        return found
+
+    return cached
+
+
+def _char_box(text_page) -> Box:  # type: ignore[no-untyped-def]
     """The box (left, bottom, right, top) of a character of the page, by index: pdfium's
     call with its four numbers reused (several times quicker than a wrapper per call)."""
     import ctypes

@@ -236,7 +236,7 @@ def _table_text(headers: list[Line], body: list[Line]) -> list[str]:
         if not line.is_row():
             following = body[index + 1] if index + 1 < len(body) else None
             label = line.text
-            if following is not None and following.is_row() and _continues(label, following):
+            if following is not None and _continues(label, following):
                 pending = f"{pending} {label}".strip()
             else:
                 text.append(f"{pending} {label}".strip() if pending else label)
@@ -272,8 +272,10 @@ def _bands(lines: list[Line]) -> list[list[tuple[float, float, str]]]:
 
 
 def _continues(label: str, row: Line) -> bool:
-    """Whether a label line is the first part of the next row's label, wrapped (it does not
-    end a heading with a colon, and the row's label goes on in lower case or a figure)."""
+    """Whether a label line is the first part of the next line's label, wrapped (it does not
+    end a heading with a colon, and the next line goes on in lower case or a figure): a
+    label wrapped over several lines ("Net cash provided" / "by operating" / "activities
+    2,809") is read as one, as the row a person reads."""
     if label.endswith(":") or not row.cells:
         return False
     start = row.cells[0][2][:1]

@@ -25,19 +25,24 @@ def pdf_bytes(pages: list[list[str]], *, password: str | None = None) -> bytes:
 
 
 def _plain_pdf(pages: list[list[str]]) -> bytes:
-    """Written object by object with a correct cross-reference table; no PDF library."""
-    kids = " ".join(f"{4 + 2 * i} 0 R" for i in range(len(pages)))
+    """Each page's lines in Helvetica, one below the other."""
+    return _pdf_of([_page_content(lines) for lines in pages])
+
+
+def _pdf_of(streams: list[bytes]) -> bytes:
+    """A PDF of one page per content stream, written object by object with a correct
+    cross-reference table; no PDF library."""
+    kids = " ".join(f"{4 + 2 * i} 0 R" for i in range(len(streams)))
     objects = [
         b"<< /Type /Catalog /Pages 2 0 R >>",
-        f"<< /Type /Pages /Kids [{kids}] /Count {len(pages)} >>".encode(),
+        f"<< /Type /Pages /Kids [{kids}] /Count {len(streams)} >>".encode(),
         FONT,
     ]
-    for i, lines in enumerate(pages):
+    for i, stream in enumerate(streams):
         objects.append(
             b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] "
             b"/Resources << /Font << /F1 3 0 R >> >> /Contents %d 0 R >>" % (5 + 2 * i)
         )
-        stream = _page_content(lines)
         objects.append(b"<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream))
     out = io.BytesIO()
     out.write(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
@@ -150,4 +155,74 @@ def tables_pdf(path: Path) -> Path:
             pdf.cell(40, 5, cell, align="R")
         y += 5
     path.write_bytes(bytes(pdf.output()))
+    return path
+
+
+SMALL_PRINT_ROWS = [
+    ("Cash and cash equivalents", "$ 4,500", "$ 5,309"),
+    ("Inventories", "1,385", "1,322"),
+    ("Total current assets", "8,269", "10,238"),
+    ("Investments", "1,975", "1,801"),
+]
+SMALL_PRINT_WRAPPED = (("Net cash provided", "by operating", "activities"), ("2,809", "4,709"))
+"""A row whose label wraps over three lines, its figures on the last (a cash flow statement's
+narrow label column)."""
+SMALL_PRINT_PROSE = [
+    "Cash fell as the company bought back its own shares during the year",
+    "and paid for two acquisitions in Asia.",
+]
+
+
+def small_print_pdf(path: Path) -> Path:
+    """A filing printed to PDF at a quarter of its size, as some are: the page drawn through
+    a flipped, scaled matrix, each line and each table cell its own text object, glyphs 3
+    points high. pdfium's text of such a page runs its rows together (it takes objects that
+    small for one line): a heading, a balance sheet and a paragraph, rows apart on paper."""
+    out = [b"q 0.25 0 0 -0.25 20 780 cm"]
+    y = 40
+
+    def show(x: int, text: str) -> None:
+        out.append(
+            b"q 1 0 0 -1 %d %d cm BT /F1 12 Tf (%s) Tj ET Q" % (x, y, _escape(text).encode())
+        )
+
+    show(0, "Item 8. Financial Statements and Supplementary Data")
+    y += 24
+    show(600, "Consolidated Balance Sheets")
+    y += 16
+    show(1400, "2015")
+    show(1700, "2014")
+    y += 16
+    for label, *cells in SMALL_PRINT_ROWS:
+        show(0, label)
+        for x, cell in zip((1400, 1700), cells, strict=True):
+            show(x, cell)
+        y += 16
+    label, cells = SMALL_PRINT_WRAPPED
+    for part in label[:-1]:
+        show(0, part)
+        y += 16
+    show(0, label[-1])
+    for x, cell in zip((1400, 1700), cells, strict=True):
+        show(x, cell)  # on the label's last line
+    y += 16
+    for line in SMALL_PRINT_PROSE:
+        show(0, line)
+        y += 16
+    out.append(b"Q")
+    path.write_bytes(_pdf_of([b"\n".join(out)]))
+    return path
+
+
+SIDEWAYS_LINES = ["Segment revenue by region 2023 2022", "North America 1,234 1,100"]
+
+
+def sideways_pdf(path: Path) -> Path:
+    """A page whose lines are set sideways, reading down the page (a landscape table turned
+    on a portrait page): each character stands below the one before it."""
+    shown = [
+        b"BT /F1 10 Tf 0 -1 1 0 %d 700 Tm (%s) Tj ET" % (100 + 14 * i, _escape(line).encode())
+        for i, line in enumerate(SIDEWAYS_LINES)
+    ]
+    path.write_bytes(_pdf_of([b"\n".join(shown)]))
     return path
