@@ -68,15 +68,17 @@ class ProgressPrinter:
         self.stream = stream
         self.verbose = verbose
         self.step = "no step yet"
-        """The newest agent step, named by its agent: the worker's and a judge's steps
-        count against different budgets (``worker step 2/80``, ``judge step 1/4``)."""
+        """The newest agent step of the phase running, named by its agent: the worker's and
+        a judge's steps count against different budgets (``worker step 2/80``, ``judge step
+        1/4``); empty while the phase has taken none (a phase without an agent says no
+        other phase's step)."""
         self.sub_calls = "0"
         self.usage = UsageUpdated(input_tokens=0, output_tokens=0, calls=0, cost_usd=0.0)
         self.crawl_shown: dict[str, float] = {}
         self.formatters: dict[type[BaseEvent], Callable[[Any], str | None]] = {
             RunStarted: self.run_started,
             IterationStarted: self.iteration_started,
-            PhaseStarted: lambda e: f"  {e.phase} ...",
+            PhaseStarted: self.phase_started,
             PhaseFinished: self.phase_finished,
             AgentStep: self.agent_step,
             SandboxExecuted: self.sandbox_executed,
@@ -120,8 +122,9 @@ class ProgressPrinter:
                 u.saved_calls, u.saved_input_tokens, u.saved_output_tokens, u.saved_cost_usd
             )
         tokens = tokens_words(u.input_tokens, u.output_tokens, u.estimated_calls, u.calls)
+        step = f"{self.step}, " if self.step else ""
         return (
-            f"{self.step}, sub-calls {self.sub_calls}, {tokens}, "
+            f"{step}sub-calls {self.sub_calls}, {tokens}, "
             f"{cost_words(u.cost_usd, u.unknown_cost_calls)}{saved}"
         )
 
@@ -138,6 +141,10 @@ class ProgressPrinter:
         where = f" [sub-task {e.subtask_id}]" if e.subtask_id else ""
         constraints = counted(len(e.constraints), "constraint")
         return f"iteration {e.iteration}/{e.max_iters}{where}: {constraints}"
+
+    def phase_started(self, e: PhaseStarted) -> str:
+        self.step = ""
+        return f"  {e.phase} ..."
 
     def phase_finished(self, e: PhaseFinished) -> str:
         outcome = {None: "done", "cancelled": "cancelled"}.get(e.error, f"failed: {e.error}")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import io
 from datetime import UTC, datetime
 
-from ralph_tui.events import AgentStep, PhaseFinished
+from ralph_tui.events import AgentStep, PhaseFinished, PhaseStarted
 from ralph_tui.progress_lines import ProgressPrinter
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC).timestamp()
@@ -25,6 +25,19 @@ def test_the_status_names_the_agent_whose_step_it_counts() -> None:
     assert "; worker step 2/80, sub-calls 0" in lines[1]
     assert lines[2] == "    judge step 1/4: output"
     assert "; judge step 1/4, sub-calls 0" in lines[3]
+
+
+def test_a_phase_without_steps_says_no_other_phases_step() -> None:
+    out = io.StringIO()
+    printer = ProgressPrinter(out)
+    printer(PhaseStarted(ts=T0, phase="reasoner", iteration=1))
+    printer(AgentStep(ts=T0, agent="reasoner", step=1, max_steps=4, action="output"))
+    printer(PhaseFinished(ts=T0, phase="reasoner", iteration=1, duration_ms=20))
+    printer(PhaseStarted(ts=T0, phase="memory", iteration=1))
+    printer(PhaseFinished(ts=T0, phase="memory", iteration=1, duration_ms=5))
+    lines = out.getvalue().splitlines()
+    assert "reasoner done in 0.0 s; reasoner step 1/4, sub-calls 0" in lines[1]
+    assert lines[3].startswith("  memory done in 0.0 s; sub-calls 0, "), lines[3]
 
 
 def test_a_count_names_its_noun_in_the_right_number() -> None:
