@@ -16,7 +16,7 @@ from typing import Any
 from ralph_tui.documents import ocr
 from ralph_tui.documents.detect import Format, UnreadableFile
 from ralph_tui.documents.encoding import UndecodableText, decode_text
-from ralph_tui.documents.pdf import PdfError, Source, pdf_outline, pdf_pages
+from ralph_tui.documents.pdf import PdfError, Source, pdf_outline, pdf_read
 from ralph_tui.documents.pdf_headings import pdf_headings
 from ralph_tui.documents.scans import OcrResult, read_image_file, read_scanned_pages
 
@@ -68,7 +68,7 @@ class Extracted:
     nothing to quote there."""
     headings: list[Heading] = field(default_factory=list)
     """The document's headings in text order (HTML, Word; a Markdown file's ``#`` lines; a
-    PDF's outline, or its numbered headings: ``pdf_headings``)."""
+    PDF's outline, or its numbered headings, or its typography's: ``pdf_headings``)."""
     ocr_pages: list[int] = field(default_factory=list)
     """1-based numbers of the pages whose text OCR read (every page of an image file)."""
     unread_pages: list[int] = field(default_factory=list)
@@ -116,7 +116,7 @@ def extract(
     return extracted
 
 
-LAYOUT = {"pdf": " tables-2 headings-1 rows-1"}
+LAYOUT = {"pdf": " tables-2 headings-2 rows-1"}
 """How our own layout over a converter reads its output (tables as rows): a change to it
 makes cached conversions stale, as a new converter version does."""
 
@@ -164,11 +164,13 @@ def _normalize(text: str) -> str:
 
 def _pdf(source: Source, on_page: OnPage | None, ocr_plan: OcrPlan) -> Extracted:
     try:
-        pages = [_normalize(text) for text in pdf_pages(source, on_page)]
+        read_pages = pdf_read(source, on_page)
     except PdfError as exc:
         if exc.encrypted:
             raise ConversionError("is an encrypted PDF: remove its password first") from None
         raise ConversionError(f"is a damaged or truncated PDF ({exc})") from None
+    pages = [_normalize(text) for text, _ in read_pages]
+    styles = [style for _, style in read_pages]
     empty = [number for number, text in enumerate(pages, 1) if not text]
     if not pages:
         raise ConversionError("has no pages")
@@ -193,7 +195,7 @@ def _pdf(source: Source, on_page: OnPage | None, ocr_plan: OcrPlan) -> Extracted
         starts.append(starts[-1] + len(page) + len(PAGE_SEPARATOR))
     headings = [
         Heading(level, title, starts[page] + offset)
-        for level, title, page, offset in pdf_headings(pages, _outline(source))
+        for level, title, page, offset in pdf_headings(pages, _outline(source), styles)
     ]
     return Extracted(
         PAGE_SEPARATOR.join(pages),

@@ -19,17 +19,21 @@ from collections.abc import Callable
 from pathlib import Path
 
 if __package__:
-    from ralph_tui.documents import pdf_tables
-else:  # run as the converter's child script: its sibling loaded from its file, nothing else
+    from ralph_tui.documents import pdf_styles, pdf_tables
+else:  # run as the converter's child script: its siblings loaded from their files, no more
     import importlib.util
+    from types import ModuleType
 
-    _spec = importlib.util.spec_from_file_location(
-        "pdf_tables", Path(__file__).with_name("pdf_tables.py")
-    )
-    assert _spec is not None and _spec.loader is not None
-    pdf_tables = importlib.util.module_from_spec(_spec)
-    sys.modules["pdf_tables"] = pdf_tables  # (its dataclasses look their module up)
-    _spec.loader.exec_module(pdf_tables)
+    def _sibling(name: str) -> ModuleType:
+        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name(f"{name}.py"))
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module  # (its dataclasses look their module up)
+        spec.loader.exec_module(module)
+        return module
+
+    pdf_tables = _sibling("pdf_tables")
+    pdf_styles = _sibling("pdf_styles")
 
 WORD = re.compile(r"\S+")
 PARALLEL_FROM_PAGES = 200
@@ -37,6 +41,8 @@ MAX_WORKERS = 4
 
 Source = Path | bytes
 OnPage = Callable[[int, int], None]
+Page = tuple[str, "pdf_styles.PageStyle"]
+"""A page's text, and how its lines are set."""
 Box = Callable[[int], tuple[float, float, float, float]]
 """The box (left, bottom, right, top) of a page's character, by its index in the text."""
 
@@ -51,6 +57,12 @@ class PdfError(ValueError):
 
 def pdf_pages(source: Source, on_page: OnPage | None = None) -> list[str]:
     """The raw text of each page of the PDF at ``source`` (a path or its bytes)."""
+    return [text for text, _ in pdf_read(source, on_page)]
+
+
+def pdf_read(source: Source, on_page: OnPage | None = None) -> list[Page]:
+    """Each page of the PDF at ``source`` (a path or its bytes): its raw text and how its
+    lines are set (``pdf_styles``)."""
     total = page_count(source)
     workers = min(os.cpu_count() or 1, MAX_WORKERS)
     if not isinstance(source, Path) or total < PARALLEL_FROM_PAGES or workers < 2:
@@ -67,13 +79,16 @@ def pdf_pages(source: Source, on_page: OnPage | None = None) -> list[str]:
         )
         for first, last in ranges
     ]
-    pages: list[str] = []
+    pages: list[Page] = []
     try:
         for child in children:
             output, _ = child.communicate()
             if child.returncode != 0:
                 raise PdfError("a page range could not be converted", encrypted=False)
-            pages.extend(json.loads(output))
+            pages.extend(
+                (str(text), pdf_styles.PageStyle.from_json(style))
+                for text, style in json.loads(output)
+            )
             if on_page is not None:
                 on_page(len(pages), total)
     finally:
@@ -115,14 +130,14 @@ def _pages_of(
     end: int,
     on_page: OnPage | None = None,
     total: int = 0,
-) -> list[str]:
+) -> list[Page]:
     document = _open(source)
     pages = []
     try:
         for index in range(start, end):
             page = document[index]
             text_page = page.get_textpage()
-            pages.append(_page_text(text_page))
+            pages.append(_page(text_page))
             text_page.close()
             page.close()
             if on_page is not None:
@@ -132,15 +147,23 @@ def _pages_of(
     return pages
 
 
-def _page_text(text_page) -> str:  # type: ignore[no-untyped-def]
+def _page(text_page) -> Page:  # type: ignore[no-untyped-def]
     """pdfium's text of a page, or, when it looks like it holds a table, the page with its
     tables as rows (``pdf_tables``), from where each word stands on the lines near a line
-    that ends in a figure: two character boxes a word, a few milliseconds a page."""
+    that ends in a figure: two character boxes a word, a few milliseconds a page; and the
+    style of the page's lines (``pdf_styles``), read before its tables are laid out."""
     text: str = text_page.get_text_range()
     if len(text) != text_page.count_chars():
-        return text  # (a text that does not map one character to one box stays as it is)
+        # (a text that does not map one character to one box stays as it is, unstyled)
+        return text, pdf_styles.PageStyle()
     box = _cached(_char_box(text_page))
     text = _rows_apart(text, box)
+    style = pdf_styles.page_style(text, pdf_styles.char_style(text_page))
+    return _with_tables(text, box), style
+
+
+def _with_tables(text: str, box: Box) -> str:
+    """``text`` with its tables as rows, when it looks like it holds one."""
     if not pdf_tables.looks_tabular(text):
         return text
     raw_lines = text.splitlines(keepends=True)

@@ -1,6 +1,7 @@
 """A PDF's headings: its outline (bookmarks) when it has one; else the lines that are
 headings by the numbering and titles of an annual report ("PART II", "Item 7. Management's
-Discussion ...", "Note 12 — Debt", "Consolidated Balance Sheets").
+Discussion ...", "Note 12 — Debt", "Consolidated Balance Sheets"); else, when the numbering
+finds few, the lines set as headings (larger, or bold: ``pdf_typography``).
 
 Without an outline, a line is a heading only when it is nothing else, since a false heading
 costs more than a missed one (its words are indexed with every passage below it):
@@ -24,6 +25,8 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
+from ralph_tui.documents.pdf_styles import PageStyle
+from ralph_tui.documents.pdf_typography import typography_headings
 from ralph_tui.words import word_set
 
 Outline = Sequence[tuple[int, str, int]]
@@ -48,6 +51,9 @@ TOC_LINES = 3
 MAX_HEADINGS = 5000
 OUTLINE_READS = 8
 """How many times over the pages' text finding a PDF's bookmarks may read at most."""
+NUMBERED_ENOUGH = 3
+"""A PDF without an outline whose numbering finds this many headings has them (a filing);
+with fewer, its typography may give more (a report, a manual, a paper)."""
 NUMBERED_WORDS = 8
 """The most words of a note's title numbered without the word "Note" ("12. Debt")."""
 
@@ -86,15 +92,23 @@ SMALL_WORDS = word_set("a an and as at by for from in into of on or the to with 
 DIGITS = re.compile(r"\d+")
 
 
-def pdf_headings(pages: Sequence[str], outline: Outline = ()) -> list[Found]:
+def pdf_headings(
+    pages: Sequence[str], outline: Outline = (), styles: Sequence[PageStyle] = ()
+) -> list[Found]:
     """The headings of a PDF whose pages' texts are ``pages``, in order: its outline's
     entries found on their pages, when it has an outline; else the lines that are headings
-    by their numbering (see the module's doc)."""
+    by their numbering (see the module's doc); else, when the numbering finds fewer than
+    ``NUMBERED_ENOUGH`` and the PDF has no outline at all, the lines that are headings by
+    their typography (``pdf_typography``, from ``styles``, one a page), if those are more."""
     if outline:
         found = _outline_headings(pages, outline)
         if found:
             return found
-    return _numbered_headings(pages)
+    numbered = _numbered_headings(pages)
+    if outline or len(numbered) >= NUMBERED_ENOUGH or len(styles) != len(pages):
+        return numbered
+    typed = typography_headings(pages, styles)
+    return typed if len(typed) > len(numbered) else numbered
 
 
 def _outline_headings(pages: Sequence[str], outline: Outline) -> list[Found]:

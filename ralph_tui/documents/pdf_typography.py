@@ -1,0 +1,156 @@
+"""A PDF's headings by their typography, for a PDF with neither an outline nor a filing's
+numbering (a report, a manual, a paper saved without bookmarks): the lines set noticeably
+larger than the body text, or bold where the body is not (``pdf_styles`` reads them).
+
+As with numbered headings, a line is a heading only when it is nothing else:
+
+- it is short (at most ``MAX_HEADING`` characters and ``MAX_WORDS`` words, over at most
+  three lines of one style), begins with a capital or a number, holds more letters than
+  figures (two figures after its first word make it a table's row), and does not end as a
+  sentence or a label does (``.``, ``!``, ``,``, ``;``, ``:``);
+- it stands as whole lines of its own in the page's text: a table's row (its cells apart by
+  a tab) is none, nor a contents line (one that ends in its page number);
+- it is no running header or footer: a title set out on more than ``MAX_REPEATS`` pages
+  ("ACME CORPORATION — ANNUAL REPORT 2023" in bold above every page) is none; nor is an
+  entry of a table of contents set in the titles' style (a page with ``TOC_LINES`` titles
+  found again on other pages).
+
+Its size is told against the larger of its page's body size and the document's, so a page
+that is all small print (a table) does not raise its plain lines to headings, and a cover
+set all large raises only what is larger still. Levels go by size: the largest size is level
+1, the next 2, and so on; bold at the body's size is the level after the sizes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+
+from ralph_tui.documents.pdf_styles import LARGER, PageStyle, Standing
+from ralph_tui.documents.pdf_tables import FIGURE
+
+Found = tuple[int, str, int, int]
+"""A heading: its level, its title as it stands on its page, the page's index and the
+title's offset in the page's text (as ``pdf_headings.Found``)."""
+
+MAX_HEADING = 120
+MAX_WORDS = 16
+MAX_REPEATS = 2
+TOC_LINES = 3
+MAX_LEVELS = 6
+"""Sizes beyond this many share the deepest level."""
+SIZE_STEP = 0.05
+"""Heading sizes within this share of each other are one level."""
+MAX_HEADINGS = 5000
+MAX_PER_PAGE = 60
+"""The most headings looked for on a page (each is one search of the page's text)."""
+SENTENCE_END = (".", "!", ",", ";", ":")
+PAGE_NUMBER_END = re.compile(r"(?:\s|\.{2,}|…)\d{1,3}$")
+LETTER = re.compile(r"[^\W\d_]")
+DIGIT = re.compile(r"\d")
+DIGITS = re.compile(r"\d+")
+SPACE = "[ \u00a0]"
+OPENING = re.compile(r"[\"“‘'(\[]?[^\W_]")
+"""How a title begins: a letter or a figure, after a quote or a bracket at most."""
+
+
+def typography_headings(pages: Sequence[str], styles: Sequence[PageStyle]) -> list[Found]:
+    """The headings of a PDF whose pages' texts are ``pages`` (normalised, as the corpus
+    holds them) and whose pages' styles are ``styles``, in order (see the module's doc)."""
+    body = _document_body(styles)
+    candidates: list[tuple[int, Standing]] = []
+    for number, (page, style) in enumerate(zip(pages, styles, strict=False)):
+        reference = max(style.body_size, body)
+        for line in style.standing[:MAX_PER_PAGE]:
+            larger = line.size >= reference * LARGER
+            bold = line.bold and not style.body_bold and line.size >= reference / LARGER
+            if (larger or bold) and _reads_as_title(line.text) and page:
+                candidates.append((number, line))
+    pages_of: dict[str, set[int]] = {}
+    for number, line in candidates:
+        pages_of.setdefault(_key(line.text), set()).add(number)
+    # A contents page: titles of its own found again on later pages, TOC_LINES or more.
+    elsewhere = Counter(
+        number
+        for number, line in candidates
+        if len(pages_of[_key(line.text)]) > 1 and number == min(pages_of[_key(line.text)])
+    )
+    kept = [
+        (number, line)
+        for number, line in candidates
+        if len(pages_of[_key(line.text)]) <= MAX_REPEATS and elsewhere[number] < TOC_LINES
+    ]
+    levels = _levels([line for _, line in kept], body)
+    headings: list[Found] = []
+    after: dict[int, int] = {}
+    for number, line in kept:
+        found = _where(pages[number], line.text, after.get(number, 0))
+        if found is not None:
+            after[number] = found[1]
+            level = levels[(round(line.size, 1), line.bold)]
+            headings.append((level, pages[number][found[0] : found[1]], number, found[0]))
+    return headings[:MAX_HEADINGS]
+
+
+def _document_body(styles: Sequence[PageStyle]) -> float:
+    """The size most of the document's body text is set in (by characters)."""
+    sizes: Counter[float] = Counter()
+    for style in styles:
+        if style.body_size > 0:
+            sizes[round(style.body_size, 1)] += style.body_chars
+    return sizes.most_common(1)[0][0] if sizes else 0.0
+
+
+def _levels(lines: list[Standing], body: float) -> dict[tuple[float, bool], int]:
+    """Each heading style's level: larger sizes first (sizes close together are one
+    level), then bold at the body's size."""
+    sizes = sorted({round(line.size, 1) for line in lines}, reverse=True)
+    level_of_size: dict[float, int] = {}
+    level, last = 0, None
+    for size in sizes:
+        if size < body * LARGER:
+            continue
+        if last is None or size < last * (1 - SIZE_STEP):
+            level, last = min(level + 1, MAX_LEVELS), size
+        level_of_size[size] = level
+    body_level = min(level + 1, MAX_LEVELS)
+    return {
+        (round(line.size, 1), line.bold): level_of_size.get(round(line.size, 1), body_level)
+        for line in lines
+    }
+
+
+def _reads_as_title(text: str) -> bool:
+    flat = " ".join(text.split())
+    if not flat or len(flat) > MAX_HEADING or len(flat.split()) > MAX_WORDS:
+        return False
+    if flat.endswith(SENTENCE_END) or PAGE_NUMBER_END.search(flat) or "\t" in text:
+        return False
+    if sum(FIGURE.match(word) is not None for word in flat.split()[1:]) >= 2:
+        return False  # a table's row read without its tabs ("Total revenue 3,456 3,210")
+    letters = len(LETTER.findall(flat))
+    if letters < 2 or letters <= len(DIGIT.findall(flat)):
+        return False  # a figure set large ("$4.2 billion" on a cover), a drop cap
+    first = LETTER.search(flat)
+    # Begins with a capital or a number ("2.1 Results"), or a quote or bracket before one:
+    # not a line run on from a sentence, nor a bullet's item.
+    return first is not None and flat[first.start()].isupper() and OPENING.match(flat) is not None
+
+
+def _where(page: str, title: str, since: int) -> tuple[int, int] | None:
+    """Where ``title`` stands in ``page`` as whole lines of their own, white space aside
+    (but no tab: a table's row is laid out with tabs), from ``since``."""
+    lines = [
+        f"{SPACE}+".join(re.escape(word) for word in line.split())
+        for line in title.split("\n")
+        if line.strip()
+    ]
+    body = f"{SPACE}*\n{SPACE}*".join(lines)
+    found = re.compile(rf"^{SPACE}*({body}){SPACE}*$", re.MULTILINE).search(page, since)
+    return None if found is None else found.span(1)
+
+
+def _key(text: str) -> str:
+    """A title as compared for repeats: case and white space aside, numbers as one mark."""
+    return DIGITS.sub("#", " ".join(text.casefold().split()))
