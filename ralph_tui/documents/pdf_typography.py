@@ -4,14 +4,16 @@ larger than the body text, or bold where the body is not (``pdf_styles`` reads t
 
 As with numbered headings, a line is a heading only when it is nothing else:
 
-- it is short (at most ``MAX_HEADING`` characters and ``MAX_WORDS`` words, over at most
-  three lines of one style), begins with a capital or a number, holds more letters than
+- it is short (at most ``MAX_HEADING`` characters and ``MAX_WORDS`` words; a title
+  wrapped over lines is one), begins with a capital or a number, holds more letters than
   figures (two figures after its first word make it a table's row), and does not end as a
   sentence or a label does (``.``, ``!``, ``,``, ``;``, ``:``);
 - it stands as whole lines of its own in the page's text: a table's row (its cells apart by
   a tab) is none, nor a contents line (one that ends in its page number);
 - it is no running header or footer: a title set out on more than ``MAX_REPEATS`` pages
-  ("ACME CORPORATION — ANNUAL REPORT 2023" in bold above every page) is none; nor is an
+  ("ACME CORPORATION — ANNUAL REPORT 2023" in bold above every page) is none, nor a line
+  set bold that stands at the top or bottom of ``RUNNING_PAGES`` pages in any type
+  ("Annual Report 2023 ii" in bold, "... 12" in plain); nor is an
   entry of a table of contents set in the titles' style (a page with ``TOC_LINES`` titles
   found again on other pages).
 
@@ -37,6 +39,11 @@ title's offset in the page's text (as ``pdf_headings.Found``)."""
 MAX_HEADING = 120
 MAX_WORDS = 16
 MAX_REPEATS = 2
+"""A title set out on more pages than this is no heading."""
+EDGE_LINES = 3
+RUNNING_PAGES = 3
+"""A line among the first or last ``EDGE_LINES`` of this many pages is a running header or
+footer: set bold (not larger), it is no heading."""
 TOC_LINES = 3
 MAX_LEVELS = 6
 """Sizes beyond this many share the deepest level."""
@@ -50,6 +57,8 @@ PAGE_NUMBER_END = re.compile(r"(?:\s|\.{2,}|…)\d{1,3}$")
 LETTER = re.compile(r"[^\W\d_]")
 DIGIT = re.compile(r"\d")
 DIGITS = re.compile(r"\d+")
+ROMAN_END = re.compile(r"(?<=\s)[ivxlc]{1,6}$")
+"""A page number in lower-case roman numerals at a line's end."""
 SPACE = "[ \u00a0]"
 OPENING = re.compile(r"[\"“‘'(\[]?[^\W_]")
 """How a title begins: a letter or a figure, after a quote or a bracket at most."""
@@ -59,13 +68,16 @@ def typography_headings(pages: Sequence[str], styles: Sequence[PageStyle]) -> li
     """The headings of a PDF whose pages' texts are ``pages`` (normalised, as the corpus
     holds them) and whose pages' styles are ``styles``, in order (see the module's doc)."""
     body = _document_body(styles)
+    running = _running_lines(pages)
     candidates: list[tuple[int, Standing]] = []
     for number, (page, style) in enumerate(zip(pages, styles, strict=False)):
         reference = max(style.body_size, body)
         for line in style.standing[:MAX_PER_PAGE]:
             larger = line.size >= reference * LARGER
             bold = line.bold and not style.body_bold and line.size >= reference / LARGER
-            if (larger or bold) and _reads_as_title(line.text) and page:
+            if not (larger or bold) or not page or not _reads_as_title(line.text):
+                continue
+            if larger or _key(line.text) not in running:
                 candidates.append((number, line))
     pages_of: dict[str, set[int]] = {}
     for number, line in candidates:
@@ -91,6 +103,18 @@ def typography_headings(pages: Sequence[str], styles: Sequence[PageStyle]) -> li
             level = levels[(round(line.size, 1), line.bold)]
             headings.append((level, pages[number][found[0] : found[1]], number, found[0]))
     return headings[:MAX_HEADINGS]
+
+
+def _running_lines(pages: Sequence[str]) -> set[str]:
+    """The lines (by ``_key``) among the first or last ``EDGE_LINES`` of at least
+    ``RUNNING_PAGES`` pages."""
+    seen: Counter[str] = Counter()
+    reach = 3 * EDGE_LINES  # lines looked at from each end (some may be blank)
+    for page in pages:
+        top = [line for line in page.split("\n", reach)[:reach] if line.strip()][:EDGE_LINES]
+        bottom = [line for line in page.rsplit("\n", reach)[-reach:] if line.strip()]
+        seen.update({_key(line) for line in top + bottom[-EDGE_LINES:]})
+    return {key for key, count in seen.items() if count >= RUNNING_PAGES and key}
 
 
 def _document_body(styles: Sequence[PageStyle]) -> float:
@@ -152,5 +176,7 @@ def _where(page: str, title: str, since: int) -> tuple[int, int] | None:
 
 
 def _key(text: str) -> str:
-    """A title as compared for repeats: case and white space aside, numbers as one mark."""
-    return DIGITS.sub("#", " ".join(text.casefold().split()))
+    """A title as compared for repeats: case and white space aside, numbers as one mark (a
+    page number in lower-case roman numerals too: "Annual Report ii" is "Annual Report 12",
+    but "Part II" is not "Part III")."""
+    return DIGITS.sub("#", ROMAN_END.sub("#", " ".join(text.split())).casefold())
