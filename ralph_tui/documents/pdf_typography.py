@@ -38,6 +38,8 @@ title's offset in the page's text (as ``pdf_headings.Found``)."""
 
 MAX_HEADING = 120
 MAX_WORDS = 16
+MAX_LINE = 4 * MAX_HEADING
+"""The longest line looked at (white space runs count: a title may be spaced out)."""
 MAX_REPEATS = 2
 """A title set out on more pages than this is no heading."""
 EDGE_LINES = 3
@@ -59,7 +61,8 @@ DIGIT = re.compile(r"\d")
 DIGITS = re.compile(r"\d+")
 ROMAN_END = re.compile(r"(?<=\s)[ivxlc]{1,6}$")
 """A page number in lower-case roman numerals at a line's end."""
-SPACE = "[ \u00a0]"
+LINE = re.compile(r"^[ \t\u00a0]*(\S(?:[^\n]*\S)?)", re.MULTILINE)
+"""A line of a page's text, from its first to its last character that is not a space."""
 OPENING = re.compile(r"[\"“‘'(\[]?[^\W_]")
 """How a title begins: a letter or a figure, after a quote or a bracket at most."""
 
@@ -95,11 +98,12 @@ def typography_headings(pages: Sequence[str], styles: Sequence[PageStyle]) -> li
     ]
     levels = _levels([line for _, line in kept], body)
     headings: list[Found] = []
-    after: dict[int, int] = {}
+    lines_of: dict[int, _Lines] = {}
     for number, line in kept:
-        found = _where(pages[number], line.text, after.get(number, 0))
+        if number not in lines_of:
+            lines_of[number] = _Lines(pages[number])
+        found = lines_of[number].take(line.text)
         if found is not None:
-            after[number] = found[1]
             level = levels[(round(line.size, 1), line.bold)]
             headings.append((level, pages[number][found[0] : found[1]], number, found[0]))
     return headings[:MAX_HEADINGS]
@@ -113,7 +117,8 @@ def _running_lines(pages: Sequence[str]) -> set[str]:
     for page in pages:
         top = [line for line in page.split("\n", reach)[:reach] if line.strip()][:EDGE_LINES]
         bottom = [line for line in page.rsplit("\n", reach)[-reach:] if line.strip()]
-        seen.update({_key(line) for line in top + bottom[-EDGE_LINES:]})
+        edges = top + bottom[-EDGE_LINES:]
+        seen.update({_key(line) for line in edges if len(line) <= MAX_LINE})
     return {key for key, count in seen.items() if count >= RUNNING_PAGES and key}
 
 
@@ -162,17 +167,35 @@ def _reads_as_title(text: str) -> bool:
     return first is not None and flat[first.start()].isupper() and OPENING.match(flat) is not None
 
 
-def _where(page: str, title: str, since: int) -> tuple[int, int] | None:
-    """Where ``title`` stands in ``page`` as whole lines of their own, white space aside
-    (but no tab: a table's row is laid out with tabs), from ``since``."""
-    lines = [
-        f"{SPACE}+".join(re.escape(word) for word in line.split())
-        for line in title.split("\n")
-        if line.strip()
-    ]
-    body = f"{SPACE}*\n{SPACE}*".join(lines)
-    found = re.compile(rf"^{SPACE}*({body}){SPACE}*$", re.MULTILINE).search(page, since)
-    return None if found is None else found.span(1)
+class _Lines:
+    """A page's lines, for finding titles as whole lines of their own in it, in order,
+    white space aside (but no tab: a table's row is laid out with tabs); one read of the
+    page, then a look-up a title."""
+
+    def __init__(self, page: str) -> None:
+        self.spans: list[tuple[int, int]] = []
+        self.flat: list[str] = []
+        self.at: dict[str, list[int]] = {}  # a line (as flat) -> its indexes, in order
+        for found in LINE.finditer(page):
+            text = found.group(1)
+            flat = "" if "\t" in text or len(text) > MAX_LINE else " ".join(text.split())
+            if flat:
+                self.at.setdefault(flat, []).append(len(self.flat))
+            self.spans.append(found.span(1))
+            self.flat.append(flat)
+        self.next = 0  # the first line a title may still stand on
+
+    def take(self, title: str) -> tuple[int, int] | None:
+        """Where ``title`` (its lines) stands from the line after the last title found."""
+        wanted = [" ".join(line.split()) for line in title.split("\n") if line.strip()]
+        if not wanted:
+            return None
+        for index in self.at.get(wanted[0], []):
+            end = index + len(wanted)
+            if index >= self.next and self.flat[index:end] == wanted:
+                self.next = end
+                return self.spans[index][0], self.spans[end - 1][1]
+        return None
 
 
 def _key(text: str) -> str:
