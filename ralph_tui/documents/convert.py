@@ -16,8 +16,9 @@ from typing import Any
 from ralph_tui.documents import ocr
 from ralph_tui.documents.detect import Format, UnreadableFile
 from ralph_tui.documents.encoding import UndecodableText, decode_text
-from ralph_tui.documents.pdf import PdfError, Source, pdf_outline, pdf_read
+from ralph_tui.documents.pdf import PdfError, Source, pdf_outline, pdf_page_styles, pdf_pages
 from ralph_tui.documents.pdf_headings import pdf_headings
+from ralph_tui.documents.pdf_styles import PageStyle
 from ralph_tui.documents.scans import OcrResult, read_image_file, read_scanned_pages
 
 PAGE_SEPARATOR = "\n\n"
@@ -164,13 +165,11 @@ def _normalize(text: str) -> str:
 
 def _pdf(source: Source, on_page: OnPage | None, ocr_plan: OcrPlan) -> Extracted:
     try:
-        read_pages = pdf_read(source, on_page)
+        pages = [_normalize(text) for text in pdf_pages(source, on_page)]
     except PdfError as exc:
         if exc.encrypted:
             raise ConversionError("is an encrypted PDF: remove its password first") from None
         raise ConversionError(f"is a damaged or truncated PDF ({exc})") from None
-    pages = [_normalize(text) for text, _ in read_pages]
-    styles = [style for _, style in read_pages]
     empty = [number for number, text in enumerate(pages, 1) if not text]
     if not pages:
         raise ConversionError("has no pages")
@@ -195,7 +194,9 @@ def _pdf(source: Source, on_page: OnPage | None, ocr_plan: OcrPlan) -> Extracted
         starts.append(starts[-1] + len(page) + len(PAGE_SEPARATOR))
     headings = [
         Heading(level, title, starts[page] + offset)
-        for level, title, page, offset in pdf_headings(pages, _outline(source), styles)
+        for level, title, page, offset in pdf_headings(
+            pages, _outline(source), lambda: _page_styles(source)
+        )
     ]
     return Extracted(
         PAGE_SEPARATOR.join(pages),
@@ -260,6 +261,15 @@ def _outline(source: Source) -> list[tuple[int, str, int]]:
     """The PDF's bookmarks, or none when they cannot be read (the pages could)."""
     try:
         return pdf_outline(source)
+    except PdfError:
+        return []
+
+
+def _page_styles(source: Source) -> list[PageStyle]:
+    """How the PDF's pages' lines are set, or nothing when they cannot be read (the pages
+    could)."""
+    try:
+        return pdf_page_styles(source)
     except PdfError:
         return []
 

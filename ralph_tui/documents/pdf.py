@@ -6,6 +6,9 @@ thread-safe, so a long PDF on disk is split into page ranges, each converted by 
 Python process (this file run as a script: ``python pdf.py PATH START END``, which opens the
 file itself and prints the pages as JSON); a short one is converted in this process. Plain child
 processes, not a multiprocessing pool: nothing (no resource tracker) outlives the call.
+
+How each page's lines are set (``pdf_styles``) is read the same way, in a second read made
+only for a PDF whose headings its typography alone can give (no outline, no numbering).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 if __package__:
     from ralph_tui.documents import pdf_styles, pdf_tables
@@ -41,8 +45,8 @@ MAX_WORKERS = 4
 
 Source = Path | bytes
 OnPage = Callable[[int, int], None]
-Page = tuple[str, "pdf_styles.PageStyle"]
-"""A page's text, and how its lines are set."""
+TEXT, STYLES = "text", "styles"
+"""What a read of a PDF gives of each page."""
 Box = Callable[[int], tuple[float, float, float, float]]
 """The box (left, bottom, right, top) of a page's character, by its index in the text."""
 
@@ -57,38 +61,41 @@ class PdfError(ValueError):
 
 def pdf_pages(source: Source, on_page: OnPage | None = None) -> list[str]:
     """The raw text of each page of the PDF at ``source`` (a path or its bytes)."""
-    return [text for text, _ in pdf_read(source, on_page)]
+    return [str(text) for text in _each_page(source, TEXT, on_page)]
 
 
-def pdf_read(source: Source, on_page: OnPage | None = None) -> list[Page]:
-    """Each page of the PDF at ``source`` (a path or its bytes): its raw text and how its
-    lines are set (``pdf_styles``)."""
+def pdf_page_styles(source: Source) -> list[pdf_styles.PageStyle]:
+    """How each page's lines are set (``pdf_styles``): a second read of the PDF, made only
+    for one whose headings its typography alone can give (most PDFs never pay for it)."""
+    return [pdf_styles.PageStyle.from_json(style) for style in _each_page(source, STYLES)]
+
+
+def _each_page(source: Source, what: str, on_page: OnPage | None = None) -> list[Any]:
+    """``what`` of each page (``TEXT``, or ``STYLES``), in child processes for a long PDF."""
     total = page_count(source)
     workers = min(os.cpu_count() or 1, MAX_WORKERS)
     if not isinstance(source, Path) or total < PARALLEL_FROM_PAGES or workers < 2:
-        return _pages_of(source, 0, total, on_page, total)
+        return _pages_of(source, 0, total, on_page, total, what)
     step = -(-total // workers)
     ranges = [(first, min(first + step, total)) for first in range(0, total, step)]
     children = [
         subprocess.Popen(
             # This file as an isolated script (-I: no script dir or env on sys.path): the
-            # child imports pypdfium2 and, of ralph-tui, only pdf_tables beside it.
-            [sys.executable, "-I", __file__, str(source), str(first), str(last)],
+            # child imports pypdfium2 and, of ralph-tui, only its siblings pdf_tables and
+            # pdf_styles.
+            [sys.executable, "-I", __file__, str(source), str(first), str(last), what],
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
         )
         for first, last in ranges
     ]
-    pages: list[Page] = []
+    pages: list[Any] = []
     try:
         for child in children:
             output, _ = child.communicate()
             if child.returncode != 0:
                 raise PdfError("a page range could not be converted", encrypted=False)
-            pages.extend(
-                (str(text), pdf_styles.PageStyle.from_json(style))
-                for text, style in json.loads(output)
-            )
+            pages.extend(json.loads(output))
             if on_page is not None:
                 on_page(len(pages), total)
     finally:
@@ -130,14 +137,16 @@ def _pages_of(
     end: int,
     on_page: OnPage | None = None,
     total: int = 0,
-) -> list[Page]:
+    what: str = TEXT,
+) -> list[Any]:
     document = _open(source)
-    pages = []
+    pages: list[Any] = []
+    read = _page_text if what == TEXT else _page_style
     try:
         for index in range(start, end):
             page = document[index]
             text_page = page.get_textpage()
-            pages.append(_page(text_page))
+            pages.append(read(text_page))
             text_page.close()
             page.close()
             if on_page is not None:
@@ -147,19 +156,25 @@ def _pages_of(
     return pages
 
 
-def _page(text_page) -> Page:  # type: ignore[no-untyped-def]
+def _page_text(text_page) -> str:  # type: ignore[no-untyped-def]
     """pdfium's text of a page, or, when it looks like it holds a table, the page with its
     tables as rows (``pdf_tables``), from where each word stands on the lines near a line
-    that ends in a figure: two character boxes a word, a few milliseconds a page; and the
-    style of the page's lines (``pdf_styles``), read before its tables are laid out."""
+    that ends in a figure: two character boxes a word, a few milliseconds a page."""
     text: str = text_page.get_text_range()
     if len(text) != text_page.count_chars():
-        # (a text that does not map one character to one box stays as it is, unstyled)
-        return text, pdf_styles.PageStyle()
+        return text  # (a text that does not map one character to one box stays as it is)
     box = _cached(_char_box(text_page))
-    text = _rows_apart(text, box)
-    style = pdf_styles.page_style(text, pdf_styles.char_style(text_page))
-    return _with_tables(text, box), style
+    return _with_tables(_rows_apart(text, box), box)
+
+
+def _page_style(text_page) -> pdf_styles.PageStyle:  # type: ignore[no-untyped-def]
+    """How the lines of a page are set, its rows apart as its text has them (before its
+    tables are laid out: a title stands on a line of its own either way)."""
+    text: str = text_page.get_text_range()
+    if len(text) != text_page.count_chars():
+        return pdf_styles.PageStyle()  # (characters without boxes: no style either)
+    text = _rows_apart(text, _cached(_char_box(text_page)))
+    return pdf_styles.page_style(text, pdf_styles.char_style(text_page))
 
 
 def _with_tables(text: str, box: Box) -> str:
@@ -264,6 +279,6 @@ def _open(source: Source):  # type: ignore[no-untyped-def]
 
 
 if __name__ == "__main__":
-    # A child of ``pdf_pages``: print the text of pages START..END-1 of PATH as JSON.
-    path, first, last = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-    json.dump(_pages_of(Path(path), first, last), sys.stdout)
+    # A child of ``_each_page``: print WHAT of pages START..END-1 of PATH as JSON.
+    path, first, last, what = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+    json.dump(_pages_of(Path(path), first, last, what=what), sys.stdout)

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ralph_tui.documents.pdf_styles import PageStyle
 from ralph_tui.documents.pdf_typography import typography_headings
@@ -93,21 +93,27 @@ DIGITS = re.compile(r"\d+")
 
 
 def pdf_headings(
-    pages: Sequence[str], outline: Outline = (), styles: Sequence[PageStyle] = ()
+    pages: Sequence[str],
+    outline: Outline = (),
+    styles: Callable[[], Sequence[PageStyle]] | None = None,
 ) -> list[Found]:
     """The headings of a PDF whose pages' texts are ``pages``, in order: its outline's
     entries found on their pages, when it has an outline; else the lines that are headings
     by their numbering (see the module's doc); else, when the numbering finds fewer than
     ``NUMBERED_ENOUGH`` and the PDF has no outline at all, the lines that are headings by
-    their typography (``pdf_typography``, from ``styles``, one a page), if those are more."""
+    their typography (``pdf_typography``), if those are more. ``styles`` reads how each
+    page's lines are set; it is called only then."""
     if outline:
         found = _outline_headings(pages, outline)
         if found:
             return found
     numbered = _numbered_headings(pages)
-    if outline or len(numbered) >= NUMBERED_ENOUGH or len(styles) != len(pages):
+    if outline or len(numbered) >= NUMBERED_ENOUGH or styles is None:
         return numbered
-    typed = typography_headings(pages, styles)
+    page_styles = styles()
+    if len(page_styles) != len(pages):
+        return numbered
+    typed = typography_headings(pages, page_styles)
     return typed if len(typed) > len(numbered) else numbered
 
 

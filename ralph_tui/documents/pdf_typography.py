@@ -53,7 +53,7 @@ SIZE_STEP = 0.05
 """Heading sizes within this share of each other are one level."""
 MAX_HEADINGS = 5000
 MAX_PER_PAGE = 60
-"""The most headings looked for on a page (each is one search of the page's text)."""
+"""The most titles looked for on a page."""
 SENTENCE_END = (".", "!", ",", ";", ":")
 PAGE_NUMBER_END = re.compile(r"(?:\s|\.{2,}|…)\d{1,3}$")
 LETTER = re.compile(r"[^\W\d_]")
@@ -96,17 +96,19 @@ def typography_headings(pages: Sequence[str], styles: Sequence[PageStyle]) -> li
         for number, line in candidates
         if len(pages_of[_key(line.text)]) <= MAX_REPEATS and elsewhere[number] < TOC_LINES
     ]
-    levels = _levels([line for _, line in kept], body)
-    headings: list[Found] = []
+    placed: list[tuple[Standing, int, int, int]] = []  # a title, its page, start, end
     lines_of: dict[int, _Lines] = {}
     for number, line in kept:
         if number not in lines_of:
             lines_of[number] = _Lines(pages[number])
         found = lines_of[number].take(line.text)
         if found is not None:
-            level = levels[(round(line.size, 1), line.bold)]
-            headings.append((level, pages[number][found[0] : found[1]], number, found[0]))
-    return headings[:MAX_HEADINGS]
+            placed.append((line, number, *found))
+    levels = _levels([line for line, *_ in placed], body)
+    return [
+        (levels[round(line.size, 1), line.bold], pages[number][start:end], number, start)
+        for line, number, start, end in placed[:MAX_HEADINGS]
+    ]
 
 
 def _running_lines(pages: Sequence[str]) -> set[str]:

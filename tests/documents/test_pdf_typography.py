@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from ralph_tui.documents import read_corpus
+from ralph_tui.documents import convert, read_corpus
 from ralph_tui.documents.convert import extract
-from ralph_tui.documents.pdf import pdf_pages, pdf_read
+from ralph_tui.documents.pdf import pdf_page_styles
 from ralph_tui.documents.pdf_styles import PageStyle, Standing
 from ralph_tui.documents.pdf_typography import typography_headings
 from ralph_tui.retrieval.chunks import Chunking, chunk_text
@@ -130,9 +130,14 @@ def test_a_contents_page_in_the_titles_style_gives_no_headings(tmp_path: Path) -
     assert extracted.headings[1].start > extracted.text.index(extracted.pages[1])
 
 
-def test_numbering_or_an_outline_keeps_typography_out(tmp_path: Path) -> None:
+def test_numbering_keeps_typography_out_and_unread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # A filing-like PDF whose numbered headings are set in body type, its company's name
-    # set large on the first page: the numbering gives the headings.
+    # set large on the first page: the numbering gives the headings, and the pages' styles
+    # are not even read (a filing's conversion costs no more than before).
+    reads: list[object] = []
+    monkeypatch.setattr(convert, "pdf_page_styles", lambda source: reads.append(source) or [])
     pages: list[list[Styled]] = [
         [("Acme Corporation", "F1", 24), ("PART I", "F1", 10), ("Item 1. Business", "F1", 10)],
         [("Item 1A. Risk Factors", "F1", 10), (BODY, "F1", 10), ("Overview", "F2", 10)],
@@ -142,6 +147,7 @@ def test_numbering_or_an_outline_keeps_typography_out(tmp_path: Path) -> None:
     titles = [h.title for h in extract(pdf.read_bytes(), "pdf", path=pdf).headings]
     assert "Acme Corporation" not in titles
     assert titles[:2] == ["PART I", "Item 1. Business"]
+    assert reads == []
 
 
 def test_sizes_are_sizes_as_printed(tmp_path: Path) -> None:
@@ -149,7 +155,7 @@ def test_sizes_are_sizes_as_printed(tmp_path: Path) -> None:
     # scale): its 24-point title is 24 points as printed.
     doubled = [[(text, font, size * 2) for text, font, size in page] for page in _report()]
     pdf = styled_pdf(tmp_path / "report.pdf", doubled, scale=0.5)
-    _, first = pdf_read(pdf)[0]
+    first = pdf_page_styles(pdf)[0]
     assert first.body_size == pytest.approx(10.0) and not first.body_bold
     assert ("Annual Review of Operations", pytest.approx(24.0), False) in first.standing
     extracted = extract(pdf.read_bytes(), "pdf", path=pdf)
@@ -158,10 +164,9 @@ def test_sizes_are_sizes_as_printed(tmp_path: Path) -> None:
 
 def test_child_processes_read_the_styles_as_this_process_does(tmp_path: Path) -> None:
     pdf = styled_pdf(tmp_path / "long.pdf", _report() * 70)  # 210 pages: child processes
-    read = pdf_read(pdf)
-    assert len(read) == 210 and read[0][1].standing
-    assert read == pdf_read(pdf.read_bytes())  # (bytes: read in this process)
-    assert [text for text, _ in read] == pdf_pages(pdf)
+    styles = pdf_page_styles(pdf)
+    assert len(styles) == 210 and styles[0].standing
+    assert styles == pdf_page_styles(pdf.read_bytes())  # (bytes: read in this process)
 
 
 def test_only_lines_that_read_as_titles_are_headings() -> None:
