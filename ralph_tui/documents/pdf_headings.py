@@ -1,7 +1,8 @@
 """A PDF's headings: its outline (bookmarks) when it has one; else the lines that are
 headings by the numbering and titles of an annual report ("PART II", "Item 7. Management's
 Discussion ...", "Note 12 — Debt", "Consolidated Balance Sheets"); else, when the numbering
-finds few, the lines set as headings (larger, or bold: ``pdf_typography``).
+finds few or no part or item, the lines set as headings (larger, or bold:
+``pdf_typography``).
 
 Without an outline, a line is a heading only when it is nothing else, since a false heading
 costs more than a missed one (its words are indexed with every passage below it):
@@ -52,8 +53,9 @@ MAX_HEADINGS = 5000
 OUTLINE_READS = 8
 """How many times over the pages' text finding a PDF's bookmarks may read at most."""
 NUMBERED_ENOUGH = 3
-"""A PDF without an outline whose numbering finds this many headings has them (a filing);
-with fewer, its typography may give more (a report, a manual, a paper)."""
+"""A PDF without an outline whose numbering finds this many headings, a part or an item
+among them, has them (a filing); with fewer, its typography may give more (a report, a
+manual, a paper)."""
 NUMBERED_WORDS = 8
 """The most words of a note's title numbered without the word "Note" ("12. Debt")."""
 
@@ -99,16 +101,18 @@ def pdf_headings(
 ) -> list[Found]:
     """The headings of a PDF whose pages' texts are ``pages``, in order: its outline's
     entries found on their pages, when it has an outline; else the lines that are headings
-    by their numbering (see the module's doc); else, when the numbering finds fewer than
-    ``NUMBERED_ENOUGH`` and the PDF has no outline at all, the lines that are headings by
-    their typography (``pdf_typography``), if those are more. ``styles`` reads how each
-    page's lines are set; it is called only then."""
+    by their numbering (see the module's doc); else, when the PDF has no outline at all and
+    the numbering finds fewer than ``NUMBERED_ENOUGH`` headings or none of a filing's parts
+    and items (a manual whose only numbered lines are its licence's clauses), the lines that
+    are headings by their typography (``pdf_typography``), if those are more. ``styles``
+    reads how each page's lines are set; it is called only then."""
     if outline:
         found = _outline_headings(pages, outline)
         if found:
             return found
     numbered = _numbered_headings(pages)
-    if outline or len(numbered) >= NUMBERED_ENOUGH or styles is None:
+    filing = any(level <= 2 for level, _, _, _ in numbered)  # a part or an item
+    if outline or styles is None or (len(numbered) >= NUMBERED_ENOUGH and filing):
         return numbered
     page_styles = styles()
     if len(page_styles) != len(pages):

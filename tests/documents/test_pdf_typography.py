@@ -150,6 +150,34 @@ def test_numbering_keeps_typography_out_and_unread(
     assert reads == []
 
 
+def test_numbered_clauses_without_parts_or_items_leave_the_headings_to_typography(
+    tmp_path: Path,
+) -> None:
+    # A manual whose only numbered lines are its licence's clauses, set in body type: not a
+    # filing's numbering, so its chapters, set large, are its headings.
+    pages: list[list[Styled]] = [
+        [("Pump Station Manual", "F1", 24), ("Getting started", "F1", 16), (BODY, "F1", 10)],
+        [("Maintenance", "F1", 16), (BODY, "F1", 10), (BODY, "F1", 10)],
+        [
+            ("Licence", "F1", 16),
+            ("1. Definitions", "F1", 10),
+            (BODY, "F1", 10),
+            ("2. Permitted Use", "F1", 10),
+            (BODY, "F1", 10),
+            ("3. Warranty", "F1", 10),
+            (BODY, "F1", 10),
+        ],
+    ]
+    pdf = styled_pdf(tmp_path / "manual.pdf", pages)
+    found = [(h.level, h.title) for h in extract(pdf.read_bytes(), "pdf", path=pdf).headings]
+    assert found == [
+        (1, "Pump Station Manual"),
+        (2, "Getting started"),
+        (2, "Maintenance"),
+        (2, "Licence"),
+    ]
+
+
 def test_sizes_are_sizes_as_printed(tmp_path: Path) -> None:
     # The report drawn at half its size in fonts twice as large (a page printed to PDF at a
     # scale): its 24-point title is 24 points as printed.
