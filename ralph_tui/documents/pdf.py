@@ -3,12 +3,13 @@ table gets its rows as tab-separated lines under their column headers (``pdf_tab
 
 Building a page's text is nearly all the cost (pdfium's text page), and pdfium is not
 thread-safe, so a long PDF on disk is split into page ranges, each converted by a child
-Python process (this file run as a script: ``python pdf.py PATH START END``, which opens the
-file itself and prints the pages as JSON); a short one is converted in this process. Plain child
+Python process (this file run as a script: ``python pdf.py PATH START END WHAT``, which opens
+the file itself and prints the pages as JSON); a short one is converted in this process. Plain child
 processes, not a multiprocessing pool: nothing (no resource tracker) outlives the call.
 
 How each page's lines are set (``pdf_styles``) is read the same way, in a second read made
-only for a PDF whose headings its typography alone can give (no outline, no numbering).
+only for a PDF whose headings its typography alone can give (no outline, no filing's
+numbering).
 """
 
 from __future__ import annotations
