@@ -32,10 +32,10 @@ def _plain_pdf(pages: list[list[str]]) -> bytes:
     return _pdf_of([_page_content(lines) for lines in pages])
 
 
-def _pdf_of(streams: list[bytes]) -> bytes:
+def _pdf_of(streams: list[bytes], bold_font: bytes = BOLD_FONT) -> bytes:
     """A PDF of one page per content stream (its fonts: ``/F1`` Helvetica, ``/F2``
-    Helvetica-Bold), written object by object with a correct cross-reference table; no PDF
-    library."""
+    ``bold_font``, Helvetica-Bold unless said), written object by object with a correct
+    cross-reference table; no PDF library."""
     kids = " ".join(f"{4 + 2 * i} 0 R" for i in range(len(streams)))
     objects = [
         b"<< /Type /Catalog /Pages 2 0 R >>",
@@ -50,7 +50,7 @@ def _pdf_of(streams: list[bytes]) -> bytes:
             % (bold, 5 + 2 * i)
         )
         objects.append(b"<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream))
-    objects.append(BOLD_FONT)
+    objects.append(bold_font)
     out = io.BytesIO()
     out.write(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
     offsets = []
@@ -240,7 +240,21 @@ Styled = tuple[str, str, float]
 a text with tabs is a table's row, each cell drawn in its column."""
 
 
-def styled_pdf(path: Path, pages: list[list[Styled]], scale: float = 1.0) -> Path:
+def bold_by_descriptor(descriptor: bytes) -> bytes:
+    """A font whose name does not say it is bold ("Caslon"), its descriptor's entries
+    ``descriptor`` (``/FontWeight 700``, or the ForceBold flag) saying it is."""
+    widths = b"500 " * 95
+    return (
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Caslon /Encoding /WinAnsiEncoding "
+        b"/FirstChar 32 /LastChar 126 /Widths [%s] /FontDescriptor << /Type /FontDescriptor "
+        b"/FontName /Caslon %s /FontBBox [0 -200 1000 900] /ItalicAngle 0 /Ascent 900 "
+        b"/Descent -200 /CapHeight 700 /StemV 80 >> >>" % (widths, descriptor)
+    )
+
+
+def styled_pdf(
+    path: Path, pages: list[list[Styled]], scale: float = 1.0, bold_font: bytes = BOLD_FONT
+) -> Path:
     """A PDF whose pages hold the lines ``pages[i]``, each in its font and size, one below
     the other (spaced by its size), as a report sets its titles, headings and body text;
     with ``scale``, each page drawn through a matrix of that scale (its sizes as printed are
@@ -260,5 +274,5 @@ def styled_pdf(path: Path, pages: list[list[Styled]], scale: float = 1.0) -> Pat
         out.append(b"Q")
         streams.append(b"\n".join(out))
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(_pdf_of(streams))
+    path.write_bytes(_pdf_of(streams, bold_font))
     return path

@@ -17,7 +17,7 @@ from ralph_tui.documents.pdf import pdf_page_styles
 from ralph_tui.documents.pdf_styles import PageStyle, Standing
 from ralph_tui.documents.pdf_typography import typography_headings
 from ralph_tui.retrieval.chunks import Chunking, chunk_text
-from tests.documents.fixtures import Styled, styled_pdf
+from tests.documents.fixtures import Styled, bold_by_descriptor, styled_pdf
 
 
 @pytest.fixture(autouse=True)
@@ -90,6 +90,16 @@ def test_a_reports_headings_by_their_size_and_weight(tmp_path: Path) -> None:
     assert outlook.start > extracted.text.index(extracted.pages[2])
     # The bold total row is still a row of its table in the text.
     assert "Total revenue\t3,456\t3,210" in extracted.pages[1]
+
+
+@pytest.mark.parametrize("descriptor", [b"/FontWeight 700 /Flags 32", b"/Flags 262176"])
+def test_a_bold_face_is_told_by_its_weight_or_flag_when_its_name_says_nothing(
+    tmp_path: Path, descriptor: bytes
+) -> None:
+    # The subsection and the bold rows set in "Caslon", bold by its descriptor only.
+    pdf = styled_pdf(tmp_path / "report.pdf", _report(), bold_font=bold_by_descriptor(descriptor))
+    extracted = extract(pdf.read_bytes(), "pdf", path=pdf)
+    assert [(heading.level, heading.title) for heading in extracted.headings] == EXPECTED
 
 
 def test_typography_headings_reach_the_corpus_table_and_end_chunks(tmp_path: Path) -> None:
