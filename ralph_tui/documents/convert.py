@@ -16,8 +16,9 @@ from typing import Any
 from ralph_tui.documents import ocr
 from ralph_tui.documents.detect import Format, UnreadableFile
 from ralph_tui.documents.encoding import UndecodableText, decode_text
-from ralph_tui.documents.pdf import PdfError, Source, pdf_outline, pdf_pages
+from ralph_tui.documents.pdf import PdfError, Source, pdf_outline, pdf_page_styles, pdf_pages
 from ralph_tui.documents.pdf_headings import pdf_headings
+from ralph_tui.documents.pdf_styles import PageStyle
 from ralph_tui.documents.scans import OcrResult, read_image_file, read_scanned_pages
 
 PAGE_SEPARATOR = "\n\n"
@@ -68,7 +69,7 @@ class Extracted:
     nothing to quote there."""
     headings: list[Heading] = field(default_factory=list)
     """The document's headings in text order (HTML, Word; a Markdown file's ``#`` lines; a
-    PDF's outline, or its numbered headings: ``pdf_headings``)."""
+    PDF's outline, or its numbered headings, or its typography's: ``pdf_headings``)."""
     ocr_pages: list[int] = field(default_factory=list)
     """1-based numbers of the pages whose text OCR read (every page of an image file)."""
     unread_pages: list[int] = field(default_factory=list)
@@ -116,7 +117,7 @@ def extract(
     return extracted
 
 
-LAYOUT = {"pdf": " tables-2 headings-1 rows-1"}
+LAYOUT = {"pdf": " tables-2 headings-2 rows-1"}
 """How our own layout over a converter reads its output (tables as rows): a change to it
 makes cached conversions stale, as a new converter version does."""
 
@@ -193,7 +194,9 @@ def _pdf(source: Source, on_page: OnPage | None, ocr_plan: OcrPlan) -> Extracted
         starts.append(starts[-1] + len(page) + len(PAGE_SEPARATOR))
     headings = [
         Heading(level, title, starts[page] + offset)
-        for level, title, page, offset in pdf_headings(pages, _outline(source))
+        for level, title, page, offset in pdf_headings(
+            pages, _outline(source), lambda: _page_styles(source)
+        )
     ]
     return Extracted(
         PAGE_SEPARATOR.join(pages),
@@ -258,6 +261,15 @@ def _outline(source: Source) -> list[tuple[int, str, int]]:
     """The PDF's bookmarks, or none when they cannot be read (the pages could)."""
     try:
         return pdf_outline(source)
+    except PdfError:
+        return []
+
+
+def _page_styles(source: Source) -> list[PageStyle]:
+    """How the PDF's pages' lines are set, or nothing when they cannot be read (the pages
+    could)."""
+    try:
+        return pdf_page_styles(source)
     except PdfError:
         return []
 

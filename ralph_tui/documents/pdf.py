@@ -3,9 +3,13 @@ table gets its rows as tab-separated lines under their column headers (``pdf_tab
 
 Building a page's text is nearly all the cost (pdfium's text page), and pdfium is not
 thread-safe, so a long PDF on disk is split into page ranges, each converted by a child
-Python process (this file run as a script: ``python pdf.py PATH START END``, which opens the
-file itself and prints the pages as JSON); a short one is converted in this process. Plain child
+Python process (this file run as a script: ``python pdf.py PATH START END WHAT``, which opens
+the file itself and prints the pages as JSON); a short one is converted in this process. Plain child
 processes, not a multiprocessing pool: nothing (no resource tracker) outlives the call.
+
+How each page's lines are set (``pdf_styles``) is read the same way, in a second read made
+only for a PDF whose headings its typography alone can give (no outline, no filing's
+numbering).
 """
 
 from __future__ import annotations
@@ -17,19 +21,24 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 if __package__:
-    from ralph_tui.documents import pdf_tables
-else:  # run as the converter's child script: its sibling loaded from its file, nothing else
+    from ralph_tui.documents import pdf_styles, pdf_tables
+else:  # run as the converter's child script: its siblings loaded from their files, no more
     import importlib.util
+    from types import ModuleType
 
-    _spec = importlib.util.spec_from_file_location(
-        "pdf_tables", Path(__file__).with_name("pdf_tables.py")
-    )
-    assert _spec is not None and _spec.loader is not None
-    pdf_tables = importlib.util.module_from_spec(_spec)
-    sys.modules["pdf_tables"] = pdf_tables  # (its dataclasses look their module up)
-    _spec.loader.exec_module(pdf_tables)
+    def _sibling(name: str) -> ModuleType:
+        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name(f"{name}.py"))
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module  # (its dataclasses look their module up)
+        spec.loader.exec_module(module)
+        return module
+
+    pdf_tables = _sibling("pdf_tables")
+    pdf_styles = _sibling("pdf_styles")
 
 WORD = re.compile(r"\S+")
 PARALLEL_FROM_PAGES = 200
@@ -37,6 +46,8 @@ MAX_WORKERS = 4
 
 Source = Path | bytes
 OnPage = Callable[[int, int], None]
+TEXT, STYLES = "text", "styles"
+"""What a read of a PDF gives of each page."""
 Box = Callable[[int], tuple[float, float, float, float]]
 """The box (left, bottom, right, top) of a page's character, by its index in the text."""
 
@@ -51,23 +62,35 @@ class PdfError(ValueError):
 
 def pdf_pages(source: Source, on_page: OnPage | None = None) -> list[str]:
     """The raw text of each page of the PDF at ``source`` (a path or its bytes)."""
+    return [str(text) for text in _each_page(source, TEXT, on_page)]
+
+
+def pdf_page_styles(source: Source) -> list[pdf_styles.PageStyle]:
+    """How each page's lines are set (``pdf_styles``): a second read of the PDF, made only
+    for one whose headings its typography alone can give (most PDFs never pay for it)."""
+    return [pdf_styles.PageStyle.from_json(style) for style in _each_page(source, STYLES)]
+
+
+def _each_page(source: Source, what: str, on_page: OnPage | None = None) -> list[Any]:
+    """``what`` of each page (``TEXT``, or ``STYLES``), in child processes for a long PDF."""
     total = page_count(source)
     workers = min(os.cpu_count() or 1, MAX_WORKERS)
     if not isinstance(source, Path) or total < PARALLEL_FROM_PAGES or workers < 2:
-        return _pages_of(source, 0, total, on_page, total)
+        return _pages_of(source, 0, total, on_page, total, what)
     step = -(-total // workers)
     ranges = [(first, min(first + step, total)) for first in range(0, total, step)]
     children = [
         subprocess.Popen(
             # This file as an isolated script (-I: no script dir or env on sys.path): the
-            # child imports pypdfium2 and, of ralph-tui, only pdf_tables beside it.
-            [sys.executable, "-I", __file__, str(source), str(first), str(last)],
+            # child imports pypdfium2 and, of ralph-tui, only its siblings pdf_tables and
+            # pdf_styles.
+            [sys.executable, "-I", __file__, str(source), str(first), str(last), what],
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
         )
         for first, last in ranges
     ]
-    pages: list[str] = []
+    pages: list[Any] = []
     try:
         for child in children:
             output, _ = child.communicate()
@@ -115,14 +138,16 @@ def _pages_of(
     end: int,
     on_page: OnPage | None = None,
     total: int = 0,
-) -> list[str]:
+    what: str = TEXT,
+) -> list[Any]:
     document = _open(source)
-    pages = []
+    pages: list[Any] = []
+    read = _page_text if what == TEXT else _page_style
     try:
         for index in range(start, end):
             page = document[index]
             text_page = page.get_textpage()
-            pages.append(_page_text(text_page))
+            pages.append(read(text_page))
             text_page.close()
             page.close()
             if on_page is not None:
@@ -140,7 +165,21 @@ def _page_text(text_page) -> str:  # type: ignore[no-untyped-def]
     if len(text) != text_page.count_chars():
         return text  # (a text that does not map one character to one box stays as it is)
     box = _cached(_char_box(text_page))
-    text = _rows_apart(text, box)
+    return _with_tables(_rows_apart(text, box), box)
+
+
+def _page_style(text_page) -> pdf_styles.PageStyle:  # type: ignore[no-untyped-def]
+    """How the lines of a page are set, its rows apart as its text has them (before its
+    tables are laid out: a title stands on a line of its own either way)."""
+    text: str = text_page.get_text_range()
+    if len(text) != text_page.count_chars():
+        return pdf_styles.PageStyle()  # (characters without boxes: no style either)
+    text = _rows_apart(text, _cached(_char_box(text_page)))
+    return pdf_styles.page_style(text, pdf_styles.char_style(text_page))
+
+
+def _with_tables(text: str, box: Box) -> str:
+    """``text`` with its tables as rows, when it looks like it holds one."""
     if not pdf_tables.looks_tabular(text):
         return text
     raw_lines = text.splitlines(keepends=True)
@@ -241,6 +280,6 @@ def _open(source: Source):  # type: ignore[no-untyped-def]
 
 
 if __name__ == "__main__":
-    # A child of ``pdf_pages``: print the text of pages START..END-1 of PATH as JSON.
-    path, first, last = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-    json.dump(_pages_of(Path(path), first, last), sys.stdout)
+    # A child of ``_each_page``: print WHAT of pages START..END-1 of PATH as JSON.
+    path, first, last, what = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+    json.dump(_pages_of(Path(path), first, last, what=what), sys.stdout)

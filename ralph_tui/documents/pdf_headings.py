@@ -1,6 +1,8 @@
 """A PDF's headings: its outline (bookmarks) when it has one; else the lines that are
 headings by the numbering and titles of an annual report ("PART II", "Item 7. Management's
-Discussion ...", "Note 12 — Debt", "Consolidated Balance Sheets").
+Discussion ...", "Note 12 — Debt", "Consolidated Balance Sheets"); else, when the numbering
+finds few or no part or item, the lines set as headings (larger, or bold:
+``pdf_typography``).
 
 Without an outline, a line is a heading only when it is nothing else, since a false heading
 costs more than a missed one (its words are indexed with every passage below it):
@@ -22,8 +24,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
+from ralph_tui.documents.pdf_styles import PageStyle
+from ralph_tui.documents.pdf_typography import typography_headings
 from ralph_tui.words import word_set
 
 Outline = Sequence[tuple[int, str, int]]
@@ -48,6 +52,10 @@ TOC_LINES = 3
 MAX_HEADINGS = 5000
 OUTLINE_READS = 8
 """How many times over the pages' text finding a PDF's bookmarks may read at most."""
+NUMBERED_ENOUGH = 3
+"""A PDF without an outline whose numbering finds this many headings, a part or an item
+among them, has them (a filing); with fewer, its typography may give more (a report, a
+manual, a paper)."""
 NUMBERED_WORDS = 8
 """The most words of a note's title numbered without the word "Note" ("12. Debt")."""
 
@@ -86,15 +94,31 @@ SMALL_WORDS = word_set("a an and as at by for from in into of on or the to with 
 DIGITS = re.compile(r"\d+")
 
 
-def pdf_headings(pages: Sequence[str], outline: Outline = ()) -> list[Found]:
+def pdf_headings(
+    pages: Sequence[str],
+    outline: Outline = (),
+    styles: Callable[[], Sequence[PageStyle]] | None = None,
+) -> list[Found]:
     """The headings of a PDF whose pages' texts are ``pages``, in order: its outline's
     entries found on their pages, when it has an outline; else the lines that are headings
-    by their numbering (see the module's doc)."""
+    by their numbering (see the module's doc); else, when the PDF has no outline at all and
+    the numbering finds fewer than ``NUMBERED_ENOUGH`` headings or none of a filing's parts
+    and items (a manual whose only numbered lines are its licence's clauses), the lines that
+    are headings by their typography (``pdf_typography``), if those are more. ``styles``
+    reads how each page's lines are set; it is called only then."""
     if outline:
         found = _outline_headings(pages, outline)
         if found:
             return found
-    return _numbered_headings(pages)
+    numbered = _numbered_headings(pages)
+    filing = any(level <= 2 for level, _, _, _ in numbered)  # a part or an item
+    if outline or styles is None or (len(numbered) >= NUMBERED_ENOUGH and filing):
+        return numbered
+    page_styles = styles()
+    if len(page_styles) != len(pages):
+        return numbered
+    typed = typography_headings(pages, page_styles)
+    return typed if len(typed) > len(numbered) else numbered
 
 
 def _outline_headings(pages: Sequence[str], outline: Outline) -> list[Found]:

@@ -9,6 +9,9 @@ import docx
 from pypdf import PdfReader, PdfWriter
 
 FONT = b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>"
+BOLD_FONT = (
+    b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica-Bold /Encoding /WinAnsiEncoding >>"
+)
 
 
 def pdf_bytes(pages: list[list[str]], *, password: str | None = None) -> bytes:
@@ -29,8 +32,9 @@ def _plain_pdf(pages: list[list[str]]) -> bytes:
     return _pdf_of([_page_content(lines) for lines in pages])
 
 
-def _pdf_of(streams: list[bytes]) -> bytes:
-    """A PDF of one page per content stream, written object by object with a correct
+def _pdf_of(streams: list[bytes], bold_font: bytes = BOLD_FONT) -> bytes:
+    """A PDF of one page per content stream (its fonts: ``/F1`` Helvetica, ``/F2``
+    ``bold_font``, Helvetica-Bold unless said), written object by object with a correct
     cross-reference table; no PDF library."""
     kids = " ".join(f"{4 + 2 * i} 0 R" for i in range(len(streams)))
     objects = [
@@ -38,12 +42,15 @@ def _pdf_of(streams: list[bytes]) -> bytes:
         f"<< /Type /Pages /Kids [{kids}] /Count {len(streams)} >>".encode(),
         FONT,
     ]
+    bold = 4 + 2 * len(streams)
     for i, stream in enumerate(streams):
         objects.append(
             b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] "
-            b"/Resources << /Font << /F1 3 0 R >> >> /Contents %d 0 R >>" % (5 + 2 * i)
+            b"/Resources << /Font << /F1 3 0 R /F2 %d 0 R >> >> /Contents %d 0 R >>"
+            % (bold, 5 + 2 * i)
         )
         objects.append(b"<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream))
+    objects.append(bold_font)
     out = io.BytesIO()
     out.write(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
     offsets = []
@@ -225,4 +232,47 @@ def sideways_pdf(path: Path) -> Path:
         for i, line in enumerate(SIDEWAYS_LINES)
     ]
     path.write_bytes(_pdf_of([b"\n".join(shown)]))
+    return path
+
+
+Styled = tuple[str, str, float]
+"""A line of a page set in type: its text, its font (``F1`` regular, ``F2`` bold), its size;
+a text with tabs is a table's row, each cell drawn in its column."""
+
+
+def bold_by_descriptor(descriptor: bytes) -> bytes:
+    """A font whose name does not say it is bold ("Caslon"), its descriptor's entries
+    ``descriptor`` (``/FontWeight 700``, or the ForceBold flag) saying it is."""
+    widths = b"500 " * 95
+    return (
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Caslon /Encoding /WinAnsiEncoding "
+        b"/FirstChar 32 /LastChar 126 /Widths [%s] /FontDescriptor << /Type /FontDescriptor "
+        b"/FontName /Caslon %s /FontBBox [0 -200 1000 900] /ItalicAngle 0 /Ascent 900 "
+        b"/Descent -200 /CapHeight 700 /StemV 80 >> >>" % (widths, descriptor)
+    )
+
+
+def styled_pdf(
+    path: Path, pages: list[list[Styled]], scale: float = 1.0, bold_font: bytes = BOLD_FONT
+) -> Path:
+    """A PDF whose pages hold the lines ``pages[i]``, each in its font and size, one below
+    the other (spaced by its size), as a report sets its titles, headings and body text;
+    with ``scale``, each page drawn through a matrix of that scale (its sizes as printed are
+    the fonts' sizes times ``scale``)."""
+    streams = []
+    for lines in pages:
+        out, y = [b"q %.3f 0 0 %.3f 0 0 cm" % (scale, scale)], 800.0 / scale
+        for text, font, size in lines:
+            y -= size * 1.5
+            cells = text.split("\t")
+            for column, cell in enumerate(cells):
+                x = 56 if column == 0 else 300 + 90 * (column - 1)
+                shown = _escape(cell).encode("latin-1")
+                out.append(
+                    b"BT /%s %.1f Tf %d %.1f Td (%s) Tj ET" % (font.encode(), size, x, y, shown)
+                )
+        out.append(b"Q")
+        streams.append(b"\n".join(out))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(_pdf_of(streams, bold_font))
     return path
