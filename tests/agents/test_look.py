@@ -99,23 +99,54 @@ def assert_page_two(png: bytes) -> None:
     assert image.getpixel((image.width // 2, image.height - 10)) > 230, "the rest is blank"
 
 
+async def look_in_the_sandbox(
+    api: FakeAPI, claude: AnthropicClient, events: Recorder, corpus: Corpus, sub: Any, call: str
+) -> Any:
+    """An RLM run over ``corpus`` whose one cell prints ``call`` (a ``look``) and whose next
+    turn answers "a box"; ``sub`` answers the look."""
+    reply_tool(api, {"code": f"print({call})", "resultReady": False})
+    reply_tool(api, {"answer": "a box", "resultReady": True})
+    return await rlm_agent_forward(
+        claude,
+        spec(),
+        {"query": "q"},
+        variables(corpus),
+        sub_client=sub,
+        emit=events,
+        look=PageLook(pages_of(corpus), no_images=None),
+    )
+
+
+async def look_as_a_tool(
+    api: FakeAPI,
+    claude: AnthropicClient,
+    events: Recorder,
+    corpus: Corpus,
+    sub: Any,
+    arguments: dict[str, Any],
+) -> None:
+    """An LCM run over ``corpus`` whose first turn calls the ``look`` tool with
+    ``arguments`` and whose next answers "a box"; ``sub`` answers the look."""
+    api.reply(200, anthropic_message([tool_use(arguments, "look")], stop_reason="tool_use"))
+    reply_tool(api, {"answer": "a box"})
+    await lcm_agent_forward(
+        claude,
+        spec(),
+        {"query": "q"},
+        variables(corpus),
+        sub_client=sub,
+        emit=events,
+        look=PageLook(pages_of(corpus), no_images=None),
+    )
+
+
 async def test_sandbox_code_looks_at_a_page_through_anthropic_image_blocks(
     api: FakeAPI, claude: AnthropicClient, events: Recorder, corpus: Corpus
 ) -> None:
     sub_api = FakeAPI()
     sub_api.reply(200, anthropic_message([{"type": "text", "text": "A black rectangle."}]))
-    reply_tool(api, {"code": "print(look(2, 'What does the figure show?'))", "resultReady": False})
-    reply_tool(api, {"answer": "a box", "resultReady": True})
-    look = PageLook(pages_of(corpus), no_images=None)
-    result = await rlm_agent_forward(
-        claude,
-        spec(),
-        {"query": "q"},
-        variables(corpus),
-        sub_client=anthropic_sub(sub_api),
-        emit=events,
-        look=look,
-    )
+    call = "look(2, 'What does the figure show?')"
+    result = await look_in_the_sandbox(api, claude, events, corpus, anthropic_sub(sub_api), call)
     assert result.output == Answer(answer="a box")
     system = api.bodies[0]["system"][0]["text"]
     assert "`look(page, question, document=None) -> str`" in system
@@ -138,23 +169,8 @@ async def test_the_lcm_look_tool_sends_an_openai_image_url(
 ) -> None:
     sub_api = FakeAPI()
     sub_api.reply(200, openai_completion({"content": "A dark box."}))
-    api.reply(
-        200,
-        anthropic_message(
-            [tool_use({"page": 2, "question": "What is drawn?", "document": "report.pdf"}, "look")],
-            stop_reason="tool_use",
-        ),
-    )
-    reply_tool(api, {"answer": "a box"})
-    await lcm_agent_forward(
-        claude,
-        spec(),
-        {"query": "q"},
-        variables(corpus),
-        sub_client=openai_sub(sub_api),
-        emit=events,
-        look=PageLook(pages_of(corpus), no_images=None),
-    )
+    arguments = {"page": 2, "question": "What is drawn?", "document": "report.pdf"}
+    await look_as_a_tool(api, claude, events, corpus, openai_sub(sub_api), arguments)
     assert "look" in [tool["name"] for tool in api.bodies[0]["tools"]]
     assert "A dark box." in json.dumps(api.bodies[1]["messages"][-1]["content"])
     [request] = sub_api.bodies

@@ -16,9 +16,7 @@ from typing import Any
 import pytest
 from PIL import Image, ImageDraw
 
-from ralph_tui.agents.lcm_agent import lcm_agent_forward
 from ralph_tui.agents.look import PageLook, look_function
-from ralph_tui.agents.rlm import rlm_agent_forward
 from ralph_tui.agents.sub_cache import SubCallCache
 from ralph_tui.documents import read_corpus
 from ralph_tui.documents.corpus import Corpus, Document, assemble
@@ -27,15 +25,15 @@ from ralph_tui.events import SubQuery
 from ralph_tui.llm.anthropic_client import AnthropicClient
 from ralph_tui.llm.offline import OfflineClient
 from ralph_tui.llm.usage import MeteredClient, UsageLedger
-from tests.agents.conftest import Recorder, reply_tool, tool_use
+from tests.agents.conftest import Recorder
 from tests.agents.test_look import (
     Answer,
     anthropic_sub,
+    look_as_a_tool,
+    look_in_the_sandbox,
     openai_sub,
     pages_of,
     runner_for,
-    spec,
-    variables,
 )
 from tests.documents.scans import pictures, text_pdf
 from tests.llm.llm_wire import FakeAPI, anthropic_message, openai_completion
@@ -95,18 +93,9 @@ async def test_sandbox_code_looks_at_an_image_document_through_anthropic_image_b
 ) -> None:
     sub_api = FakeAPI()
     sub_api.reply(200, anthropic_message([{"type": "text", "text": "A red stamp."}]))
-    reply_tool(api, {"code": "print(look(1, 'Is the sheet stamped?'))", "resultReady": False})
-    reply_tool(api, {"answer": "stamped", "resultReady": True})
-    result = await rlm_agent_forward(
-        claude,
-        spec(),
-        {"query": "q"},
-        variables(scanned),
-        sub_client=anthropic_sub(sub_api),
-        emit=events,
-        look=PageLook(pages_of(scanned), no_images=None),
-    )
-    assert result.output == Answer(answer="stamped")
+    call = "look(1, 'Is the sheet stamped?')"
+    result = await look_in_the_sandbox(api, claude, events, scanned, anthropic_sub(sub_api), call)
+    assert result.output == Answer(answer="a box")
     assert "PDF or an image document" in api.bodies[0]["system"][0]["text"]
     assert "A red stamp." in json.dumps(api.bodies[1]["messages"][-1]["content"][-1])
 
@@ -129,23 +118,8 @@ async def test_the_lcm_look_tool_sends_a_large_jpeg_scaled_down_as_an_openai_jpe
     corpus = assemble([document])
     sub_api = FakeAPI()
     sub_api.reply(200, openai_completion({"content": "Red stamp, bottom right."}))
-    api.reply(
-        200,
-        anthropic_message(
-            [tool_use({"page": 1, "question": "Where is the stamp?"}, "look")],
-            stop_reason="tool_use",
-        ),
-    )
-    reply_tool(api, {"answer": "bottom right"})
-    await lcm_agent_forward(
-        claude,
-        spec(),
-        {"query": "q"},
-        variables(corpus),
-        sub_client=openai_sub(sub_api),
-        emit=events,
-        look=PageLook(pages_of(corpus), no_images=None),
-    )
+    arguments = {"page": 1, "question": "Where is the stamp?"}
+    await look_as_a_tool(api, claude, events, corpus, openai_sub(sub_api), arguments)
     assert "Red stamp, bottom right." in json.dumps(api.bodies[1]["messages"][-1]["content"])
     [request] = sub_api.bodies
     image, text = request["messages"][0]["content"]
