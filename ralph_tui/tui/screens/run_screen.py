@@ -34,21 +34,21 @@ from textual.widget import MountError
 from textual.widgets import Footer, TextArea
 from textual.worker import Worker
 
-from ralph_tui.errors import ExitCode
 from ralph_tui.tui.context import app_context
 from ralph_tui.tui.core.event_buffer import EventBuffer
-from ralph_tui.tui.core.form_values import RunFormValues
-from ralph_tui.tui.core.run_ending import RunEnding
 from ralph_tui.tui.core.run_handle import RunHandle, RunState
-from ralph_tui.tui.screens.error_modal import ErrorAction, show_error
 from ralph_tui.tui.widgets.run_form import RunForm, RunFormError
 from ralph_tui.tui.widgets.run_monitor import RunMonitor
 from ralph_tui.tui.worker_errors import forward_worker_error
 
 if TYPE_CHECKING:
     from ralph_tui.config import Settings
+    from ralph_tui.errors import ExitCode
     from ralph_tui.estimates import RunEstimate
     from ralph_tui.loops.runner import RunRequest
+    from ralph_tui.tui.core.form_values import RunFormValues
+    from ralph_tui.tui.core.run_ending import RunEnding
+    from ralph_tui.tui.screens.error_modal import ErrorAction
     from ralph_tui.tui.widgets.context_pane import ContextPane
     from ralph_tui.tui.widgets.output_pane import OutputPane
     from ralph_tui.tui.widgets.retrieval_pane import RetrievalPane
@@ -58,10 +58,18 @@ MAX_EVENTS_PER_DRAIN = 2000
 WIDE_SCREEN = 140
 """Columns from which the form stays beside the panes while a run goes."""
 
-ERROR_ACTIONS: dict[ExitCode, tuple[ErrorAction, ...]] = {
-    ExitCode.PROVIDER: (ErrorAction("use_offline", "Use the offline provider"),),
-}
-"""What the error modal offers, beside Close, for a run stopped by each kind of error."""
+
+def error_actions(exit_code: ExitCode) -> tuple[ErrorAction, ...]:
+    """What the error modal offers, beside Close, for a run stopped by an error of
+    ``exit_code`` (the modal and the error kinds load with the first error, not before the
+    first frame)."""
+    from ralph_tui.errors import ExitCode
+    from ralph_tui.tui.screens.error_modal import ErrorAction
+
+    if exit_code is ExitCode.PROVIDER:
+        return (ErrorAction("use_offline", "Use the offline provider"),)
+    return ()
+
 
 RequestMaker = Callable[[], "RunRequest"]
 
@@ -435,7 +443,9 @@ class RunScreen(Screen[None]):
             return
         if ending.outcome is None:
             self.form.display = True  # Nothing ran: let the user fix the form.
-        show_error(self.app, error, ERROR_ACTIONS.get(error.exit_code, ()), self._error_action)
+        from ralph_tui.tui.screens.error_modal import show_error
+
+        show_error(self.app, error, error_actions(error.exit_code), self._error_action)
 
     def _error_action(self, chosen: ErrorAction) -> Awaitable[object]:
         return self.run_action(chosen.action)

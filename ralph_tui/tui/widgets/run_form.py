@@ -13,19 +13,20 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
-from textual.widgets import Button, Checkbox, Input, Label, Select, Static, TextArea
+from textual.widgets import Button, Input, Label, Select, Static, TextArea
 
 from ralph_tui.tui.core.document_line import documents_line, documents_of_line
-from ralph_tui.tui.core.form_values import RunFormValues
 from ralph_tui.tui.path_completion import PathSuggester
 from ralph_tui.tui.widgets.path_input import PathInput
 
 if TYPE_CHECKING:
+    from textual.widgets import Checkbox
+
     from ralph_tui.config import Settings
+    from ralph_tui.tui.core.form_values import RunFormValues
     from ralph_tui.tui.widgets.estimate_view import EstimateView
 
 
@@ -88,6 +89,8 @@ class RunForm(VerticalScroll):
         self.whole = True
 
     def _rest(self, s: Settings, missing_keys: list[str]) -> ComposeResult:
+        from textual.widgets import Checkbox
+
         from ralph_tui.config.inner_modes import INNER_MODES
         from ralph_tui.tui.widgets.estimate_view import EstimateView
 
@@ -189,7 +192,7 @@ class RunForm(VerticalScroll):
         if provider is not None:
             self._set_select("provider", provider)
         if decompose is not None:
-            self.query_one("#decompose", Checkbox).value = decompose
+            self._decompose.value = decompose
 
     def set_document(self, path: Path) -> None:
         """Put ``path`` in the document field, showing its end (its file name)."""
@@ -203,6 +206,12 @@ class RunForm(VerticalScroll):
         field.show_end()
 
     @property
+    def _decompose(self) -> Checkbox:
+        from textual.widgets import Checkbox  # loaded with the rest of the form
+
+        return self.query_one("#decompose", Checkbox)
+
+    @property
     def document_text(self) -> str:
         return self.query_one("#doc", Input).value
 
@@ -212,10 +221,20 @@ class RunForm(VerticalScroll):
 
         return self.query_one(EstimateView)
 
-    @on(Input.Changed)
-    @on(TextArea.Changed)
-    @on(Select.Changed)
-    @on(Checkbox.Changed)
+    # By name, not with ``@on``: the checkbox's class loads with the rest of the form,
+    # after the first frame.
+    def on_input_changed(self) -> None:
+        self._changed()
+
+    def on_text_area_changed(self) -> None:
+        self._changed()
+
+    def on_select_changed(self) -> None:
+        self._changed()
+
+    def on_checkbox_changed(self) -> None:
+        self._changed()
+
     def _changed(self) -> None:
         if self.whole:
             self.estimate_view.soon()
@@ -242,10 +261,12 @@ class RunForm(VerticalScroll):
         if max_iters < 1:
             raise RunFormError("Max iterations must be a whole number of at least 1.")
         mode = str(self.query_one("#mode", Select).value)
-        decompose = self.query_one("#decompose", Checkbox).value
+        decompose = self._decompose.value
         if decompose and mode != "task":
             raise RunFormError("Decompose works in task mode only.")
         external_docs = self._external_docs()
+        from ralph_tui.tui.core.form_values import RunFormValues
+
         return RunFormValues(
             mode=mode,
             query=query,
