@@ -32,6 +32,7 @@ from textual.reactive import var
 from textual.screen import Screen
 from textual.widget import MountError
 from textual.widgets import Footer, TextArea
+from textual.widgets._footer import FooterKey
 from textual.worker import Worker
 
 from ralph_tui.tui.context import app_context
@@ -113,7 +114,13 @@ class RunFooter(Footer):
 
     def compose(self) -> ComposeResult:
         self._shown = self._keys_shown()
-        yield from super().compose()
+        for widget in super().compose():
+            if isinstance(widget, FooterKey) and not widget.has_class("-command-palette"):
+                # Made as compact as the footer it is bound to: made compact, then bound to
+                # the footer's style, a key restyled itself twice before the first frame.
+                # (The palette's key is not bound: it stays as Textual makes it.)
+                widget.set_reactive(FooterKey.compact, self.compact)
+            yield widget
 
     def bindings_changed(self, screen: Screen[object]) -> None:
         if screen is self.screen and self._keys_shown() == self._shown:
@@ -214,8 +221,6 @@ class RunScreen(Screen[None]):
     def on_mount(self) -> None:
         # Without scrolling: the form's column stays where it opened.
         self.set_focus(self.form.query_one("#query"), scroll_visible=False)
-        self.set_interval(1 / DRAIN_HZ, self.drain)
-        self.set_interval(1.0, self.monitor.tick)
         # Once the terminal has the app's first frame: a callback after the screen's first
         # refresh ran before that frame was written, and the first frame waited for it all.
         after_first_frame = getattr(self.app, "after_first_frame", None)
@@ -247,6 +252,9 @@ class RunScreen(Screen[None]):
                 raise
             return  # The screen is being taken down (the app quit at once): nothing to build.
         self.whole = True
+        # From now: before, there were no panes to feed nor a run to time.
+        self.set_interval(1 / DRAIN_HZ, self.drain)
+        self.set_interval(1.0, self.monitor.tick)
         waiting, self._when_whole = self._when_whole, []
         for callback in waiting:
             callback()

@@ -21,6 +21,7 @@ from textual.widgets import Button, Input, Label, Select, Static, TextArea
 from ralph_tui.tui.core.document_line import documents_line, documents_of_line
 from ralph_tui.tui.path_completion import PathSuggester
 from ralph_tui.tui.widgets.path_input import PathInput
+from ralph_tui.tui.widgets.plain_button import PlainButton
 
 if TYPE_CHECKING:
     from textual.widgets import Checkbox
@@ -45,7 +46,7 @@ class RunForm(VerticalScroll):
     RunForm #external-docs { height: 4; }
     RunForm #doc-row { height: auto; }
     RunForm #doc { width: 1fr; }
-    RunForm #browse { min-width: 5; width: 5; height: 3; border: none; margin-left: 1; }
+    RunForm #browse { width: 5; height: 3; margin-left: 1; }
     RunForm #keys-warning {
         margin-top: 1; padding: 0 1; color: $text-warning; background: $warning-muted;
     }
@@ -75,7 +76,7 @@ class RunForm(VerticalScroll):
         yield Label("Document")
         with Horizontal(id="doc-row"):
             yield PathInput(placeholder="path/to/document.md", suggester=PathSuggester(), id="doc")
-            yield Button("…", id="browse", tooltip="Pick a file (ctrl+o)")
+            yield PlainButton("…", id="browse", tooltip="Pick a file (ctrl+o)")
 
     async def compose_rest(self, settings: Settings, missing_keys: list[str]) -> None:
         """Build the form below the document field from ``settings`` (and, where
@@ -296,12 +297,15 @@ class RunForm(VerticalScroll):
             raise RunFormError(str(exc)) from None
         return tuple(dict.fromkeys(urls))
 
+    def on_plain_button_pressed(self, event: PlainButton.Pressed) -> None:
+        event.stop()
+        if event.button.id == "browse":
+            self.post_message(self.BrowseRequested())
+
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
         if event.button.id == "start":
             self.post_message(self.StartRequested())
-        elif event.button.id == "browse":
-            self.post_message(self.BrowseRequested())
         elif event.button.id == "use-offline":
             self._set_select("provider", "offline")
             self.notify("Runs will use the offline provider (no key needed).")
