@@ -3,10 +3,10 @@
 The run screen feeds it from the running loop. Each batch is folded into a ``RunProgress``
 and only the panes it changed are repainted, once.
 
-Only the status line is in the first frame, saying no run has started: ``compose_panes``
-builds the panes right after it (their modules, the tabbed pane's and the progress model's
-are imported then too), and a hidden tab's pane is built when the tab is first shown, from
-the progress so far.
+Only the status line is in the first frame, saying no run has started (without the
+progress model, made when a run or a pane first needs it): ``compose_panes`` builds the
+panes right after it (their modules and the tabbed pane's are imported then too), and a
+hidden tab's pane is built when the tab is first shown, from the progress so far.
 """
 
 from __future__ import annotations
