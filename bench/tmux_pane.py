@@ -19,6 +19,7 @@ APP_MARKER = "f1 Help"
 """Footer text of the app's first screen: painted once the whole screen is."""
 POLL_S = 0.002
 PAINT_TIMEOUT_S = 30.0
+NO_BYTECODE = "PYTHONDONTWRITEBYTECODE"
 
 
 class Shown(NamedTuple):
@@ -58,7 +59,12 @@ class Tmux:
         killed on leaving."""
         self.count += 1
         name = f"measure-{self.count}"
-        line = shlex.join(["env", *(f"{k}={v}" for k, v in env.items()), *command])
+        # Byte code cached as a user's install has it, even if this shell says not to write it
+        # (tmux panes inherit the environment that started the server): without it the
+        # project's modules were compiled from source at every start measured.
+        line = shlex.join(
+            ["env", "-u", NO_BYTECODE, *(f"{k}={v}" for k, v in env.items()), *command]
+        )
         self("new-session", "-d", "-s", name, "-x", PANE[0], "-y", PANE[1], "-c", str(ROOT), line)
         try:
             yield name

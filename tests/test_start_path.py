@@ -45,9 +45,8 @@ SETTINGS = ("pydantic", "pydantic_settings", "ralph_tui.config")
 """The settings and what reads them."""
 TOP_HELP = (*COMMAND_LINE, *SETTINGS)
 """``ralph-tui --help`` lists the subcommands without even the settings."""
-FIRST_SCREEN = ("run_screen", "error_modal")
-"""The screens the run screen paints with: itself, and the error modal whose actions it
-declares."""
+FIRST_SCREEN = ("run_screen",)
+"""The screen the app paints first (the error modal loads with the first error)."""
 LATER_SCREENS = tuple(
     module.name
     for module in pkgutil.iter_modules(
@@ -65,6 +64,20 @@ RUN_MODELS = (
 )
 """The event and evidence models, the checks and the document readers load with a run's
 first event, or the first quote shown, not before the first paint."""
+OUT_OF_SIGHT = (
+    "ralph_tui.tui.core.run_progress",
+    "ralph_tui.tui.core.run_ending",
+    "ralph_tui.tui.core.form_values",
+    "ralph_tui.errors",
+    "ralph_tui.json_input",
+    "ralph_tui.tui.commands",
+    "textual.widgets._tabbed_content",
+    "textual.widgets._checkbox",
+)
+"""What the first frame does not show and so does not load: the progress model (the status
+line says no run has started), how a run ended, the form's values, the error kinds, the
+JSON reader (no preferences saved yet), the palette's entries, and the widgets of the
+monitor's tabs and of the rest of the form."""
 HIGHLIGHTER = ("textual.highlight", "pygments")
 """The code highlighter loads with the first sandbox cell shown, or the app's warm-up after
 the first paint."""
@@ -156,6 +169,7 @@ def test_the_app_paints_before_the_loop_stack_loads(tmp_path: Path, mode: str) -
     assert loaded(seen["modules"], HIGHLIGHTER) == []
     assert loaded(seen["modules"], RUN_MODELS) == []
     assert loaded(seen["modules"], SETTINGS) == []
+    assert loaded(seen["modules"], OUT_OF_SIGHT) == []
 
 
 def test_the_later_screens_are_every_screen_but_the_first() -> None:

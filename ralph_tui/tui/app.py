@@ -18,11 +18,10 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
+from textual.command import Provider
 from textual.screen import Screen
 from textual.theme import Theme
 
-from ralph_tui.sample import SAMPLE_QUESTION, sample_document
-from ralph_tui.tui.commands import RalphCommands, bound_commands
 from ralph_tui.tui.context import AppContext
 from ralph_tui.tui.core.run_handle import Runner, real_runner
 from ralph_tui.tui.core.user_config import THEMES_DIR, config_dir, load_preferences, save_theme
@@ -56,6 +55,14 @@ def optimizer_screen() -> Screen[None]:
     return OptimizerScreen()
 
 
+def ralph_commands() -> type[Provider]:
+    """The palette's entries for the screens' and the app's actions, imported when the
+    palette first opens."""
+    from ralph_tui.tui.commands import RalphCommands
+
+    return RalphCommands
+
+
 def collect_then_freeze() -> None:
     """Free what start-up threw away (the collector was off), then move what lives as long
     as the app out of the collector's view."""
@@ -77,7 +84,7 @@ class RalphApp(App[int]):
         "evals": evals_screen,
         "optimizer": optimizer_screen,
     }
-    COMMANDS = App.COMMANDS | {RalphCommands}
+    COMMANDS = App.COMMANDS | {ralph_commands}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
             "f1", "help", "Help", id="app.help", tooltip="Show what each screen does and every key"
@@ -231,6 +238,8 @@ class RalphApp(App[int]):
 
     def start_demo(self) -> None:
         """Fill the run form with the sample question and document, offline, and start."""
+        from ralph_tui.sample import SAMPLE_QUESTION, sample_document
+
         screen = self.screen
         if isinstance(screen, RunScreen):
             screen.form.prefill(
@@ -266,6 +275,7 @@ class RalphApp(App[int]):
         self.push_screen(DoctorScreen(self.context.settings))
 
     def action_help(self) -> None:
+        from ralph_tui.tui.commands import bound_commands
         from ralph_tui.tui.screens.help_screen import HelpScreen
 
         if isinstance(self.screen, HelpScreen):

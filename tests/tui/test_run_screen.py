@@ -274,6 +274,23 @@ async def test_document_picker_fills_the_form(make_app: MakeApp) -> None:
         assert Path(screen.form.query_one("#doc", Input).value).name == DOC_NAME
 
 
+@pytest.mark.parametrize("how", ["click", "enter"])
+async def test_the_browse_button_opens_the_document_picker(make_app: MakeApp, how: str) -> None:
+    """The "…" beside the document field is pressed by a click, or by Enter once focused
+    (tab from the document field), as a button is."""
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = run_screen(app)
+        if how == "click":
+            await pilot.click("#browse")
+        else:
+            screen.form.query_one("#doc", Input).focus()
+            await pilot.press("tab")
+            assert screen.focused is screen.form.query_one("#browse")
+            await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, FilePicker))
+
+
 async def test_task_memory_is_shown_and_follows_the_file(make_app: MakeApp) -> None:
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:

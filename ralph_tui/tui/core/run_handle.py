@@ -22,11 +22,10 @@ from collections.abc import Awaitable, Callable
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from ralph_tui.tui.core.run_ending import RunEnding, recorded_outcome
-
 if TYPE_CHECKING:
     from ralph_tui.events import BaseEvent, Emit, RunFinished, UsageUpdated
     from ralph_tui.loops.runner import RunOutcome, RunRequest
+    from ralph_tui.tui.core.run_ending import RunEnding
 
 Runner = Callable[["RunRequest", "Emit", asyncio.Event], Awaitable["RunOutcome"]]
 """Runs a request to its end: ``execute_run`` in the app, a stand-in in tests."""
@@ -124,6 +123,9 @@ class RunHandle:
 
     def run(self) -> RunEnding:
         """Run to the end on the calling thread and return how it ended."""
+        # Imported with the first run: the app's first frame does without it.
+        from ralph_tui.tui.core.run_ending import RunEnding
+
         try:
             ending = asyncio.run(self._main())
         except BaseException as exc:
@@ -148,6 +150,8 @@ class RunHandle:
         return began
 
     async def _main(self) -> RunEnding:
+        from ralph_tui.tui.core.run_ending import RunEnding
+
         try:
             request = self._make_request()
         except Exception as exc:
@@ -185,6 +189,8 @@ class RunHandle:
         """The outcome the run's session recorded, if the run got as far as recording one."""
         if self._finished is None:
             return None
+        from ralph_tui.tui.core.run_ending import recorded_outcome
+
         return recorded_outcome(self._finished, self._usage)
 
     def _start_cancelling(self) -> None:

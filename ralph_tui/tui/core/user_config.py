@@ -10,12 +10,9 @@ A missing or unreadable file means defaults; the reason is reported, never raise
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-
-from ralph_tui.json_input import read_json
 
 PREFERENCES_FILE = "tui.json"
 MAX_PREFERENCES_BYTES = 1_000_000
@@ -47,6 +44,10 @@ class Preferences:
 def load_preferences(directory: Path) -> Preferences:
     """The saved preferences, or defaults (with ``problem`` set) if the file is unusable."""
     path = directory / PREFERENCES_FILE
+    if not path.exists():  # nothing saved yet: the JSON reader need not even load
+        return Preferences()
+    from ralph_tui.json_input import read_json
+
     try:
         data = read_json(path, max_bytes=MAX_PREFERENCES_BYTES)
     except FileNotFoundError:
@@ -65,6 +66,10 @@ def load_preferences(directory: Path) -> Preferences:
 
 def save_theme(directory: Path, theme: str) -> None:
     """Remember ``theme``, keeping the file's other settings."""
+    import json
+
+    from ralph_tui.json_input import read_json
+
     path = directory / PREFERENCES_FILE
     try:
         data = read_json(path, max_bytes=MAX_PREFERENCES_BYTES)

@@ -32,23 +32,24 @@ from textual.reactive import var
 from textual.screen import Screen
 from textual.widget import MountError
 from textual.widgets import Footer, TextArea
+from textual.widgets._footer import FooterKey
 from textual.worker import Worker
 
-from ralph_tui.errors import ExitCode
 from ralph_tui.tui.context import app_context
 from ralph_tui.tui.core.event_buffer import EventBuffer
-from ralph_tui.tui.core.form_values import RunFormValues
-from ralph_tui.tui.core.run_ending import RunEnding
 from ralph_tui.tui.core.run_handle import RunHandle, RunState
-from ralph_tui.tui.screens.error_modal import ErrorAction, show_error
 from ralph_tui.tui.widgets.run_form import RunForm, RunFormError
 from ralph_tui.tui.widgets.run_monitor import RunMonitor
 from ralph_tui.tui.worker_errors import forward_worker_error
 
 if TYPE_CHECKING:
     from ralph_tui.config import Settings
+    from ralph_tui.errors import ExitCode
     from ralph_tui.estimates import RunEstimate
     from ralph_tui.loops.runner import RunRequest
+    from ralph_tui.tui.core.form_values import RunFormValues
+    from ralph_tui.tui.core.run_ending import RunEnding
+    from ralph_tui.tui.screens.error_modal import ErrorAction
     from ralph_tui.tui.widgets.context_pane import ContextPane
     from ralph_tui.tui.widgets.output_pane import OutputPane
     from ralph_tui.tui.widgets.retrieval_pane import RetrievalPane
@@ -58,10 +59,18 @@ MAX_EVENTS_PER_DRAIN = 2000
 WIDE_SCREEN = 140
 """Columns from which the form stays beside the panes while a run goes."""
 
-ERROR_ACTIONS: dict[ExitCode, tuple[ErrorAction, ...]] = {
-    ExitCode.PROVIDER: (ErrorAction("use_offline", "Use the offline provider"),),
-}
-"""What the error modal offers, beside Close, for a run stopped by each kind of error."""
+
+def error_actions(exit_code: ExitCode) -> tuple[ErrorAction, ...]:
+    """What the error modal offers, beside Close, for a run stopped by an error of
+    ``exit_code`` (the modal and the error kinds load with the first error, not before the
+    first frame)."""
+    from ralph_tui.errors import ExitCode
+    from ralph_tui.tui.screens.error_modal import ErrorAction
+
+    if exit_code is ExitCode.PROVIDER:
+        return (ErrorAction("use_offline", "Use the offline provider"),)
+    return ()
+
 
 RequestMaker = Callable[[], "RunRequest"]
 
@@ -105,7 +114,13 @@ class RunFooter(Footer):
 
     def compose(self) -> ComposeResult:
         self._shown = self._keys_shown()
-        yield from super().compose()
+        for widget in super().compose():
+            if isinstance(widget, FooterKey) and not widget.has_class("-command-palette"):
+                # Made as compact as the footer it is bound to: made compact, then bound to
+                # the footer's style, a key restyled itself twice before the first frame.
+                # (The palette's key is not bound: it stays as Textual makes it.)
+                widget.set_reactive(FooterKey.compact, self.compact)
+            yield widget
 
     def bindings_changed(self, screen: Screen[object]) -> None:
         if screen is self.screen and self._keys_shown() == self._shown:
@@ -206,8 +221,6 @@ class RunScreen(Screen[None]):
     def on_mount(self) -> None:
         # Without scrolling: the form's column stays where it opened.
         self.set_focus(self.form.query_one("#query"), scroll_visible=False)
-        self.set_interval(1 / DRAIN_HZ, self.drain)
-        self.set_interval(1.0, self.monitor.tick)
         # Once the terminal has the app's first frame: a callback after the screen's first
         # refresh ran before that frame was written, and the first frame waited for it all.
         after_first_frame = getattr(self.app, "after_first_frame", None)
@@ -239,6 +252,9 @@ class RunScreen(Screen[None]):
                 raise
             return  # The screen is being taken down (the app quit at once): nothing to build.
         self.whole = True
+        # From now: before, there were no panes to feed nor a run to time.
+        self.set_interval(1 / DRAIN_HZ, self.drain)
+        self.set_interval(1.0, self.monitor.tick)
         waiting, self._when_whole = self._when_whole, []
         for callback in waiting:
             callback()
@@ -435,7 +451,9 @@ class RunScreen(Screen[None]):
             return
         if ending.outcome is None:
             self.form.display = True  # Nothing ran: let the user fix the form.
-        show_error(self.app, error, ERROR_ACTIONS.get(error.exit_code, ()), self._error_action)
+        from ralph_tui.tui.screens.error_modal import show_error
+
+        show_error(self.app, error, error_actions(error.exit_code), self._error_action)
 
     def _error_action(self, chosen: ErrorAction) -> Awaitable[object]:
         return self.run_action(chosen.action)

@@ -13,19 +13,21 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
-from textual.widgets import Button, Checkbox, Input, Label, Select, Static, TextArea
+from textual.widgets import Button, Input, Label, Select, Static, TextArea
 
 from ralph_tui.tui.core.document_line import documents_line, documents_of_line
-from ralph_tui.tui.core.form_values import RunFormValues
 from ralph_tui.tui.path_completion import PathSuggester
 from ralph_tui.tui.widgets.path_input import PathInput
+from ralph_tui.tui.widgets.plain_button import PlainButton
 
 if TYPE_CHECKING:
+    from textual.widgets import Checkbox
+
     from ralph_tui.config import Settings
+    from ralph_tui.tui.core.form_values import RunFormValues
     from ralph_tui.tui.widgets.estimate_view import EstimateView
 
 
@@ -44,7 +46,7 @@ class RunForm(VerticalScroll):
     RunForm #external-docs { height: 4; }
     RunForm #doc-row { height: auto; }
     RunForm #doc { width: 1fr; }
-    RunForm #browse { min-width: 5; width: 5; height: 3; border: none; margin-left: 1; }
+    RunForm #browse { width: 5; height: 3; margin-left: 1; }
     RunForm #keys-warning {
         margin-top: 1; padding: 0 1; color: $text-warning; background: $warning-muted;
     }
@@ -74,7 +76,7 @@ class RunForm(VerticalScroll):
         yield Label("Document")
         with Horizontal(id="doc-row"):
             yield PathInput(placeholder="path/to/document.md", suggester=PathSuggester(), id="doc")
-            yield Button("…", id="browse", tooltip="Pick a file (ctrl+o)")
+            yield PlainButton("…", id="browse", tooltip="Pick a file (ctrl+o)")
 
     async def compose_rest(self, settings: Settings, missing_keys: list[str]) -> None:
         """Build the form below the document field from ``settings`` (and, where
@@ -88,6 +90,8 @@ class RunForm(VerticalScroll):
         self.whole = True
 
     def _rest(self, s: Settings, missing_keys: list[str]) -> ComposeResult:
+        from textual.widgets import Checkbox
+
         from ralph_tui.config.inner_modes import INNER_MODES
         from ralph_tui.tui.widgets.estimate_view import EstimateView
 
@@ -189,7 +193,7 @@ class RunForm(VerticalScroll):
         if provider is not None:
             self._set_select("provider", provider)
         if decompose is not None:
-            self.query_one("#decompose", Checkbox).value = decompose
+            self._decompose.value = decompose
 
     def set_document(self, path: Path) -> None:
         """Put ``path`` in the document field, showing its end (its file name)."""
@@ -203,6 +207,12 @@ class RunForm(VerticalScroll):
         field.show_end()
 
     @property
+    def _decompose(self) -> Checkbox:
+        from textual.widgets import Checkbox  # loaded with the rest of the form
+
+        return self.query_one("#decompose", Checkbox)
+
+    @property
     def document_text(self) -> str:
         return self.query_one("#doc", Input).value
 
@@ -212,10 +222,20 @@ class RunForm(VerticalScroll):
 
         return self.query_one(EstimateView)
 
-    @on(Input.Changed)
-    @on(TextArea.Changed)
-    @on(Select.Changed)
-    @on(Checkbox.Changed)
+    # By name, not with ``@on``: the checkbox's class loads with the rest of the form,
+    # after the first frame.
+    def on_input_changed(self) -> None:
+        self._changed()
+
+    def on_text_area_changed(self) -> None:
+        self._changed()
+
+    def on_select_changed(self) -> None:
+        self._changed()
+
+    def on_checkbox_changed(self) -> None:
+        self._changed()
+
     def _changed(self) -> None:
         if self.whole:
             self.estimate_view.soon()
@@ -242,10 +262,12 @@ class RunForm(VerticalScroll):
         if max_iters < 1:
             raise RunFormError("Max iterations must be a whole number of at least 1.")
         mode = str(self.query_one("#mode", Select).value)
-        decompose = self.query_one("#decompose", Checkbox).value
+        decompose = self._decompose.value
         if decompose and mode != "task":
             raise RunFormError("Decompose works in task mode only.")
         external_docs = self._external_docs()
+        from ralph_tui.tui.core.form_values import RunFormValues
+
         return RunFormValues(
             mode=mode,
             query=query,
@@ -275,12 +297,15 @@ class RunForm(VerticalScroll):
             raise RunFormError(str(exc)) from None
         return tuple(dict.fromkeys(urls))
 
+    def on_plain_button_pressed(self, event: PlainButton.Pressed) -> None:
+        event.stop()
+        if event.button.id == "browse":
+            self.post_message(self.BrowseRequested())
+
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
         if event.button.id == "start":
             self.post_message(self.StartRequested())
-        elif event.button.id == "browse":
-            self.post_message(self.BrowseRequested())
         elif event.button.id == "use-offline":
             self._set_select("provider", "offline")
             self.notify("Runs will use the offline provider (no key needed).")

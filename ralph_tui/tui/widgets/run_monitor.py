@@ -3,9 +3,10 @@
 The run screen feeds it from the running loop. Each batch is folded into a ``RunProgress``
 and only the panes it changed are repainted, once.
 
-Only the status line is in the first frame: ``compose_panes`` builds the panes right after
-it (their modules are imported then too), and a hidden tab's pane is built when the tab is
-first shown, from the progress so far.
+Only the status line is in the first frame, saying no run has started (without the
+progress model, made when a run or a pane first needs it): ``compose_panes`` builds the
+panes right after it (their modules and the tabbed pane's are imported then too), and a
+hidden tab's pane is built when the tab is first shown, from the progress so far.
 """
 
 from __future__ import annotations
@@ -15,21 +16,22 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from textual import on, work
+from textual import work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widget import Widget
-from textual.widgets import TabbedContent, TabPane
 from textual.worker import Worker
 
-from ralph_tui.tui.core.run_progress import Part, RunProgress
 from ralph_tui.tui.widgets.status_line import RunStatusLine
 from ralph_tui.tui.worker_errors import forward_worker_error
 
 if TYPE_CHECKING:
+    from textual.widgets import TabbedContent
+
     from ralph_tui.documents import Corpus
     from ralph_tui.events import BaseEvent, ExternalProgress, RunStatus
     from ralph_tui.tui.core.run_handle import RunState
+    from ralph_tui.tui.core.run_progress import Part, RunProgress
     from ralph_tui.tui.widgets.event_log import EventLog
     from ralph_tui.tui.widgets.output_pane import OutputPane
     from ralph_tui.tui.widgets.sandbox_pane import SandboxPane
@@ -77,6 +79,8 @@ class MonitorPanes(Horizontal):
     shown (the log keeps every line, so it is there from the start)."""
 
     def compose(self) -> ComposeResult:
+        from textual.widgets import TabbedContent, TabPane
+
         from ralph_tui.tui.widgets.constraints_pane import ConstraintsPane
         from ralph_tui.tui.widgets.coverage_strip import CoverageStrip
         from ralph_tui.tui.widgets.event_log import EventLog
@@ -121,25 +125,35 @@ class RunMonitor(Vertical):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.progress = RunProgress()
+        self._progress: RunProgress | None = None
         self.document_path: Path | None = None
         self.whole = False
         """Whether the panes are built (``compose_panes`` has run)."""
+
+    @property
+    def progress(self) -> RunProgress:
+        """The current (or last) run's progress; made when first asked for, which the first
+        frame does not (its status line says no run has started)."""
+        if self._progress is None:
+            from ralph_tui.tui.core.run_progress import RunProgress
+
+            self._progress = RunProgress()
+        return self._progress
 
     def compose(self) -> ComposeResult:
         yield RunStatusLine(id="status")
 
     def on_mount(self) -> None:
-        self.query_one(RunStatusLine).show(self.progress)
+        self.query_one(RunStatusLine).show_idle()
 
     async def compose_panes(self) -> None:
         """Build the panes below the status line (see ``MonitorPanes``)."""
         await self.mount(MonitorPanes(id="panes"))
         self.whole = True
 
-    @on(TabbedContent.TabActivated)
-    async def _first_show(self, event: TabbedContent.TabActivated) -> None:
-        """Build a tab's pane the first time it is shown, from the progress so far."""
+    async def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        """Build a tab's pane the first time it is shown, from the progress so far. (By name,
+        not with ``@on``: the tabbed pane's class loads with the panes.)"""
         pane = event.pane
         if pane.children or pane.id is None:
             return
@@ -184,7 +198,9 @@ class RunMonitor(Vertical):
 
     def reset(self) -> None:
         """Forget the previous run."""
-        self.progress = RunProgress()
+        from ralph_tui.tui.core.run_progress import RunProgress
+
+        self._progress = RunProgress()
         self.document_path = None
         self.sandbox.reset()
         self.output.show(None)
@@ -228,7 +244,7 @@ class RunMonitor(Vertical):
 
     def tick(self, now: float | None = None) -> None:
         """Advance the elapsed clock and heartbeat indicator of a running run."""
-        if self.progress.running:
+        if self._progress is not None and self._progress.running:
             self.query_one(RunStatusLine).show(self.progress, now)
 
     def use_document(self, path: Path) -> None:

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 from textual.content import Content
 from textual.widgets import Static
 
 from ralph_tui.counts import counted
 from ralph_tui.tui.core import formatting as fmt
-from ralph_tui.tui.core.run_progress import RunProgress
 from ralph_tui.tui.core.run_status import IDLE, status_badge
+
+if TYPE_CHECKING:
+    from ralph_tui.tui.core.run_progress import RunProgress
 
 LONG_PHASE_S = 5.0
 """A phase running longer than this gets a heartbeat indicator."""
@@ -60,14 +63,27 @@ def children(p: RunProgress) -> list[str]:
     return [f"  children {p.children_live} live, {p.children_done} done"]
 
 
+def badge_of(word: str, style: str) -> tuple[str, str]:
+    """The status word as the line shows it, in its style."""
+    return (f" {word.upper()} ", f"{style} reverse")
+
+
+def idle_content() -> Content:
+    """The line before any run (the progress model is not needed for it)."""
+    return Content.assemble(
+        badge_of(*status_badge(None, None)),
+        ("  no run yet: fill in the form and start one", "dim"),
+    )
+
+
 def status_content(progress: RunProgress, now: float | None = None) -> Content:
     """The line for ``progress`` at time ``now`` (the elapsed clock and heartbeat use it)."""
     p = progress
     now = time.time() if now is None else now
     word, style = status_badge(p.outcome, p.lifecycle)
-    badge = (f" {word.upper()} ", f"{style} reverse")
     if p.outcome is None and word == IDLE:
-        return Content.assemble(badge, ("  no run yet: fill in the form and start one", "dim"))
+        return idle_content()
+    badge = badge_of(word, style)
     if not p.session_id:
         return Content.assemble(badge, (f"  {p.error or 'starting…'}", "$text-muted"))
     parts: list[str | tuple[str, str]] = [
@@ -119,3 +135,7 @@ class RunStatusLine(Static):
 
     def show(self, progress: RunProgress, now: float | None = None) -> None:
         self.update(status_content(progress, now))
+
+    def show_idle(self) -> None:
+        """Say that no run has started yet."""
+        self.update(idle_content())
