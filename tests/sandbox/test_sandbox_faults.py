@@ -162,8 +162,12 @@ async def test_close_reaps_the_child_and_removes_the_scratch_dir(open_sandbox: O
 
 
 async def test_child_dies_with_its_host_and_its_scratch_is_swept_later(
-    tmp_path: Path, open_sandbox: OpenSandbox
+    tmp_path: Path, open_sandbox: OpenSandbox, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # A temp dir of the test's own: a sandbox started meanwhile by anything else on the
+    # machine would sweep the killed host's scratch from the shared one before it is looked at.
+    private = tmp_path / "tmp"
+    private.mkdir()
     host_script = tmp_path / "host.py"
     host_script.write_text(
         "import asyncio\n"
@@ -174,7 +178,12 @@ async def test_child_dies_with_its_host_and_its_scratch_is_swept_later(
         "    await asyncio.sleep(60)\n"
         "asyncio.run(main())\n"
     )
-    host = subprocess.Popen([sys.executable, str(host_script)], stdout=subprocess.PIPE, text=True)
+    host = subprocess.Popen(
+        [sys.executable, str(host_script)],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "TMPDIR": str(private)},
+    )
     try:
         assert host.stdout is not None
         isolation, scratch = host.stdout.readline().split()
@@ -191,7 +200,8 @@ async def test_child_dies_with_its_host_and_its_scratch_is_swept_later(
         host.kill()
         host.wait()
     # A host killed outright cannot clean up; the next sandbox started anywhere does.
-    assert Path(scratch).exists()
+    assert Path(scratch).exists() and Path(scratch).parent == private
+    monkeypatch.setattr(tempfile, "tempdir", str(private))
     await open_sandbox()
     assert not Path(scratch).exists()
 
