@@ -106,15 +106,7 @@ async def look_in_the_sandbox(
     turn answers "a box"; ``sub`` answers the look."""
     reply_tool(api, {"code": f"print({call})", "resultReady": False})
     reply_tool(api, {"answer": "a box", "resultReady": True})
-    return await rlm_agent_forward(
-        claude,
-        spec(),
-        {"query": "q"},
-        variables(corpus),
-        sub_client=sub,
-        emit=events,
-        look=PageLook(pages_of(corpus), no_images=None),
-    )
+    return await explore_with_look(rlm_agent_forward, claude, events, corpus, sub)
 
 
 async def look_as_a_tool(
@@ -129,7 +121,14 @@ async def look_as_a_tool(
     ``arguments`` and whose next answers "a box"; ``sub`` answers the look."""
     api.reply(200, anthropic_message([tool_use(arguments, "look")], stop_reason="tool_use"))
     reply_tool(api, {"answer": "a box"})
-    await lcm_agent_forward(
+    await explore_with_look(lcm_agent_forward, claude, events, corpus, sub)
+
+
+async def explore_with_look(
+    forward: Any, claude: AnthropicClient, events: Recorder, corpus: Corpus, sub: Any
+) -> Any:
+    """``forward`` (the RLM or the LCM loop) over ``corpus`` with ``look`` over its pages."""
+    return await forward(
         claude,
         spec(),
         {"query": "q"},
