@@ -191,18 +191,25 @@ class AgentRun(Generic[T]):
         """The model's turn of ``step`` (shown as it streams). A server that refuses the
         prompt as too long for its window (smaller than the one believed, as a local
         server's may be) gets it again compacted to a smaller budget, until the budget
-        cannot shrink further."""
+        cannot shrink further; never again as large as the prompt it refused (compaction
+        that frees nothing ends the turn with the server's refusal)."""
+        refused: ContextTooLongError | None = None
+        refused_tokens = 0
         while True:
+            messages = await self.messages()
+            if refused is not None and self.context.tokens() >= refused_tokens:
+                raise refused
             try:
                 return await self.client.chat(
-                    await self.messages(),
+                    messages,
                     tools=tools,
                     tool_choice="required",
                     temperature=self.spec.temperature,
                     max_tokens=self.spec.max_tokens,
                     on_partial=partial_turns(self.emit, self.spec.name, step),
                 )
-            except ContextTooLongError:
+            except ContextTooLongError as exc:
+                refused, refused_tokens = exc, self.context.tokens()  # what was just sent
                 if not self.compacts or not self.context.shrink_budget():
                     raise
 

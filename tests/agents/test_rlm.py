@@ -30,6 +30,7 @@ from ralph_tui.events import (
     SubQuery,
 )
 from ralph_tui.llm.anthropic_client import AnthropicClient
+from ralph_tui.llm.errors import ContextTooLongError
 from ralph_tui.llm.offline import OfflineClient
 from ralph_tui.loops.context import DOCUMENTS_VARIABLE
 from ralph_tui.roles.worker import worker_spec
@@ -355,3 +356,16 @@ async def test_code_that_prints_something_new_each_time_is_not_stuck(
     result = await run(claude, events)
     assert result.output.answer == "ok"
     assert not [e for e in events.of(AgentStep) if e.action == "stuck"]
+
+
+async def test_a_prompt_refused_as_too_long_is_not_sent_again_when_compaction_frees_nothing(
+    api: FakeAPI, claude: AnthropicClient, events: Recorder
+) -> None:
+    """The first turn holds nothing to summarise: sending it again would be refused again
+    (a local server counted its tokens far above the estimate and was sent the same prompt
+    nine times)."""
+    for _ in range(5):
+        api.reply(400, anthropic_error("invalid_request_error", "prompt is too long: 22090 > 8192"))
+    with pytest.raises(ContextTooLongError, match="prompt is too long"):
+        await run(claude, events)
+    assert len(api.requests) == 1
