@@ -119,8 +119,11 @@ class AgentTree:
         steps = self.steps_for(parent_limit)
         return min(parent_limit, steps.left_for(self.depth + 1) - KEPT_FOR_SALVAGE)
 
-    def share_sub_calls(self, runner: SubQueryRunner) -> None:
-        """Make ``runner``'s sub-calls wait on the tree's one concurrency limit."""
+    def join(self, runner: SubQueryRunner, max_steps: int) -> None:
+        """Enter an agent of ``max_steps`` steps whose sub-calls ``runner`` makes: the root
+        opens the tree's steps with its limit, and every agent's sub-calls wait on the tree's
+        one concurrency limit."""
+        self.steps_for(max_steps)
         if self.shared.sub_calls_at_once is None:
             self.shared.sub_calls_at_once = runner.semaphore
         runner.semaphore = self.shared.sub_calls_at_once

@@ -179,8 +179,6 @@ async def lcm_agent_forward(
     runner, llm_map = sub_calls(spec, sub_client, emit, text, sub_cache, budget)
     budget = runner.budget
     recursive = nesting(tree)
-    if recursive is not None:
-        recursive.steps_for(spec.max_steps)
     child_docs = rlm_query_docs(recursive, spec.sub_query_concurrency) if recursive else []
     docs = [
         READ_DOC.format(limit=spec.max_output_chars),
@@ -215,7 +213,7 @@ async def lcm_agent_forward(
     if look is not None:
         run.tools["look"] = Tool.of("look", LOOK_DOC, look_function(runner, look))
     if recursive is not None:
-        recursive.share_sub_calls(runner)
+        recursive.join(runner, spec.max_steps)
         options = {"on_notice": None, "sub_cache": sub_cache, "look": look}
         parent = Parent(
             spec.name, client, sub_client, spec, inputs, variables, emit, runner,

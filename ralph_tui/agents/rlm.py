@@ -207,13 +207,11 @@ async def rlm_agent_forward(
         docs.append(LOOK_DOC)
     recursive = nesting(tree)
     if recursive is not None:
-        recursive.steps_for(spec.max_steps)
-    if recursive is not None:
         docs.extend(rlm_query_docs(recursive, spec.sub_query_concurrency))
     store = open_store(store_path)
     run = _RLMRun(client, spec, inputs, variables, emit, runner, docs, store, text)
     if recursive is not None:
-        recursive.share_sub_calls(runner)
+        recursive.join(runner, spec.max_steps)
         options = {"on_notice": on_notice, "sub_cache": sub_cache, "look": look}
         parent = Parent(
             spec.name, client, sub_client, spec, inputs, variables, emit, runner,

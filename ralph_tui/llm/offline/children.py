@@ -12,7 +12,6 @@ gets a run of consecutive documents instead of one. In the LCM mode the same is 
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
@@ -90,13 +89,9 @@ def lcm_items(query: str, names: list[str]) -> list[list[Any]]:
     return [[query, names[i : i + size]] for i in range(0, len(names), size)]
 
 
-def quotes_returned(result: str) -> list[str]:
+def quotes_returned(returned: object) -> list[str]:
     """The quotes (QA's ``evidence``, a brief's ``passages``) of the children in an
-    ``rlm_query_batched`` tool result."""
-    try:
-        returned = json.loads(result)
-    except ValueError:
-        return []
+    ``rlm_query_batched`` tool result (parsed from its JSON)."""
     quotes: list[str] = []
     for child in returned if isinstance(returned, list) else []:
         output = child.get("output") if isinstance(child, dict) else None

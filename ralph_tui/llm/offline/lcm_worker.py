@@ -70,7 +70,7 @@ class Findings:
             term = str(arguments.get("pattern", ""))
             self.hits[term] = [hit["span"][0] for hit in value.get("hits", []) if "span" in hit]
         elif tool == "rlm_query_batched":
-            self.passages += children.quotes_returned(result)
+            self.passages += children.quotes_returned(value)
         elif tool == "retrieve" and isinstance(value, list):
             self.retrieved += [p["span"][0] for p in value if p.get("source") == "doc"]
             # No context here: a passage is quoted from its start only where it opens its
