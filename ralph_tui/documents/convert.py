@@ -117,7 +117,7 @@ def extract(
     return extracted
 
 
-LAYOUT = {"pdf": " tables-2 headings-2 rows-1"}
+LAYOUT = {"pdf": " tables-2 headings-2 rows-2"}
 """How our own layout over a converter reads its output (tables as rows): a change to it
 makes cached conversions stale, as a new converter version does."""
 

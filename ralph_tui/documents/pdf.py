@@ -14,6 +14,8 @@ numbering).
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import json
 import os
 import re
@@ -165,7 +167,8 @@ def _page_text(text_page) -> str:  # type: ignore[no-untyped-def]
     if len(text) != text_page.count_chars():
         return text  # (a text that does not map one character to one box stays as it is)
     box = _cached(_char_box(text_page))
-    return _with_tables(_rows_apart(text, box), box)
+    text, origin = _rows_apart(text, box)
+    return _with_tables(text, box if origin is None else lambda index: box(origin(index)))
 
 
 def _page_style(text_page) -> pdf_styles.PageStyle:  # type: ignore[no-untyped-def]
@@ -174,8 +177,9 @@ def _page_style(text_page) -> pdf_styles.PageStyle:  # type: ignore[no-untyped-d
     text: str = text_page.get_text_range()
     if len(text) != text_page.count_chars():
         return pdf_styles.PageStyle()  # (characters without boxes: no style either)
-    text = _rows_apart(text, _cached(_char_box(text_page)))
-    return pdf_styles.page_style(text, pdf_styles.char_style(text_page))
+    text, origin = _rows_apart(text, _cached(_char_box(text_page)))
+    style = pdf_styles.char_style(text_page)
+    return pdf_styles.page_style(text, style if origin is None else lambda i: style(origin(i)))
 
 
 def _with_tables(text: str, box: Box) -> str:
@@ -202,40 +206,88 @@ def _with_tables(text: str, box: Box) -> str:
     return text if laid is None else laid
 
 
-def _rows_apart(text: str, box: Box) -> str:
+def _rows_apart(text: str, box: Box) -> tuple[str, Origin | None]:
     """``text`` with a line break before each word that stands on another row of the page
     than the words before it on pdfium's line: pdfium runs a page's rows together when its
     text is drawn in glyphs too small for its line test (a filing printed to PDF at a
     quarter of its size: a whole balance sheet as one line), or a bullet list's items into
     one line. The break replaces the white space before the word, so each character keeps
-    its index (and its box); pdfium's order of the words is kept.
+    its index (and its box); pdfium's order of the words is kept. Where pdfium put no white
+    space at all between two rows (a row that starts just left of where the row above it
+    ends: "Current AssetsCash and cash equivalents"), a line break is put in, and the text
+    comes with its ``Origin``: where each of its characters is in pdfium's text.
 
     A line is looked into only when its last character stands wholly below its first, and
     its first word reads left to right (in text set sideways, reading down the page, its
     second character stands below its first: such a line is one line); a word's height is its
     first character's (one box a word: this is most of the cost of such a page)."""
     chars: list[str] | None = None
+    breaks: list[int] = []  # where a line break goes in, before pdfium's character there
     at = 0
     for line in text.splitlines(keepends=True):
         found = list(WORD.finditer(line))
-        words = [word.start() for word in found]
-        if len(words) > 1:
-            _, bottom, _, top = box(at + words[0])
+        if len(found) > 1:
+            first = found[0].start()
+            _, bottom, _, top = box(at + first)
             last = len(line.rstrip()) - 1
-            second = at + words[0] + 1  # (a word pdfium joined across two rows ends below)
-            sideways = found[0].end() - words[0] > 1 and box(second)[3] < bottom
+            second = at + first + 1  # (a word pdfium joined across two rows ends below)
+            sideways = found[0].end() - first > 1 and box(second)[3] < bottom
             if box(at + last)[3] < bottom and not sideways:
-                for start in words[1:]:
-                    _, low, _, high = box(at + start)
+                for before, word in itertools.pairwise(found):
+                    _, low, _, high = box(at + word.start())
                     if high < bottom or low > top:  # wholly below (or above) the row so far
-                        chars = chars if chars is not None else list(text)
-                        chars[at + start - 1] = "\n"
+                        before_word = range(at + before.start(), at + before.end())
+                        joined = _row_within(text, box, before_word, (bottom, top))
+                        if joined is not None:
+                            breaks.append(joined)
+                        else:
+                            chars = chars if chars is not None else list(text)
+                            chars[at + word.start() - 1] = "\n"
                         bottom, top = low, high
                     else:  # (comparisons: min and max cost a call each, 10^5 a long filing)
                         bottom = low if low < bottom else bottom
                         top = high if high > top else top
         at += len(line)
-    return text if chars is None else "".join(chars)
+    if chars is None and not breaks:
+        return text, None
+    out = chars if chars is not None else list(text)
+    for index in reversed(breaks):
+        out.insert(index, "\n")
+    return "".join(out), _origin(breaks)
+
+
+Origin = Callable[[int], int]
+"""Where a character of a page's text is in pdfium's text of the page (by index)."""
+
+
+def _row_within(text: str, box: Box, word: range, row: tuple[float, float]) -> int | None:
+    """Where in ``word`` (its indices) the next row begins, when pdfium ran two rows together
+    without a space: its first character that stands wholly off ``row`` (the bottom and top
+    of the row it starts on), or ``None`` when it ends on that row, or goes on after a hyphen
+    (a word hyphenated over two rows stays whole)."""
+    bottom, top = row
+    if len(word) < 2 or not _off_row(box(word[-1]), bottom, top):
+        return None
+    for index in word[1:]:
+        if _off_row(box(index), bottom, top):
+            return None if text[index - 1] in HYPHENS else index
+    return None
+
+
+def _off_row(char: tuple[float, float, float, float], bottom: float, top: float) -> bool:
+    return char[3] < bottom or char[1] > top
+
+
+def _origin(breaks: list[int]) -> Origin:
+    """The ``Origin`` of a text with a line break put in before each of ``breaks`` (indices
+    in pdfium's text, in order); a break put in stands where the character before it is."""
+    placed = [index + count for count, index in enumerate(breaks)]
+    return lambda index: index - bisect.bisect_right(placed, index)
+
+
+HYPHENS = "-\u00ad\u2010\u2011\ufffe"
+"""The characters that end a row in the middle of a word: hyphen, soft and hard hyphens, and
+pdfium's mark of a hyphen at a row's end."""
 
 
 def _cached(box: Box) -> Box:

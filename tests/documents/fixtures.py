@@ -171,6 +171,10 @@ SMALL_PRINT_ROWS = [
     ("Total current assets", "8,269", "10,238"),
     ("Investments", "1,975", "1,801"),
 ]
+SMALL_PRINT_SECTION = "Current Assets"
+ROW_INDENT = 72
+"""The rows under the section's title start just left of where the title ends: pdfium puts
+no space between the title and the first row ("Current AssetsCash and cash equivalents")."""
 SMALL_PRINT_WRAPPED = (("Net cash provided", "by operating", "activities"), ("2,809", "4,709"))
 """A row whose label wraps over three lines, its figures on the last (a cash flow statement's
 narrow label column)."""
@@ -200,8 +204,10 @@ def small_print_pdf(path: Path) -> Path:
     show(1400, "2015")
     show(1700, "2014")
     y += 16
+    show(0, SMALL_PRINT_SECTION)
+    y += 16
     for label, *cells in SMALL_PRINT_ROWS:
-        show(0, label)
+        show(ROW_INDENT, label)
         for x, cell in zip((1400, 1700), cells, strict=True):
             show(x, cell)
         y += 16

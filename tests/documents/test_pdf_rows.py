@@ -2,7 +2,8 @@
 each page's rows come out as one line) reads as the page shows it: each row its own line,
 a table's rows tab-separated under their headers (a label wrapped over several lines
 read as one), a heading on its own line found as one;
-no character lost or added, and a quote of a row holds under ``verify``."""
+no character lost (a line break put in where pdfium ran two rows together with no space
+between them), and a quote of a row holds under ``verify``."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from tests.documents.fixtures import (
     SIDEWAYS_LINES,
     SMALL_PRINT_PROSE,
     SMALL_PRINT_ROWS,
+    SMALL_PRINT_SECTION,
     sideways_pdf,
     small_print_pdf,
     write_pdf,
@@ -47,7 +49,9 @@ def _pdfium_text(pdf: Path) -> str:
 def test_pdfium_runs_the_rows_of_such_a_page_together(tmp_path: Path) -> None:
     # the case the conversion handles: rows of the page on one line of pdfium's text
     raw = _pdfium_text(small_print_pdf(tmp_path / "filing.pdf")).splitlines()
-    assert any("Consolidated Balance Sheets 2015 2014 Cash" in line for line in raw), raw
+    assert any("Consolidated Balance Sheets 2015 2014 Current" in line for line in raw), raw
+    # and a row that starts just left of where the row above it ends, with no space at all
+    assert any(f"{SMALL_PRINT_SECTION}Cash and cash" in line for line in raw), raw
     assert any(" ".join(SMALL_PRINT_PROSE) in line for line in raw), raw
 
 
@@ -59,6 +63,7 @@ def test_each_row_of_the_page_is_a_line_and_the_table_rows_are_cells(tmp_path: P
         HEADING,
         "Consolidated Balance Sheets",
         "\t2015\t2014",
+        SMALL_PRINT_SECTION,
         *("\t".join(row) for row in SMALL_PRINT_ROWS),
         "Net cash provided by operating activities\t2,809\t4,709",
         *SMALL_PRINT_PROSE,
