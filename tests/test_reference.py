@@ -61,6 +61,13 @@ def test_the_cli_reference_has_every_command_and_flag() -> None:
     assert "--no-activate" in text and "(settings.md#models)" in text
 
 
+def test_every_setting_declared_with_a_flag_is_taken_by_a_command() -> None:
+    # a flag declared but added to no command is a flag the docs may name and no one can use
+    flags = shown_flags(build_parser())
+    unused = [s.flags[0] for s in setting_specs().values() if s.flags and s.flags[0] not in flags]
+    assert unused == []
+
+
 def test_the_cli_reference_leaves_out_hidden_flags() -> None:
     parser = build_parser()
     run = next(

@@ -7,10 +7,22 @@ import argparse
 from typing import Any
 
 from ralph_tui.config import Settings, SettingSpec, load_settings, setting_specs
+from ralph_tui.config.run_groups import DocumentSettings
 
 URL_POLICY = "URL policy"
 """The group of the settings that say where fetches may go (every command that fetches)."""
-RUN_GROUPS = ("models", "budgets", "retrieval", "external docs", URL_POLICY, "memory", "output")
+DOCUMENTS = DocumentSettings.group
+"""The group of the settings that say how documents are read (every command that reads them)."""
+RUN_GROUPS = (
+    "models",
+    "budgets",
+    "retrieval",
+    DOCUMENTS,
+    "external docs",
+    URL_POLICY,
+    "memory",
+    "output",
+)
 """The groups whose flags ``run`` (and the commands that run sessions) take."""
 
 

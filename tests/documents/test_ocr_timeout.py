@@ -116,16 +116,21 @@ def test_an_image_ocr_did_not_read_in_time_is_refused_saying_why(
     )
 
 
+@pytest.mark.parametrize("given_by", ["env", "flag"])
 def test_the_limit_is_a_setting_the_search_command_reads(
+    given_by: str,
     engine: StandIn,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     engine.slow, engine.seconds = {2}, 1.4
-    monkeypatch.setenv("RALPH_OCR_PAGE_TIMEOUT_S", "1")
     scan = write_scan(tmp_path / "log.pdf", scan_pages(3))
     args = ["search", str(scan), "text of call", "--out", str(tmp_path / "out")]
+    if given_by == "env":
+        monkeypatch.setenv("RALPH_OCR_PAGE_TIMEOUT_S", "1")
+    else:
+        args += ["--ocrPageTimeout", "1"]
     assert run_cli([*args, "--embedder", "none"]) == 0
     assert f"log.pdf: page 2 not read (no text layer): {UNREAD}" in capsys.readouterr().err
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ralph_tui.cli.settings_flags import add_settings_flags
+from ralph_tui.cli.settings_flags import DOCUMENTS, add_settings_flags
 
 
 def add_index_arguments(index: argparse.ArgumentParser) -> None:
@@ -30,4 +30,4 @@ def _add_document(parser: argparse.ArgumentParser) -> None:
 
 def _add_common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
-    add_settings_flags(parser, ("retrieval",), also=("out_dir",))
+    add_settings_flags(parser, ("retrieval", DOCUMENTS), also=("out_dir",))
