@@ -2,8 +2,9 @@
 
 An entry is keyed by the file's SHA-256, the converter's name and version (for a PDF or an
 image, also the OCR engine's and its page bound: ``convert.cache_key``) and the cache's own
-version (``CACHE_VERSION``, raised when what a conversion gives changes: version 3 says
-which pages OCR read, version 2 is the visible text with headings beside it, where version
+version (``CACHE_VERSION``, raised when what a conversion gives changes: version 4 reads a
+page scanned sideways or upside down the right way up, version 3 says which pages OCR
+read, version 2 is the visible text with headings beside it, where version
 1 held Markdown marks): a changed file, a new converter or a new way of converting converts
 again. So a document OCR read is read again only when its engine changes, and ``verify``
 gets the text the same engine read from the same bytes. A damaged entry is converted again
@@ -22,7 +23,7 @@ from ralph_tui.atomic import write_atomic
 from ralph_tui.documents.convert import Extracted, Heading
 from ralph_tui.json_input import read_json
 
-CACHE_VERSION = 3
+CACHE_VERSION = 4
 
 
 class ExtractionCache:

@@ -6,7 +6,9 @@ Why this engine: it installs from PyPI with its models (nothing fetched at run t
 fresh machine that installs the project reads scans), it is maintained, and on a rendered
 10-K page it read tables with under 4 % of words wrong where Tesseract 5 lost the rows'
 order. The text-direction classifier is off: on upright lines it turned some of them
-upside down (the recognizer then read noise), and scans are nearly always upright.
+upside down (the recognizer then read noise). A page scanned sideways or upside down is
+told by its reading instead (its text boxes taller than wide, or read with low confidence)
+and read again turned: such a page costs two or three readings, an upright one one.
 
 What comes out is laid out as a person reads the page: the engine's text boxes grouped
 into lines by where they stand, left to right, a wide gap between two boxes of a line (a
@@ -103,17 +105,71 @@ def missing_note() -> str:
 
 def read_picture(image: Any, timeout_s: float | None = None) -> str:
     """The text of ``image`` (a Pillow image of a page), laid out in lines; empty when it
-    shows none. ``OcrUnavailable`` when the engine is missing or cannot start;
-    ``OcrTimedOut`` when it is not read within ``timeout_s`` seconds (``None``: no limit)."""
+    shows none. A page scanned sideways or upside down is turned and read again (see
+    ``_turns``). ``OcrUnavailable`` when the engine is missing or cannot start;
+    ``OcrTimedOut`` when it is not read within ``timeout_s`` seconds (``None``: no limit),
+    every reading of the page together."""
     engine = _engine()
-    result = _bounded(engine, image, timeout_s)
-    found = result.boxes if result.boxes is not None else []
-    boxes = [
-        _box(points, text)
-        for points, text in zip(found, result.txts or [], strict=True)
-        if str(text).strip()
-    ]
-    return lay_out(boxes)
+    deadline = None if timeout_s is None else time.monotonic() + timeout_s
+    read = _Reading.of(_bounded(engine, image, timeout_s))
+    best = read
+    for turn in _turns(read):
+        left = None if deadline is None else max(deadline - time.monotonic(), 0.0)
+        try:
+            turned = _Reading.of(_bounded(engine, image.rotate(turn, expand=True), left))
+        except OcrTimedOut as exc:
+            raise OcrTimedOut(timeout_s or 0.0, exc.engine_busy) from None
+        best = max(best, turned, key=_Reading.rank)
+        if turned.upright and turned.score >= GOOD_SCORE:
+            break
+    return lay_out(best.boxes)
+
+
+GOOD_SCORE = 0.85
+"""A reading whose mean confidence is below this is taken for a page read the wrong way up
+(an upright page of print reads at 0.95 or more; the same page upside down at about 0.7)."""
+SIDEWAYS_SHARE = 0.6
+"""A page whose text boxes are taller than wide in this share or more is set sideways."""
+
+
+@dataclass(frozen=True)
+class _Reading:
+    """What the engine read of a picture: its boxes, their mean confidence, and whether its
+    lines run across the picture (``upright``) or down it."""
+
+    boxes: list[Box]
+    score: float
+    upright: bool
+
+    @classmethod
+    def of(cls, result: Any) -> _Reading:
+        found = result.boxes if result.boxes is not None else []
+        boxes = [
+            _box(points, text)
+            for points, text in zip(found, result.txts or [], strict=True)
+            if str(text).strip()
+        ]
+        scores = list(getattr(result, "scores", None) or [])  # (an engine without: 1)
+        words = [box for box in boxes if len(box.text.strip()) >= 4]
+        tall = sum(box.bottom - box.top > box.right - box.left for box in words)
+        sideways = bool(words) and tall >= SIDEWAYS_SHARE * len(words)
+        return cls(boxes, statistics.fmean(scores) if scores else 1.0, not sideways)
+
+    def rank(self) -> tuple[bool, float]:
+        return self.upright, self.score
+
+
+def _turns(read: _Reading) -> tuple[int, ...]:
+    """The turns (degrees anticlockwise) to read a page again at, in order, when ``read``
+    says it was not read upright: a page set sideways is turned a quarter, first the way
+    its confidence points to (the engine turns a tall piece of text a quarter one way
+    before reading it: when that was the right way, it read the text well, and only the
+    lines are out of place); a page read poorly the right way round is turned over."""
+    if not read.upright:
+        return (90, -90) if read.score >= GOOD_SCORE else (-90, 90)
+    if read.boxes and read.score < GOOD_SCORE:
+        return (180,)
+    return ()
 
 
 def _bounded(engine: Any, image: Any, timeout_s: float | None) -> Any:

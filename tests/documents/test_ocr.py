@@ -251,3 +251,16 @@ def test_a_page_with_no_picture_is_not_sent_to_ocr(
     [document] = corpus.documents
     assert document.empty_pages == [2, 3] and document.unread_pages == []
     assert corpus.notices() == ["report.pdf: pages 2, 3 (no text layer): nothing to quote there"]
+
+
+@pytest.mark.parametrize("turned", [90, -90, 180])
+def test_a_page_scanned_sideways_or_upside_down_is_read_the_right_way_up(
+    turned: int, tmp_path: Path
+) -> None:
+    [picture] = pictures(text_pdf([SEAL_KIT]))
+    scan = tmp_path / "turned.png"
+    picture.rotate(turned, expand=True).save(scan)
+    corpus = read_corpus([scan])
+    [document] = corpus.documents
+    assert document.pages is not None
+    assert ratio(document.pages[0], "\n".join(SEAL_KIT)) > 95, document.pages[0]
