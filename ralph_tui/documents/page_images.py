@@ -7,7 +7,8 @@ A PDF page is rendered in colour (a chart's series differ by colour) with pypdfi
 down (about 930 x 1210 px for a Letter page, 110 dpi: a filing's 8-point table figures stay
 legible), about 1,500 input tokens at either provider; 150-250 KB of PNG and 0.2-0.3 s for a
 10-K page. An image is encoded again, as a JPEG when it was one, else as a PNG (a TIFF is
-neither provider's format), turned upright as OCR read it; one past ``MAX_IMAGE_PIXELS``
+neither provider's format), turned upright as its EXIF says (a page OCR found scanned
+sideways is sent as scanned: a vision model reads it turned); one past ``MAX_IMAGE_PIXELS``
 is refused before it is decoded. The page is rendered from the bytes the document was
 converted from, read again and checked against its SHA-256 (a file changed or swapped
 since the run read it is refused, never rendered), in a child process (``page_render.py``)
