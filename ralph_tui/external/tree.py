@@ -1,6 +1,7 @@
 """A page's section tree in the PageIndex shape, built deterministically from its headings
 (kept beside the text by the converter: an HTML page's ``h1``–``h6``, a Markdown page's
-``#`` lines), or from groups of pages for a PDF. Each node has a ``title``, a pre-order
+``#`` lines, a PDF's numbered or typeset headings), from a PDF's outline where it has one,
+or from groups of pages for a PDF with neither. Each node has a ``title``, a pre-order
 ``node_id`` ("0001"), ``start_index``/``end_index`` (character offsets into the cached page
 text; page numbers for a PDF's page groups), a ``summary`` and its child ``nodes``."""
 
@@ -51,7 +52,12 @@ class Node:
 def page_tree(page: CachedPage) -> list[Node]:
     """The top-level nodes of ``page``'s tree, numbered in pre-order and summarised."""
     if page.pages:
-        roots = _outline_tree(page) if page.outline else _pdf_groups(page)
+        if page.outline:
+            roots = _outline_tree(page)
+        elif page.headings:  # found by the converter: a filing's numbering, or typography
+            roots = _on_pages(page, _heading_tree(page))
+        else:
+            roots = _pdf_groups(page)
     else:
         roots = _heading_tree(page)
     for number, (node, _path) in enumerate(walk(roots), 1):
@@ -117,8 +123,12 @@ def _outline_tree(page: CachedPage) -> list[Node]:
         if 0 <= index < len(offsets)
     )
     nested = [(level, title, start) for start, level, title in entries]
-    roots = _nested(nested, len(page.text), page.title or "(front matter)")
-    starts = [start for start, _end in offsets]
+    return _on_pages(page, _nested(nested, len(page.text), page.title or "(front matter)"))
+
+
+def _on_pages(page: CachedPage, roots: list[Node]) -> list[Node]:
+    """``roots`` of a PDF with each node's first and last page (its indices: page numbers)."""
+    starts = [start for start, _end in _page_offsets(page)]
     for node, _path in walk(roots):
         first = bisect.bisect_right(starts, node.start)
         last = bisect.bisect_left(starts, node.end)
@@ -127,7 +137,7 @@ def _outline_tree(page: CachedPage) -> list[Node]:
 
 
 def _pdf_groups(page: CachedPage) -> list[Node]:
-    """A PDF without an outline: a node per group of pages."""
+    """A PDF without an outline or headings: a node per group of pages."""
     offsets = _page_offsets(page)
     nodes = []
     for first in range(0, len(offsets), PDF_GROUP_PAGES):

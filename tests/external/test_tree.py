@@ -172,6 +172,40 @@ def test_a_pdf_outline_gives_the_tree_with_page_numbers() -> None:
     assert (wiring["title"], wiring["node_id"], wiring["start_index"]) == ("Wiring", "0003", 3)
 
 
+def test_a_pdf_without_an_outline_gets_its_tree_from_its_headings_with_page_numbers() -> None:
+    from ralph_tui.external.convert import convert_page
+    from tests.documents.fixtures import pdf_bytes
+
+    pages = [
+        ["ACME Corp annual report 2023.", "Form 10-K."],
+        ["PART I", "Item 1. Business", "We make pumps for water works."],
+        ["Item 1A. Risk Factors", "Pumps can fail in cold weather."],
+        ["PART II", "Item 7. Management's Discussion and Analysis", "Sales rose by a tenth."],
+        ["Revenue was 12 million."],
+    ]
+    converted = convert_page(pdf_bytes(pages), "application/pdf", "https://docs.test/k.pdf")
+    assert converted.outline == []  # (a filing's numbered items, no bookmarks)
+    page = page_of(
+        converted.text,
+        pages=converted.pages,
+        headings=[(h.level, h.title, h.start) for h in converted.headings],
+    )
+    tree = [node.to_json() for node in page_tree(page)]
+    assert [(n["title"], n["start_index"], n["end_index"]) for n in tree] == [
+        ("Guide", 1, 1),
+        ("PART I", 2, 3),
+        ("PART II", 4, 5),
+    ]
+    items = [(n["title"], n["start_index"], n["end_index"]) for n in tree[1]["nodes"]]
+    assert items == [("Item 1. Business", 2, 2), ("Item 1A. Risk Factors", 3, 3)]
+    [mdna] = tree[2]["nodes"]
+    assert (mdna["start_index"], mdna["end_index"], mdna["summary"]) == (
+        4,
+        5,
+        "Sales rose by a tenth. Revenue was 12 million.",
+    )
+
+
 async def test_sections_are_summarised_by_the_model_once_then_from_the_cache(
     tmp_path: Path,
 ) -> None:
