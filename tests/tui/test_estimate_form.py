@@ -16,6 +16,7 @@ from ralph_tui.tui.core.estimate_text import confirmation_text, form_summary
 from ralph_tui.tui.core.run_handle import RunState
 from ralph_tui.tui.screens.confirm_spend import ConfirmSpend
 from ralph_tui.tui.screens.run_screen import RunScreen
+from ralph_tui.tui.widgets.estimate_view import SIZING
 from tests.tui.conftest import MakeApp, opened_whole, wait_for
 from tests.tui.scripted import DOC_NAME, QUESTION, scripted_runner
 from tests.tui.test_snapshots import settle
@@ -157,6 +158,8 @@ async def test_a_slow_estimate_never_holds_up_typing(
         screen.form.prefill(doc=Path(DOC_NAME), provider="offline")
         await pilot.pause(0.6)  # the estimate has started, and waits
         assert screen.form.estimate_view.estimating
+        # a document is chosen: the form says it is being read, not to choose one
+        assert estimate_text(screen) == SIZING
         await pilot.press(*"abc")
         assert screen.form.query_one("#query").text == "abc"  # type: ignore[attr-defined]
         release.set()

@@ -22,6 +22,9 @@ ESTIMATE_DELAY_S = 0.4
 """How long to wait after a change before estimating: a word typed is one estimate, not one
 a key."""
 NO_ESTIMATE = "Estimate: choose a document to see what the run may cost."
+SIZING = "Estimate: reading the documents to size the run…"
+"""Shown while the first estimate of a form with documents is made (a long PDF takes a few
+seconds to read), in place of ``NO_ESTIMATE``; a later one replaces the last when ready."""
 
 
 class EstimateView(Static):
@@ -65,6 +68,8 @@ class EstimateView(Static):
         except ValueError:
             self._settle(None, NO_ESTIMATE)
             return
+        if self.estimate is None:
+            self.update(SIZING)
         self.run_worker(
             partial(self._compute, self._round, values),
             thread=True,
