@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import DirectoryTree, Footer, OptionList, TabbedContent
+from textual.widgets import DirectoryTree, Footer, Input, OptionList, TabbedContent, TextArea
 
 from ralph_tui.config import Settings
 from ralph_tui.doctor import Check
@@ -100,6 +100,11 @@ def test_error_modal_offers_the_offline_provider(
         screen = pilot.app.screen
         assert isinstance(screen, RunScreen)
         screen.form.prefill(query=QUESTION, doc=Path(DOC_NAME), provider="auto")
+        # The screen under the modal is drawn as it last was: its question box's cursor is
+        # kept from blinking before the modal covers it (``settle`` reaches the modal only).
+        for widget in screen.query("Input, TextArea"):
+            assert isinstance(widget, Input | TextArea)
+            widget.cursor_blink = False
         await pilot.press("ctrl+r")
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, ErrorModal))
         await settle(pilot)
@@ -161,6 +166,7 @@ def test_summary_modal_of_a_compacted_context(
         screen.monitor.query_one("#extras", TabbedContent).active = "tab-context"
         await wait_for(pilot, lambda: bool(screen.monitor.query(ContextPane)))
         tree = screen.monitor.query_one(ContextPane).query_one(OptionList)
+        await wait_for(pilot, lambda: tree.option_count == 3)  # (the store is read after)
         tree.focus()
         tree.highlighted = 1
         await pilot.press("enter")
