@@ -7,6 +7,14 @@ A query's rare terms (held by at most one chunk in ``RARE_SHARE``: a name, a cod
 of art) rank the chunks that hold them first. BM25 alone lets a chunk holding several common
 words of a long question outscore the one chunk holding the name it asks about, and the
 larger the document, the more such chunks there are.
+
+No query term weighs more than ``WEIGHT_CAP`` times the median IDF of the query's terms
+(``capped``), here as in the MaxSim rerank. The words a question is phrased with ("how much
+did Boeing *carry*", "why did the cash *go* up", "how much did Adobe *hold*") are rare in a
+filing, and with their full IDF one of them outweighed the words the answer is stated in,
+so passages that happen to hold it ("carrying amounts", "going concern") came before the
+statement that answers. A name or a term of art still counts the most (its IDF is only
+capped, not cut) and, in a large document, still ranks first as a rare term.
 """
 
 from __future__ import annotations
@@ -27,6 +35,18 @@ logging.getLogger("bm25s").setLevel(logging.WARNING)
 RARE_SHARE = 2000
 """A query term held by at most one chunk in this many is rare (so a document of fewer
 chunks has no rare terms: there, BM25's IDF tells names apart well enough)."""
+
+
+WEIGHT_CAP = 2.0
+"""The most a query term weighs, in medians of its query's term weights."""
+
+
+def capped(weights: np.ndarray) -> np.ndarray:
+    """``weights`` with none above ``WEIGHT_CAP`` times their median (as they are, for a
+    query of one term)."""
+    if len(weights) < 2:
+        return weights
+    return np.minimum(weights, WEIGHT_CAP * float(np.median(weights)))
 
 
 def idf(df: np.ndarray, n: int) -> np.ndarray:
@@ -87,19 +107,23 @@ class LexicalIndex:
 
     def search(self, query: str) -> LexicalHits | None:
         """BM25 score of every chunk and its rare terms, or ``None`` when no query word
-        occurs in any chunk."""
+        occurs in any chunk. Each term's score is scaled down where its IDF is over the
+        cap (``capped``)."""
         known = Counter(self._known[s] for s in stems_of(folded_words(query)) if s in self._known)
         if not known:
             return None
+        terms = list(known)
+        weights = self._idf(terms)
+        scale = capped(weights) / weights
         scores: np.ndarray | None = None
         rare: np.ndarray | None = None
-        for term, repeats in known.items():
+        for term, factor in zip(terms, scale.tolist(), strict=True):
             term_scores = np.asarray(self._model.get_scores([term]), dtype=np.float32)
             held = term_scores > 0
             if scores is None or rare is None:
                 scores = np.zeros_like(term_scores)
                 rare = np.zeros(len(term_scores), dtype=np.int32)
-            scores += term_scores * repeats
+            scores += term_scores * (known[term] * factor)
             if int(held.sum()) <= len(term_scores) // RARE_SHARE:
                 rare += held
         assert scores is not None and rare is not None
@@ -109,11 +133,16 @@ class LexicalIndex:
         """Each of ``terms`` (stems, as ``ralph_tui.words.stem`` gives them) that a chunk
         holds, with its IDF over the indexed chunks (``idf``): what a term says about where
         to look, high for a name in a few chunks, low for a word in every other one."""
+        held = [(term, self._known[term]) for term in terms if term in self._known]
+        weights = self._idf([i for _, i in held])
+        return {term: float(w) for (term, _), w in zip(held, weights, strict=True)}
+
+    def _idf(self, ids: Sequence[int]) -> np.ndarray:
+        """The IDF (``idf``) of each of the terms ``ids`` over the indexed chunks."""
         indptr = self._model.scores["indptr"]
         n = int(self._model.scores["num_docs"])
-        held = [(term, self._known[term]) for term in terms if term in self._known]
-        df = np.array([int(indptr[i + 1] - indptr[i]) for _, i in held], dtype=np.int64)
-        return {term: float(w) for (term, _), w in zip(held, idf(df, n), strict=True)}
+        df = np.array([int(indptr[i + 1] - indptr[i]) for i in ids], dtype=np.int64)
+        return idf(df, n)
 
     def scores(self, query: str) -> np.ndarray | None:
         """BM25 score of every chunk, or ``None`` when no query word occurs in any."""

@@ -4,7 +4,8 @@ Each query word vector meets each passage word vector; a query word scores its b
 and a passage scores the sum over query words, each weighted by its rarity (IDF) when the
 embedder knows it, so a name matched exactly outweighs a common word matched loosely.
 
-No query word weighs more than ``WEIGHT_CAP`` times the median of the query's words. Rarity
+No query word weighs more than ``WEIGHT_CAP`` times the median of the query's words (the
+lexical leg's rule, ``lexical.capped``). Rarity
 is the document's: the words a question is phrased with ("how much did Adobe *hold*", "why
 did the cash *go* up") are rare in a filing, and uncapped one of them was a third to a half
 of the score, so a passage matching it loosely ("holds a degree", "going concern") rose over
@@ -18,10 +19,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from ralph_tui.retrieval.lexical import capped
 from ralph_tui.words import folded_words
-
-WEIGHT_CAP = 2.0
-"""The most a query word weighs, in medians of its query's word weights."""
 
 WordVectors = Callable[[Sequence[str]], np.ndarray]
 WordWeights = Callable[[Sequence[str]], np.ndarray]
@@ -50,10 +49,3 @@ def maxsim(
         similarity = q @ word_vectors(words).T
         scores.append(float(similarity.max(axis=1).sum()))
     return scores
-
-
-def capped(weights: np.ndarray) -> np.ndarray:
-    """``weights`` with none above ``WEIGHT_CAP`` times their median."""
-    if len(weights) < 2:
-        return weights
-    return np.minimum(weights, WEIGHT_CAP * float(np.median(weights)))

@@ -9,6 +9,7 @@ import bm25s
 import numpy as np
 import pytest
 
+from ralph_tui.retrieval.chunks import Chunking
 from ralph_tui.retrieval.lexical import LexicalIndex, top
 from tests.retrieval.helpers import index_of, paragraphs_document
 
@@ -81,3 +82,26 @@ async def test_saving_and_loading_leave_the_process_stderr_alone(
     loaded = LexicalIndex.load(tmp_path)
     assert seen == [stderr, stderr]
     assert loaded.scores("seals") is not None
+
+
+async def test_a_rare_phrasing_word_of_a_question_does_not_outweigh_the_words_it_asks_about() -> (
+    None
+):
+    # "carry" is in one chunk of 47, "current", "assets" and "year" in 15 or 16 each: with
+    # its full IDF (3.3 times theirs) "carry" alone outscored the chunk holding all three;
+    # capped at twice the query's median IDF, it does not.
+    notes = [
+        "Note {}: the current portion is shown beside the prior period's.",
+        "Note {}: these assets are measured at fair value by the trustee.",
+        "Note {}: the year's figures are shown beside the prior period's.",
+    ]
+    filing = [
+        "The notes carry interest at a floating rate set each quarter by the lender.",
+        "Total current assets were 8,269 at the end of the year, as the balance sheet shows.",
+    ] + [notes[i % 3].format(i) for i in range(45)]
+    index = await index_of(paragraphs_document(filing, 100), chunking=Chunking(100, 0))
+    scores = index.lexical.scores("How much did they carry in current assets that year?")
+    assert scores is not None
+    assert top(scores, 2).tolist() == [1, 0]
+    rarity = index.lexical.rarity(["carri", "current", "asset", "year"])
+    assert rarity["carri"] > 3 * rarity["current"], "the case the cap is for"

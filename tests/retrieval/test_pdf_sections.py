@@ -10,7 +10,8 @@ import numpy as np
 
 from ralph_tui.retrieval.chunks import Chunking, chunk_text, section_headings
 from ralph_tui.retrieval.context import chunk_contexts
-from ralph_tui.retrieval.rerank import WEIGHT_CAP, capped, maxsim
+from ralph_tui.retrieval.lexical import WEIGHT_CAP, capped
+from ralph_tui.retrieval.rerank import maxsim
 from ralph_tui.retrieval.retriever import pages_first
 from ralph_tui.retrieval.sources import PassageInfo
 
