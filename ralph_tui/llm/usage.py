@@ -21,10 +21,15 @@ from dataclasses import dataclass, field, fields, replace
 
 from ralph_tui.errors import CostCapReached
 from ralph_tui.events import UsageUpdated
-from ralph_tui.llm.errors import LLMConnectionError, LLMError
+from ralph_tui.llm.errors import (
+    LLMConnectionError,
+    LLMError,
+    LLMTimeoutError,
+    StreamInterruptedError,
+)
 from ralph_tui.llm.pricing import Price, turn_cost
 from ralph_tui.llm.retry import OnRetry, RetryPolicy, Sleep, call_with_retries
-from ralph_tui.llm.tokens import count_tokens, with_estimates
+from ralph_tui.llm.tokens import count_tokens, prompt_tokens, with_estimates
 from ralph_tui.llm.types import (
     ChatMessage,
     Completion,
@@ -33,6 +38,7 @@ from ralph_tui.llm.types import (
     OnPartial,
     ToolChoice,
     ToolDefinition,
+    Usage,
 )
 
 
@@ -196,6 +202,27 @@ def totals_of(
     )
 
 
+def _plus(old: ModelUsage, completion: Completion) -> ModelUsage:
+    """``old`` with one more call: ``completion``'s tokens and cost."""
+    usage = completion.usage
+    return replace(
+        old,
+        input_tokens=old.input_tokens + usage.input_tokens,
+        output_tokens=old.output_tokens + usage.output_tokens,
+        calls=old.calls + 1,
+        cost_usd=old.cost_usd + (completion.cost_usd or 0.0),
+        unknown_cost_calls=old.unknown_cost_calls + (completion.cost_usd is None),
+        estimated_calls=old.estimated_calls + usage.estimated,
+        cache_read_tokens=old.cache_read_tokens + (usage.cache_read_tokens or 0),
+        cache_reported_calls=old.cache_reported_calls + (usage.cache_read_tokens is not None),
+    )
+
+
+ABANDONED = (LLMTimeoutError, StreamInterruptedError)
+"""Failures of a request the server had whole and may have read (its answer never came):
+counted with their prompt's tokens, unlike a refusal."""
+
+
 class UsageLedger:
     """Token and cost totals of one run, shared by all its clients.
 
@@ -221,21 +248,8 @@ class UsageLedger:
     def record(self, completion: Completion) -> UsageSnapshot:
         """Add one completion's tokens and cost; return the new totals."""
         key = f"{completion.provider}:{completion.model}"
-        known = completion.cost_usd is not None
         with self._lock:
-            old = self._by_model.get(key, ModelUsage())
-            self._by_model[key] = replace(
-                old,
-                input_tokens=old.input_tokens + completion.usage.input_tokens,
-                output_tokens=old.output_tokens + completion.usage.output_tokens,
-                calls=old.calls + 1,
-                cost_usd=old.cost_usd + (completion.cost_usd or 0.0),
-                unknown_cost_calls=old.unknown_cost_calls + (0 if known else 1),
-                estimated_calls=old.estimated_calls + completion.usage.estimated,
-                cache_read_tokens=old.cache_read_tokens + (completion.usage.cache_read_tokens or 0),
-                cache_reported_calls=old.cache_reported_calls
-                + (completion.usage.cache_read_tokens is not None),
-            )
+            self._by_model[key] = _plus(self._by_model.get(key, ModelUsage()), completion)
             return self._snapshot()
 
     def record_saved(self, completion: Completion) -> UsageSnapshot:
@@ -255,14 +269,16 @@ class UsageLedger:
             )
             return self._snapshot()
 
-    def record_failure(self, provider: str, model: str) -> UsageSnapshot:
-        """Count a request the server received but that failed (no tokens are known)."""
+    def record_failure(
+        self, provider: str, model: str, read: Completion | None = None
+    ) -> UsageSnapshot:
+        """Count a request the server received but that failed: without tokens (refused),
+        or with what it ``read`` (the prompt of a request whose answer never came)."""
         key = f"{provider}:{model}"
         with self._lock:
             old = self._by_model.get(key, ModelUsage())
-            self._by_model[key] = replace(
-                old, calls=old.calls + 1, failed_calls=old.failed_calls + 1
-            )
+            counted = _plus(old, read) if read is not None else replace(old, calls=old.calls + 1)
+            self._by_model[key] = replace(counted, failed_calls=old.failed_calls + 1)
             return self._snapshot()
 
     def snapshot(self) -> UsageSnapshot:
@@ -342,6 +358,9 @@ class MeteredClient:
                     max_tokens=max_tokens,
                     on_partial=on_partial,
                 )
+            except ABANDONED:
+                self._count_abandoned(messages, tools)
+                raise
             except LLMError as error:
                 if not isinstance(error, LLMConnectionError):  # one that never left is not sent
                     self._count_failure()
@@ -349,7 +368,7 @@ class MeteredClient:
             except asyncio.CancelledError:
                 # Cancelled while the server had it (a run cancelled mid-turn, a sibling
                 # sub-call's failure): the server's log has it, so the ledger counts it too.
-                self._count_failure()
+                self._count_abandoned(messages, tools)
                 raise
 
         completion = await call_with_retries(
@@ -431,6 +450,20 @@ class MeteredClient:
 
     def _count_failure(self) -> None:
         self._report(self.ledger.record_failure(self.provider, self.model))
+
+    def _count_abandoned(
+        self, messages: list[ChatMessage], tools: list[ToolDefinition] | None
+    ) -> None:
+        """Count a request whose answer never came although the server had it whole (timed
+        out, cut off, cancelled): a failed call whose prompt's tokens are counted, estimated,
+        and priced — the server read them, and a provider bills what it read, so a cap must
+        see them (a request the server refused is counted without tokens)."""
+        usage = Usage(input_tokens=prompt_tokens(messages, tools), estimated=True)
+        cost: float | None = turn_cost(self.model, self.model, usage)
+        if self.price is not None:
+            cost = self.price.cost(usage.input_tokens, 0, 0, 0)
+        read = Completion(provider=self.provider, model=self.model, usage=usage, cost_usd=cost)
+        self._report(self.ledger.record_failure(self.provider, self.model, read))
 
     def _report(self, snapshot: UsageSnapshot) -> None:
         if self.on_usage is not None:

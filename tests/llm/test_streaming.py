@@ -16,6 +16,7 @@ import pytest
 
 from ralph_tui.llm.anthropic_client import AnthropicClient
 from ralph_tui.llm.errors import (
+    LLMError,
     LLMTimeoutError,
     OverloadedError,
     ServerError,
@@ -264,6 +265,34 @@ async def test_a_stream_gets_the_whole_timeout_not_a_timeout_per_chunk(
     with pytest.raises(LLMTimeoutError, match="timed out"):
         await make(api, timeout_s=0.5).chat(ASK)
     assert time.perf_counter() - started < 2.0 and stream.closed
+
+
+@pytest.mark.parametrize(("make", "body"), PROVIDERS)
+async def test_a_request_that_timed_out_or_was_cut_off_counts_the_prompt_it_sent(
+    make: Make, body: dict[str, Any]
+) -> None:
+    # the server had the whole prompt and read it (a provider bills that): a cap sees it
+    api = FakeAPI()
+    api.replies.append(stream_response(ScriptedStream(events_of(body) * 50, delay_s=0.05)))
+    api.replies.append(stream_response(ScriptedStream(events_of(body)[:3])))
+    api.reply(400, {"error": {"message": "bad request", "type": "invalid_request_error"}})
+    ledger = UsageLedger(token_cap=10**6)
+    no_retry = RetryPolicy(max_retries=0)
+    metered = MeteredClient(make(api, timeout_s=0.5), ledger, retry_policy=no_retry)
+    prompt = [ChatMessage(role="user", content="Count the filters. " * 200)]
+    with pytest.raises(LLMTimeoutError):
+        await metered.chat(prompt)
+    timed_out = ledger.snapshot()
+    assert timed_out.calls == 1 and timed_out.failed_calls == 1
+    assert 800 < timed_out.input_tokens < 2_000 and timed_out.estimated_calls == 1
+    with pytest.raises(StreamInterruptedError):
+        await metered.chat(prompt)
+    assert ledger.snapshot().input_tokens == 2 * timed_out.input_tokens
+    with pytest.raises(LLMError):  # refused: the server read nothing
+        await metered.chat(prompt)
+    refused = ledger.snapshot()
+    assert refused.calls == 3 and refused.failed_calls == 3
+    assert refused.input_tokens == 2 * timed_out.input_tokens
 
 
 @pytest.mark.parametrize(("make", "body"), PROVIDERS)
