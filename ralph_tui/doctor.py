@@ -175,7 +175,10 @@ def converter_checks() -> list[Check]:
     try:
         import pypdfium2
 
-        pypdfium2.PdfDocument.new().new_page(200, 200)
+        from ralph_tui.documents.pdf import PDFIUM_LOCK
+
+        with PDFIUM_LOCK:
+            pypdfium2.PdfDocument.new().new_page(200, 200)
     except Exception as exc:
         fix = f"reinstall pypdfium2 ({reinstall_command('pypdfium2')})"
         checks.append(Check("pdf converter", "fail", f"{type(exc).__name__}: {exc}", fix))

@@ -21,6 +21,7 @@ import os
 import re
 import subprocess
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -52,6 +53,12 @@ TEXT, STYLES = "text", "styles"
 """What a read of a PDF gives of each page."""
 Box = Callable[[int], tuple[float, float, float, float]]
 """The box (left, bottom, right, top) of a page's character, by its index in the text."""
+PDFIUM_LOCK = threading.RLock()
+"""Held by every use of pdfium in this process (here, OCR's page pictures, a report's page
+pictures): pdfium is not thread-safe, not even over two documents, and two threads in it
+at once end the process (the app's estimate read a PDF while a run started on it: the
+process died of a segmentation fault). Long PDFs are read in child processes, which need
+no lock; a thread that waits for it waits for the other's document."""
 
 
 class PdfError(ValueError):
@@ -112,26 +119,28 @@ def _each_page(source: Source, what: str, on_page: OnPage | None = None) -> list
 def pdf_outline(source: Source) -> list[tuple[int, str, int]]:
     """The PDF's outline (bookmarks): ``(level, title, page index)`` in order; empty when it
     has none (or its entries point nowhere)."""
-    document = _open(source)
-    try:
-        entries = []
-        for bookmark in document.get_toc():
-            destination = bookmark.get_dest()
-            index = destination.get_index() if destination is not None else None
-            title = " ".join((bookmark.get_title() or "").split())
-            if index is not None and title:
-                entries.append((int(bookmark.level), title, int(index)))
-        return entries
-    finally:
-        document.close()
+    with PDFIUM_LOCK:
+        document = _open(source)
+        try:
+            entries = []
+            for bookmark in document.get_toc():
+                destination = bookmark.get_dest()
+                index = destination.get_index() if destination is not None else None
+                title = " ".join((bookmark.get_title() or "").split())
+                if index is not None and title:
+                    entries.append((int(bookmark.level), title, int(index)))
+            return entries
+        finally:
+            document.close()
 
 
 def page_count(source: Source) -> int:
-    document = _open(source)
-    try:
-        return len(document)
-    finally:
-        document.close()
+    with PDFIUM_LOCK:
+        document = _open(source)
+        try:
+            return len(document)
+        finally:
+            document.close()
 
 
 def _pages_of(
@@ -142,20 +151,21 @@ def _pages_of(
     total: int = 0,
     what: str = TEXT,
 ) -> list[Any]:
-    document = _open(source)
     pages: list[Any] = []
     read = _page_text if what == TEXT else _page_style
-    try:
-        for index in range(start, end):
-            page = document[index]
-            text_page = page.get_textpage()
-            pages.append(read(text_page))
-            text_page.close()
-            page.close()
-            if on_page is not None:
-                on_page(index + 1, total)
-    finally:
-        document.close()
+    with PDFIUM_LOCK:
+        document = _open(source)
+        try:
+            for index in range(start, end):
+                page = document[index]
+                text_page = page.get_textpage()
+                pages.append(read(text_page))
+                text_page.close()
+                page.close()
+                if on_page is not None:
+                    on_page(index + 1, total)
+        finally:
+            document.close()
     return pages
 
 

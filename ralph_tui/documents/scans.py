@@ -21,6 +21,7 @@ from typing import Any
 from ralph_tui.counts import counted
 from ralph_tui.documents import ocr
 from ralph_tui.documents.detect import UnreadableFile
+from ralph_tui.documents.pdf import PDFIUM_LOCK
 
 DPI = 200
 """Resolution a scanned PDF page is rendered at for OCR (8-point print stays legible)."""
@@ -76,9 +77,11 @@ def read_scanned_pages(
     read) is left as it is, neither read nor untried."""
     import pypdfium2 as pdfium
 
-    document = pdfium.PdfDocument(str(source) if not isinstance(source, bytes) else source)
+    with PDFIUM_LOCK:  # (held for pdfium's calls only, not while OCR reads a picture)
+        document = pdfium.PdfDocument(str(source) if not isinstance(source, bytes) else source)
     try:
-        pictured = [number for number in numbers if _shows_picture(document, number)]
+        with PDFIUM_LOCK:
+            pictured = [number for number in numbers if _shows_picture(document, number)]
         engine = ocr.engine_name()
         if engine is None:
             return OcrResult(untried=pictured, why_untried=ocr.missing_note())
@@ -88,7 +91,9 @@ def read_scanned_pages(
             result.why_untried = _past_bound(max_pages)
         for done, number in enumerate(tried, 1):
             try:
-                result.texts[number] = _read(_rendered(document, number), timeout_s)
+                with PDFIUM_LOCK:
+                    picture = _rendered(document, number)
+                result.texts[number] = _read(picture, timeout_s)
             except ocr.OcrUnavailable:
                 raise
             except ocr.OcrTimedOut as exc:
@@ -103,7 +108,8 @@ def read_scanned_pages(
         result.untried.sort()
         return result
     finally:
-        document.close()
+        with PDFIUM_LOCK:
+            document.close()
 
 
 def _shows_picture(document: Any, number: int) -> bool:

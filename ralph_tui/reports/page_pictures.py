@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ralph_tui.documents.pdf import PDFIUM_LOCK
 from ralph_tui.evidence import QuoteLocation
 
 PAGE_WIDTH_PX = 900
@@ -44,6 +45,11 @@ def page_pictures(quotes: Sequence[QuoteLocation], paths: dict[str, Path]) -> li
     """The pictures of the pages the PDF quotes stand on, each page once, in quote order.
     ``paths`` gives each PDF document's file by name; a file that is missing or cannot be
     opened gives no pictures."""
+    with PDFIUM_LOCK:
+        return _pictures(quotes, paths)
+
+
+def _pictures(quotes: Sequence[QuoteLocation], paths: dict[str, Path]) -> list[PagePicture]:
     import pypdfium2 as pdfium
 
     pictures: dict[tuple[str, int], PagePicture] = {}
