@@ -146,6 +146,36 @@ def test_config_shows_each_setting_with_its_source(
     assert "budgets:" in text and "flag" not in text.split("budgets:")[0].split("\n")[0]
 
 
+def test_config_names_the_line_or_variable_whose_value_the_setting_took(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the first of a setting's names that is set gives its value, its field name last
+    (tmp_path / ".env").write_text("RALPH_MAX_ITERS=3\nMAX_ITERS=5\ntop_k=4\n")
+    monkeypatch.setenv("chunk_size", "800")
+    monkeypatch.setenv("RALPH_CHUNK_SIZE", "700")
+    assert run_cli(["config", "--json"]) == 0
+    rows = {row["name"]: row for row in json.loads(capsys.readouterr().out)["settings"]}
+    assert (rows["max_iters"]["value"], rows["max_iters"]["source"]) == (
+        3,
+        ".env line 1 (RALPH_MAX_ITERS)",
+    )
+    assert (rows["top_k"]["value"], rows["top_k"]["source"]) == (4, ".env line 3 (top_k)")
+    assert (rows["chunk_size"]["value"], rows["chunk_size"]["source"]) == (
+        700,
+        "environment variable RALPH_CHUNK_SIZE",
+    )
+
+
+def test_a_mapping_that_is_not_json_is_a_one_line_settings_error(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("RALPH_ROLE_PROMPTS", "worker: be brief")
+    assert run_cli(["config"]) == 2
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert "setting role_prompts (from environment variable RALPH_ROLE_PROMPTS)" in line
+    assert "written as JSON" in line and "a bug" not in line
+
+
 def test_config_names_the_active_variant_as_the_source_of_its_knobs(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,6 +13,7 @@ from typing import Any
 
 from dotenv import dotenv_values
 from pydantic import ValidationError
+from pydantic_settings import SettingsError as SourceError
 
 from ralph_tui.config.declare import SettingSpec
 from ralph_tui.config.paths import path_problems
@@ -54,28 +56,36 @@ class Layers:
             return f"flag {spec.flags[0]}" if spec.flags else "the caller"
         if spec.name in self.recorded:
             return f"the settings recorded with {self.recorded_from}"
-        names = {name.upper() for name in spec.env_names}
-        for key in self.environ:
-            if key.upper() in names:
-                return f"environment variable {key}"
+        names = read_names(spec)
+        given = {key.upper(): key for key in self.environ}
+        for name in names:
+            if name in given:
+                return f"environment variable {given[name]}"
         line = dotenv_line(self.env_file, names)
         if line is not None:
             return f"{self.env_file} line {line[0]} ({line[1]})"
         return "default"
 
 
-def dotenv_line(path: Path, names: set[str]) -> tuple[int, str] | None:
-    """The number and the name of the last line of ``path`` setting one of ``names``."""
+def read_names(spec: SettingSpec) -> list[str]:
+    """The names a setting is read from, upper case, the first one set winning (as the
+    settings' sources read them): its declared names in order, then its field name."""
+    return [name.upper() for name in (*spec.env_names, spec.name)]
+
+
+def dotenv_line(path: Path, names: list[str]) -> tuple[int, str] | None:
+    """The number and the name of the line of ``path`` whose value a setting read from
+    ``names`` (first set wins) takes: of the first of them the file sets, its last line."""
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError):
         return None
-    found = None
+    last: dict[str, tuple[int, str]] = {}
     for number, text in enumerate(lines, 1):
         name = text.strip().removeprefix("export ").partition("=")[0].strip()
         if name.upper() in names:
-            found = (number, name)
-    return found
+            last[name.upper()] = (number, name)
+    return next((last[name] for name in names if name in last), None)
 
 
 def load_settings(
@@ -101,6 +111,8 @@ def load_settings(
         settings = Settings(_env_file=layers.env_file, **{**layers.recorded, **layers.cli})
     except ValidationError as exc:
         raise SettingsError(problems(exc, layers.source_of)) from None
+    except SourceError as exc:  # a value the environment or .env gives that cannot be parsed
+        raise SettingsError([unparsed(exc, layers.source_of)]) from None
     restored = [name for name in layers.recorded if name not in layers.cli]
     refuse_recorded_paths_outside(settings, restored, recorded_from)
     return check_paths(settings, layers) if writes else settings
@@ -163,6 +175,24 @@ def problems(exc: ValidationError, source_of: Any) -> list[str]:
             f"(from {source_of(spec)}): {message}"
         )
     return lines
+
+
+def unparsed(exc: SourceError, source_of: Any) -> str:
+    """One line for a value the settings' sources could not parse (a mapping that is not
+    JSON): the setting and where its value came from."""
+    field = UNPARSED_FIELD.search(str(exc))
+    spec = spec_for(field.group(1)) if field else None
+    why = str(exc.__cause__ or exc).splitlines()[0]
+    if spec is None:
+        return f"a setting's value cannot be read: {why}"
+    return (
+        f"the value of setting {spec.name} (from {source_of(spec)}) cannot be read: {why} "
+        "(a mapping or a list is written as JSON)"
+    )
+
+
+UNPARSED_FIELD = re.compile(r'field "([^"]+)"')
+"""How pydantic-settings names the field whose value it could not parse."""
 
 
 def spec_for(loc: str) -> SettingSpec | None:
