@@ -109,7 +109,7 @@ class _Candidates:
     holds."""
 
     rankings: dict[str, dict[str, list[str]]] = field(
-        default_factory=lambda: {"lexical": {}, "page": {}, "dense": {}}
+        default_factory=lambda: {"lexical": {}, "page": {}, "row": {}, "dense": {}}
     )
     infos: dict[str, PassageInfo] = field(default_factory=dict)
     ranks: dict[str, dict[str, int]] = field(default_factory=dict)
@@ -197,6 +197,14 @@ class Retriever:
                     query, chunk_scores, self._top_n(source.kind, n), allowed[source.kind]
                 )
                 found.add("page", source, picked, page_scores)
+            if source.rows is not None:
+                picked, sizes = source.rows.nominate(
+                    query,
+                    hits.scores if hits is not None else None,
+                    self._top_n(source.kind, n),
+                    allowed[source.kind],
+                )
+                found.add("row", source, picked, sizes)
         ms["lexical"] = _since(t)
 
         query_vector = await self._query_vector(query, sources, skipped, ms)
