@@ -41,9 +41,7 @@ MAX_LABEL_TERMS = 12
 """Content words of the longest label kept (a longer first cell is a sentence)."""
 MAX_QUERY_TERMS = 200
 """Query words looked at (a query is bounded elsewhere; this bounds the look-ups)."""
-TAB_ROW = re.compile(r"^([^\t\n]*)\t([^\n]*)$", re.MULTILINE)
-"""A line with tab-separated cells: its first cell, the rest."""
-MARKDOWN_ROW = re.compile(r"^ {0,3}\|([^|\n]*)\|([^\n]*\|[ \t]*)$", re.MULTILINE)
+MARKDOWN_ROW = re.compile(r" {0,3}\|([^|\n]*)\|(.*\|)[ \t]*")
 """A Markdown table row: its first cell, the rest (a rule line's label has no words)."""
 FIGURE = re.compile(r"\d")
 
@@ -52,19 +50,33 @@ def row_labels(text: str) -> Iterator[tuple[int, tuple[str, ...]]]:
     """Each table row of ``text`` with a figure after its label, when the label makes a
     key: the row's offset and the key (a label read once, however often it recurs)."""
     keys: dict[str, tuple[str, ...]] = {}
-    patterns = [TAB_ROW] if "\t" in text else []
-    if "|" in text:
-        patterns.append(MARKDOWN_ROW)
-    for pattern in patterns:
-        for row in pattern.finditer(text):
-            label, rest = row.group(1).strip(), row.group(2)
-            if not label or len(label) > MAX_LABEL or FIGURE.search(rest) is None:
-                continue
-            key = keys.get(label)
-            if key is None:
-                key = keys[label] = label_key(label)
-            if key:
-                yield row.start(), key
+    for start, label, rest in _rows(text):
+        label = label.strip()
+        if not label or len(label) > MAX_LABEL or FIGURE.search(rest) is None:
+            continue
+        key = keys.get(label)
+        if key is None:
+            key = keys[label] = label_key(label)
+        if key:
+            yield start, key
+
+
+def _rows(text: str) -> Iterator[tuple[int, str, str]]:
+    """Each line holding a tab (its first cell and the rest) or read as a Markdown table
+    row, with its offset; found by the tabs and bars, not by reading every line."""
+    for mark in ("\t", "|"):
+        at = text.find(mark)
+        while at != -1:
+            start = text.rfind("\n", 0, at) + 1
+            end = text.find("\n", at)
+            end = len(text) if end == -1 else end
+            line = text[start:end]
+            if mark == "\t":
+                label, _, rest = line.partition("\t")
+                yield start, label, rest
+            elif "\t" not in line and (row := MARKDOWN_ROW.fullmatch(line)) is not None:
+                yield start, row.group(1), row.group(2)
+            at = text.find(mark, end)
 
 
 def label_key(label: str) -> tuple[str, ...]:
