@@ -1,4 +1,5 @@
-"""Two-stage search over every source: BM25 and dense legs fused by reciprocal rank
+"""Two-stage search over every source: BM25 (chunks and pages), table-row (``rows``) and
+dense legs fused by reciprocal rank
 (exact phrases first, then the passages holding the query's rare terms, a weight per
 source kind), then an optional MaxSim rerank that keeps that precedence; last, each page's
 first passage comes before any page's second (``pages_first``)."""
