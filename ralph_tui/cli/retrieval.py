@@ -141,7 +141,7 @@ def _print_search(result: RetrievalResult, corpus: Corpus, *, as_json: bool) -> 
 
 def _scores(ranks: dict[str, int], scores: dict[str, float]) -> str:
     parts = []
-    for leg in ("lexical", "page", "dense"):
+    for leg in ("lexical", "page", "row", "dense"):
         if leg in ranks:
             parts.append(f"{leg} #{ranks[leg]} ({scores[leg]:.3f})")
     if "maxsim" in scores:

@@ -27,12 +27,13 @@ from ralph_tui.json_input import read_json
 from ralph_tui.retrieval.chunks import Chunking, ChunkTable
 from ralph_tui.retrieval.lexical import LexicalIndex
 from ralph_tui.retrieval.pages import PageLeg
+from ralph_tui.retrieval.rows import RowIndex
 
-FORMAT = 4
+FORMAT = 5
 """Bumped when what is stored changes shape or the words it was built from change (3: text
 without spaces is indexed as character pairs; 4: chunks end at page breaks and headings,
-carry their page range and context words, and paged documents have a page leg): older
-folders are then rebuilt."""
+carry their page range and context words, and paged documents have a page leg; 5: the
+table rows' labels, ``rows.json``): older folders are then rebuilt."""
 
 CACHE_ERRORS = (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile)
 
@@ -41,13 +42,15 @@ OnNotice = Callable[[str], None]
 
 @dataclass
 class StoredLexical:
-    """The embedder-independent part: chunks, BM25, and the vocabulary with each word's IDF."""
+    """The embedder-independent part: chunks, BM25, the vocabulary with each word's IDF,
+    the page leg and the table rows' labels."""
 
     chunks: ChunkTable
     lexical: LexicalIndex
     words: list[str]
     idf: np.ndarray
     pages: PageLeg | None = None
+    rows: RowIndex | None = None
 
 
 class IndexCache:
@@ -95,7 +98,8 @@ class IndexCache:
             idf = np.load(folder / "idf.npy")
             if len(words) != meta["words"] or len(idf) != len(words):
                 raise ValueError(f"{len(words)} words and {len(idf)} weights, not {meta['words']}")
-            return StoredLexical(chunks, lexical, words, idf, pages)
+            rows = RowIndex.from_json(read_json(folder / "rows.json"), len(chunks))
+            return StoredLexical(chunks, lexical, words, idf, pages, rows)
         except CACHE_ERRORS as exc:
             notice(f"retrieval index cache {folder} is damaged ({_reason(exc)}); rebuilding it")
             shutil.rmtree(folder, ignore_errors=True)
@@ -117,6 +121,8 @@ class IndexCache:
                 words = json.dumps(stored.words, ensure_ascii=False)
                 (aside / "words.json").write_text(words, encoding="utf-8")
                 np.save(aside / "idf.npy", stored.idf)
+                rows = stored.rows.rows if stored.rows is not None else {}
+                (aside / "rows.json").write_text(json.dumps(rows, ensure_ascii=False), "utf-8")
                 meta = {"format": FORMAT, "words": len(stored.words), "chunks": len(stored.chunks)}
                 (aside / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
                 shutil.rmtree(target, ignore_errors=True)

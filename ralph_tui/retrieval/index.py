@@ -18,6 +18,7 @@ from ralph_tui.retrieval.context import chunk_contexts, document_words, named_do
 from ralph_tui.retrieval.embedders import Embedder, WordVectorEmbedder
 from ralph_tui.retrieval.lexical import LexicalIndex, idf
 from ralph_tui.retrieval.pages import PageLeg, page_units
+from ralph_tui.retrieval.rows import RowIndex
 from ralph_tui.retrieval.words import Vocabulary
 
 OnIndexProgress = Callable[[str, int, int], None]
@@ -75,6 +76,7 @@ class DocumentIndex:
     embedder: Embedder | None
     figures: IndexFigures
     pages: PageLeg | None = None
+    rows: RowIndex | None = None
 
     def chunk_text(self, index: int) -> str:
         start, end = self.chunks.span(index)
@@ -160,7 +162,7 @@ async def open_index(
     figures.cache_folder = str(cache.folder_of(key)) if cache and cached else None
     timer.stage("total", started)
     return DocumentIndex(
-        text, stored.chunks, stored.lexical, vectors, embedder, figures, stored.pages
+        text, stored.chunks, stored.lexical, vectors, embedder, figures, stored.pages, stored.rows
     )
 
 
@@ -172,13 +174,14 @@ async def _run(job: Awaitable[T] | None) -> T | None:
 class _Tokens:
     """The chunks of a text as word ids into ``words`` (shared by both legs), with each
     word's IDF; what the lexical leg indexes (each chunk's words and its context's); and
-    the pages' words with each chunk's page, for paged documents."""
+    the pages' words with each chunk's page, for paged documents; the table rows' labels."""
 
     chunks: ChunkTable
     word_ids: list[list[int]]
     words: list[str]
     idf: np.ndarray
     lexical_ids: list[list[int]]
+    rows: RowIndex
     page_ids: list[list[int]] | None = None
     chunk_page: np.ndarray | None = None
 
@@ -217,6 +220,7 @@ def _tokenize(
     if units is not None:
         page_ids = [vocabulary.encode(f"{text[a:b]}\n{name}") for a, b, name in units.spans]
     progress("words", len(chunks), len(chunks))
+    rows = RowIndex.build(text, chunks)
     words = vocabulary.words
     idf = inverse_document_frequency(word_ids, len(words))
     timer.stage("words", started)
@@ -226,6 +230,7 @@ def _tokenize(
         words,
         idf,
         lexical_ids,
+        rows,
         page_ids,
         units.chunk_page if units is not None else None,
     )
@@ -239,7 +244,7 @@ def _build_lexical(tokens: _Tokens, progress: OnIndexProgress, timer: _Timer) ->
         pages = PageLeg(LexicalIndex.build(tokens.page_ids, tokens.words), tokens.chunk_page)
     progress("lexical", len(tokens.chunks), len(tokens.chunks))
     timer.stage("lexical", started)
-    return StoredLexical(tokens.chunks, lexical, tokens.words, tokens.idf, pages)
+    return StoredLexical(tokens.chunks, lexical, tokens.words, tokens.idf, pages, tokens.rows)
 
 
 async def _embed_chunks(

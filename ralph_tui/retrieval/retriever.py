@@ -1,4 +1,5 @@
-"""Two-stage search over every source: BM25 and dense legs fused by reciprocal rank
+"""Two-stage search over every source: BM25 (chunks and pages), table-row (``rows``) and
+dense legs fused by reciprocal rank
 (exact phrases first, then the passages holding the query's rare terms, a weight per
 source kind), then an optional MaxSim rerank that keeps that precedence; last, each page's
 first passage comes before any page's second (``pages_first``)."""
@@ -109,7 +110,7 @@ class _Candidates:
     holds."""
 
     rankings: dict[str, dict[str, list[str]]] = field(
-        default_factory=lambda: {"lexical": {}, "page": {}, "dense": {}}
+        default_factory=lambda: {"lexical": {}, "page": {}, "row": {}, "dense": {}}
     )
     infos: dict[str, PassageInfo] = field(default_factory=dict)
     ranks: dict[str, dict[str, int]] = field(default_factory=dict)
@@ -197,6 +198,14 @@ class Retriever:
                     query, chunk_scores, self._top_n(source.kind, n), allowed[source.kind]
                 )
                 found.add("page", source, picked, page_scores)
+            if source.rows is not None:
+                picked, sizes = source.rows.nominate(
+                    query,
+                    hits.scores if hits is not None else None,
+                    self._top_n(source.kind, n),
+                    allowed[source.kind],
+                )
+                found.add("row", source, picked, sizes)
         ms["lexical"] = _since(t)
 
         query_vector = await self._query_vector(query, sources, skipped, ms)

@@ -19,6 +19,7 @@ from ralph_tui.retrieval.index import DocumentIndex
 from ralph_tui.retrieval.lexical import LexicalIndex
 from ralph_tui.retrieval.naming import name_terms, named_documents
 from ralph_tui.retrieval.pages import PageLeg
+from ralph_tui.retrieval.rows import RowIndex
 from ralph_tui.retrieval.words import Vocabulary
 
 SourceKind = Literal["doc", "episode", "external"]
@@ -80,6 +81,8 @@ class PassageSource:
     embedder_id: str | None
     pages: PageLeg | None = None
     """The page leg (paged documents only)."""
+    rows: RowIndex | None = None
+    """The row leg: the chunks holding each table row label (documents only)."""
 
     def __len__(self) -> int:
         raise NotImplementedError
@@ -102,6 +105,7 @@ class DocumentSource(PassageSource):
         self.index = index
         self.lexical = index.lexical
         self.pages = index.pages
+        self.rows = index.rows
         self.store = ExactVectorStore(index.vectors) if index.vectors is not None else None
         self.embedder_id = index.figures.embedder if index.vectors is not None else None
         self._names = [str(entry["name"]) for entry in table] if table and len(table) > 1 else []
