@@ -17,7 +17,7 @@ from ralph_tui.events import BaseEvent, Emit, IndexProgress
 from ralph_tui.evidence import OCR_MARK
 from ralph_tui.progress_lines import IndexProgressLines
 from ralph_tui.retrieval.index import DocumentIndex
-from ralph_tui.retrieval.retriever import RetrievalResult
+from ralph_tui.retrieval.retriever import LEGS, RetrievalResult
 from ralph_tui.retrieval.search import (
     check_query,
     open_corpus_index,
@@ -141,7 +141,7 @@ def _print_search(result: RetrievalResult, corpus: Corpus, *, as_json: bool) -> 
 
 def _scores(ranks: dict[str, int], scores: dict[str, float]) -> str:
     parts = []
-    for leg in ("lexical", "page", "row", "dense"):
+    for leg in LEGS:
         if leg in ranks:
             parts.append(f"{leg} #{ranks[leg]} ({scores[leg]:.3f})")
     if "maxsim" in scores:

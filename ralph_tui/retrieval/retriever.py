@@ -101,6 +101,8 @@ class RetrievalResult:
 
 
 Notice = Callable[[str], None]
+LEGS = ("lexical", "page", "row", "dense")
+"""Stage 1's legs, in the order a passage's ranks in them are shown."""
 
 
 @dataclass
@@ -110,7 +112,7 @@ class _Candidates:
     holds."""
 
     rankings: dict[str, dict[str, list[str]]] = field(
-        default_factory=lambda: {"lexical": {}, "page": {}, "row": {}, "dense": {}}
+        default_factory=lambda: {leg: {} for leg in LEGS}
     )
     infos: dict[str, PassageInfo] = field(default_factory=dict)
     ranks: dict[str, dict[str, int]] = field(default_factory=dict)
@@ -192,18 +194,15 @@ class Retriever:
                 found.add("lexical", source, picked, hits.scores[picked])
             else:
                 found.rankings["lexical"][source.kind] = []
+            chunk_scores = hits.scores if hits is not None else None
             if source.pages is not None:
-                chunk_scores = hits.scores if hits is not None else None
                 picked, page_scores = source.pages.nominate(
                     query, chunk_scores, self._top_n(source.kind, n), allowed[source.kind]
                 )
                 found.add("page", source, picked, page_scores)
             if source.rows is not None:
                 picked, sizes = source.rows.nominate(
-                    query,
-                    hits.scores if hits is not None else None,
-                    self._top_n(source.kind, n),
-                    allowed[source.kind],
+                    query, chunk_scores, self._top_n(source.kind, n), allowed[source.kind]
                 )
                 found.add("row", source, picked, sizes)
         ms["lexical"] = _since(t)
