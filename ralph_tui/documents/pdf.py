@@ -15,6 +15,7 @@ numbering).
 from __future__ import annotations
 
 import bisect
+import contextlib
 import itertools
 import json
 import os
@@ -22,7 +23,7 @@ import re
 import subprocess
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -119,28 +120,20 @@ def _each_page(source: Source, what: str, on_page: OnPage | None = None) -> list
 def pdf_outline(source: Source) -> list[tuple[int, str, int]]:
     """The PDF's outline (bookmarks): ``(level, title, page index)`` in order; empty when it
     has none (or its entries point nowhere)."""
-    with PDFIUM_LOCK:
-        document = _open(source)
-        try:
-            entries = []
-            for bookmark in document.get_toc():
-                destination = bookmark.get_dest()
-                index = destination.get_index() if destination is not None else None
-                title = " ".join((bookmark.get_title() or "").split())
-                if index is not None and title:
-                    entries.append((int(bookmark.level), title, int(index)))
-            return entries
-        finally:
-            document.close()
+    with _opened(source) as document:
+        entries = []
+        for bookmark in document.get_toc():
+            destination = bookmark.get_dest()
+            index = destination.get_index() if destination is not None else None
+            title = " ".join((bookmark.get_title() or "").split())
+            if index is not None and title:
+                entries.append((int(bookmark.level), title, int(index)))
+        return entries
 
 
 def page_count(source: Source) -> int:
-    with PDFIUM_LOCK:
-        document = _open(source)
-        try:
-            return len(document)
-        finally:
-            document.close()
+    with _opened(source) as document:
+        return len(document)
 
 
 def _pages_of(
@@ -153,19 +146,15 @@ def _pages_of(
 ) -> list[Any]:
     pages: list[Any] = []
     read = _page_text if what == TEXT else _page_style
-    with PDFIUM_LOCK:
-        document = _open(source)
-        try:
-            for index in range(start, end):
-                page = document[index]
-                text_page = page.get_textpage()
-                pages.append(read(text_page))
-                text_page.close()
-                page.close()
-                if on_page is not None:
-                    on_page(index + 1, total)
-        finally:
-            document.close()
+    with _opened(source) as document:
+        for index in range(start, end):
+            page = document[index]
+            text_page = page.get_textpage()
+            pages.append(read(text_page))
+            text_page.close()
+            page.close()
+            if on_page is not None:
+                on_page(index + 1, total)
     return pages
 
 
@@ -330,6 +319,17 @@ def _char_box(text_page) -> Box:  # type: ignore[no-untyped-def]
         return numbers[0].value, numbers[2].value, numbers[1].value, numbers[3].value
 
     return box
+
+
+@contextlib.contextmanager
+def _opened(source: Source) -> Iterator[Any]:
+    """The PDF at ``source`` open, under ``PDFIUM_LOCK`` until it is closed again."""
+    with PDFIUM_LOCK:
+        document = _open(source)
+        try:
+            yield document
+        finally:
+            document.close()
 
 
 def _open(source: Source):  # type: ignore[no-untyped-def]
