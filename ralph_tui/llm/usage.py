@@ -379,13 +379,7 @@ class MeteredClient:
         )
         completion = self._with_estimates(completion, messages, tools)
         if self.price is not None:
-            usage = completion.usage
-            cost = self.price.cost(
-                usage.input_tokens,
-                usage.output_tokens,
-                usage.cache_read_tokens or 0,
-                usage.cache_write_tokens or 0,
-            )
+            cost = self._cost(completion.usage, completion.model)
             completion = completion.model_copy(update={"cost_usd": cost})
         self._report(self.ledger.record(completion))
         return completion
@@ -459,11 +453,21 @@ class MeteredClient:
         and priced — the server read them, and a provider bills what it read, so a cap must
         see them (a request the server refused is counted without tokens)."""
         usage = Usage(input_tokens=prompt_tokens(messages, tools), estimated=True)
-        cost: float | None = turn_cost(self.model, self.model, usage)
-        if self.price is not None:
-            cost = self.price.cost(usage.input_tokens, 0, 0, 0)
+        cost = self._cost(usage, self.model)
         read = Completion(provider=self.provider, model=self.model, usage=usage, cost_usd=cost)
         self._report(self.ledger.record_failure(self.provider, self.model, read))
+
+    def _cost(self, usage: Usage, answered_model: str) -> float | None:
+        """What ``usage`` costs: at the price the user gave for this model (``--price``),
+        else at the list price of the model asked for or of the one that answered."""
+        if self.price is None:
+            return turn_cost(self.model, answered_model, usage)
+        return self.price.cost(
+            usage.input_tokens,
+            usage.output_tokens,
+            usage.cache_read_tokens or 0,
+            usage.cache_write_tokens or 0,
+        )
 
     def _report(self, snapshot: UsageSnapshot) -> None:
         if self.on_usage is not None:
