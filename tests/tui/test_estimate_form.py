@@ -17,7 +17,7 @@ from ralph_tui.tui.core.run_handle import RunState
 from ralph_tui.tui.screens.confirm_spend import ConfirmSpend
 from ralph_tui.tui.screens.run_screen import RunScreen
 from ralph_tui.tui.widgets.estimate_view import SIZING
-from tests.tui.conftest import MakeApp, opened_whole, wait_for
+from tests.tui.conftest import MakeApp, opened_whole, run_screen_whole, wait_for
 from tests.tui.scripted import DOC_NAME, QUESTION, scripted_runner
 from tests.tui.test_snapshots import settle
 
@@ -165,3 +165,35 @@ async def test_a_slow_estimate_never_holds_up_typing(
         release.set()
         await wait_for(pilot, lambda: not screen.form.estimate_view.estimating)
         assert "expected $0.00" in estimate_text(screen)
+
+
+def test_the_form_while_its_documents_are_read_snapshot(
+    snap_compare: Any, make_app: MakeApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The estimate's place says the documents are being read, not to choose one."""
+    import threading
+
+    from ralph_tui.tui.core import requests
+
+    release = threading.Event()
+    real = requests.form_estimate
+
+    def slow(*args: Any) -> Any:
+        release.wait(10)  # as a large document's first conversion might
+        return real(*args)
+
+    monkeypatch.setattr(requests, "form_estimate", slow)
+
+    async def reading(pilot: Any) -> None:
+        await run_screen_whole(pilot)
+        screen = run_screen(pilot.app)
+        for widget in screen.query("Input, TextArea"):  # (kept from blinking before typed in)
+            widget.cursor_blink = False  # type: ignore[attr-defined]
+        screen.form.prefill(query=QUESTION, doc=Path(DOC_NAME), provider="offline")
+        await wait_for(pilot, lambda: estimate_text(screen) == SIZING)
+        await pilot.pause()
+
+    try:
+        assert snap_compare(make_app(), terminal_size=(100, 30), run_before=reading)
+    finally:
+        release.set()
