@@ -51,6 +51,9 @@ class ModelUsage:
     calls: int = 0
     cost_usd: float = 0.0
     unknown_cost_calls: int = 0
+    priced_calls: int = 0
+    """Calls counted at a known price: answered ones, and those abandoned after the server
+    had them whole (a refused request says nothing about a price)."""
     failed_calls: int = 0
     estimated_calls: int = 0
     """Calls whose server reported no usage: their tokens are a tokenizer's estimate."""
@@ -90,6 +93,8 @@ class UsageSnapshot:
     cost_cap_usd: float | None
     by_model: dict[str, ModelUsage] = field(default_factory=dict)
     token_cap: int | None = None
+    priced_calls: int = 0
+    """Calls counted at a known price (``ModelUsage.priced_calls``)."""
     failed_calls: int = 0
     """Requests the server received that failed (counted in ``calls`` too): ``calls`` is every
     request sent, as a server's access log counts them."""
@@ -134,6 +139,9 @@ class UsageSnapshot:
             calls=event.calls,
             cost_usd=event.cost_usd or 0.0,
             unknown_cost_calls=event.unknown_cost_calls,
+            priced_calls=0
+            if event.cost_usd is None
+            else max(event.calls - event.unknown_cost_calls, 0),
             cost_cap_usd=event.cost_cap_usd,
             failed_calls=event.failed_calls,
             estimated_calls=event.estimated_calls,
@@ -149,13 +157,13 @@ class UsageSnapshot:
     def to_event(self) -> UsageUpdated:
         """The ``UsageUpdated`` event a loop emits for this snapshot.
 
-        Its ``cost_usd`` is ``None`` only when no call had a known price (failed requests
-        cost nothing and say nothing about prices), or when none was answered yet and a
+        Its ``cost_usd`` is ``None`` when no call had a known price and one had none (a
+        refused request costs nothing and says nothing about prices; one abandoned after the
+        server had it is priced like an answered one), or when none was counted yet and a
         model of the run has no price (a slow first call of an unpriced model is not $0).
         """
-        answered = self.calls - self.failed_calls
-        all_unknown = self.unknown_cost_calls == answered and (
-            answered > 0 or bool(self.unpriced_models)
+        all_unknown = self.priced_calls == 0 and (
+            self.unknown_cost_calls > 0 or bool(self.unpriced_models)
         )
         saved_unknown = 0 < self.saved_calls == self.saved_unknown_cost_calls
         return UsageUpdated(
@@ -191,6 +199,7 @@ def totals_of(
         calls=sum(p.calls for p in parts),
         cost_usd=sum(p.cost_usd for p in parts),
         unknown_cost_calls=sum(p.unknown_cost_calls for p in parts),
+        priced_calls=sum(p.priced_calls for p in parts),
         cost_cap_usd=cost_cap_usd,
         by_model=by_model,
         token_cap=token_cap,
@@ -212,6 +221,7 @@ def _plus(old: ModelUsage, completion: Completion) -> ModelUsage:
         calls=old.calls + 1,
         cost_usd=old.cost_usd + (completion.cost_usd or 0.0),
         unknown_cost_calls=old.unknown_cost_calls + (completion.cost_usd is None),
+        priced_calls=old.priced_calls + (completion.cost_usd is not None),
         estimated_calls=old.estimated_calls + usage.estimated,
         cache_read_tokens=old.cache_read_tokens + (usage.cache_read_tokens or 0),
         cache_reported_calls=old.cache_reported_calls + (usage.cache_read_tokens is not None),

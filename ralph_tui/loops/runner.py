@@ -409,6 +409,7 @@ def earlier_usage(record: SessionRecord) -> ModelUsage:
         cost_usd=record.cost_usd or 0.0,
         # A record from before unknown_cost_calls was kept says only whether any was known.
         unknown_cost_calls=record.unknown_cost_calls if cost_known else record.llm_calls,
+        priced_calls=record.llm_calls - record.unknown_cost_calls if cost_known else 0,
         estimated_calls=record.estimated_calls,
     )
 

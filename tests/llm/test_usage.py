@@ -84,6 +84,16 @@ def test_a_failed_request_does_not_make_an_unknown_cost_look_known() -> None:
     assert snap.calls == 2 and snap.to_event().cost_usd is None
 
 
+def test_a_request_abandoned_at_no_known_price_makes_the_cost_unknown_not_zero() -> None:
+    ledger = UsageLedger()
+    snap = ledger.record_failure("openai", "smollm2", read=completion("smollm2", None))
+    assert (snap.calls, snap.failed_calls, snap.input_tokens) == (1, 1, 100)
+    assert snap.to_event().cost_usd is None, "not '$0.0000 + unknown'"
+    assert UsageSnapshot.of_event(snap.to_event()).to_event().cost_usd is None
+    priced = ledger.record_failure("openai", "gpt-5.4-mini", read=completion("m", 0.01))
+    assert priced.to_event().cost_usd == pytest.approx(0.01), "one call's price is known"
+
+
 def test_cost_cap_trips_once_reached() -> None:
     ledger = UsageLedger(cost_cap_usd=0.5)
     ledger.record(completion("m", 0.3))
