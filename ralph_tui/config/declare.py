@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Literal, get_args, get_origin
 
-from pydantic import AliasChoices, BaseModel, Field
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 from pydantic.fields import FieldInfo
 
 
@@ -21,6 +21,12 @@ class SettingsGroup(BaseModel):
     """A group of settings; ``group`` names it in help, docs and ``ralph-tui config``."""
 
     group: ClassVar[str]
+
+    # A group is only ever validated as part of ``Settings``: building each group's own
+    # validator when its class is made would be eleven schemas nobody uses, on the way to
+    # the app's first screen. ``Settings`` inherits this: its one validator is built when
+    # settings are first loaded.
+    model_config = ConfigDict(defer_build=True)
 
 
 def setting(
