@@ -6,6 +6,7 @@ spend as much again, so the loop stops there, ``failed``, saying why and what to
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,28 +17,42 @@ from ralph_tui.loops.iteration import IterationRecord, ended_with_best
 @dataclass(frozen=True)
 class Asked:
     """What an iteration is asked beside the question and the documents (the same through a
-    run): its constraints and the answer it is shown as the previous one."""
+    run): its constraints, the answer it is shown as the previous one, and in task mode the
+    DocReader's hints and the findings its memory holds (each once: a note written again
+    tells it nothing new)."""
 
     constraints: tuple[str, ...]
     previous: dict[str, Any] | None = None
+    hints: tuple[str, ...] = ()
+    findings: frozenset[str] = frozenset()
     previous_from: int | None = field(default=None, compare=False)
     """The iteration that gave ``previous`` (for the notice; not part of what is asked)."""
 
     @classmethod
-    def first(cls, state: LoopState) -> Asked:
+    def first(cls, state: LoopState, findings: frozenset[str] = frozenset()) -> Asked:
         """What the loop's first iteration is asked (a resumed run's: where it left off)."""
         return cls(
             tuple(state.constraints),
             state.previous_output,
+            tuple(state.doc_reader_hints),
+            findings,
             previous_from=state.next_iteration - 1 if state.previous_output else None,
         )
 
-    def after(self, record: IterationRecord, constraints: list[str]) -> Asked:
+    def after(
+        self,
+        record: IterationRecord,
+        constraints: list[str],
+        hints: Iterable[str] = (),
+        findings: frozenset[str] = frozenset(),
+    ) -> Asked:
         """What the iteration after ``record`` is asked: ``record``'s answer (this one's
-        when it gave none) with the constraints it left."""
+        when it gave none) with the constraints, hints and findings it left."""
         return Asked(
             tuple(constraints),
             record.output or self.previous,
+            tuple(hints),
+            findings,
             previous_from=record.iteration if record.output else self.previous_from,
         )
 
@@ -51,7 +66,8 @@ def stop_repeating(
 
     It stops only when the iteration gave an answer and its checks ran to the end (a phase
     that failed may get through next time) and another iteration is allowed: ``then ==
-    asked`` means the same answer shown as the previous one, under the same constraints."""
+    asked`` means the same answer shown as the previous one, under the same constraints
+    (in task mode also the same hints, and nothing new in memory)."""
     record = records[-1]
     if record.output is None or record.failure_tag is not None or then != asked:
         return None

@@ -1,9 +1,9 @@
-"""A QA run stops once an iteration gives the answer the one before gave and fails the same
+"""A run stops once an iteration gives the answer the one before gave and fails the same
 checks: the next would be asked what it was (the question, the same constraints, the same
-previous answer), and would spend as much to come to the same. End to end, on the offline
-baseline, which answers the same inputs the same way; the run ends ``failed``, and why is
-said while it runs and recorded where its ending is (the session, ``--json``, the API's
-result)."""
+previous answer; in task mode the same DocReader hints and nothing new in memory), and would
+spend as much to come to the same. End to end, on the offline baseline, which answers the
+same inputs the same way; the run ends ``failed``, and why is said while it runs and
+recorded where its ending is (the session, ``--json``, the API's result)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from ralph_tui import ask
 from ralph_tui.cli import run_cli
 from ralph_tui.events import BaseEvent, Notice
 from ralph_tui.traces.store import TraceStore
+from tests.loops.baseline_server import LOCAL_MODELS, BaselineServer, use_server
 
 SAMPLE = Path(__file__).parents[2] / "ralph_tui" / "data" / "sample_document.md"
 UNANSWERABLE = "What does xyzzyplugh frobnicate?"
@@ -41,7 +42,7 @@ def iteration_files(out: Path) -> list[str]:
     return sorted(p.name for p in session.glob("iter-*.json"))
 
 
-@pytest.mark.parametrize("mode", ["qa"])
+@pytest.mark.parametrize("mode", ["qa", "task"])
 def test_a_run_stops_when_an_iteration_repeats_the_one_before(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], mode: str
 ) -> None:
@@ -67,6 +68,22 @@ def test_the_last_iteration_allowed_ends_the_run_as_before(
     code, result, err = run(capsys, tmp_path, "qa", "--provider", "offline", "--maxIters", "2")
     assert (code, result["status"], result["iterations"]) == (1, "failed", 2)
     assert result["error"] is None and "stopped after" not in err
+
+
+def test_a_task_iteration_that_leaves_something_new_in_memory_is_progress(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same output and memory update under the same constraints, but the memory was
+    compacted into a summary it did not hold: the next iteration reads something new, so
+    the run goes on."""
+    monkeypatch.setenv("RALPH_COMPACT_AFTER_EPISODES", "2")
+    use_server(monkeypatch, BaselineServer(varies=("summary",)))
+    code, result, err = run(capsys, tmp_path, "task", *LOCAL_MODELS, "--maxIters", "3")
+    assert (code, result["status"], result["iterations"]) == (1, "failed", 3)
+    assert result["error"] is None and "stopped after" not in err
+    traces = TraceStore(tmp_path).iterations(str(result["sessionId"]))
+    assert traces[1].output == traces[2].output == traces[0].output
+    assert traces[1].constraints == traces[2].constraints
 
 
 def test_the_api_result_says_why_the_run_stopped(tmp_path: Path) -> None:
