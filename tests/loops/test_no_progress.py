@@ -3,7 +3,8 @@ checks: the next would be asked what it was (the question, the same constraints,
 previous answer; in task mode the same DocReader hints and nothing new in memory), and would
 spend as much to come to the same. End to end, on the offline baseline, which answers the
 same inputs the same way; the run ends ``failed``, and why is said while it runs and
-recorded where its ending is (the session, ``--json``, the API's result)."""
+recorded where its ending is (the session and ``sessions show``, ``--json``, the API's
+result)."""
 
 from __future__ import annotations
 
@@ -59,6 +60,8 @@ def test_a_run_stops_when_an_iteration_repeats_the_one_before(
     assert (record.status, record.iterations, record.error) == ("failed", 2, result["error"])
     [first, second] = store.iterations(record.session_id)
     assert second.output == first.output and second.constraints != first.constraints
+    assert run_cli(["sessions", "show", record.session_id, "--out", str(tmp_path)]) == 0
+    assert f"error: {result['error']}\n" in capsys.readouterr().out
 
 
 def test_the_last_iteration_allowed_ends_the_run_as_before(
