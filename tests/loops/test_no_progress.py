@@ -96,3 +96,23 @@ def test_the_api_result_says_why_the_run_stopped(tmp_path: Path) -> None:
     assert result.error is not None and result.error.startswith(STOPPED)
     notices = [e.message for e in events if isinstance(e, Notice)]
     assert result.error in notices
+
+
+def test_a_sub_task_that_repeats_itself_stops_and_records_why(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    query = "List what xyzzyplugh frobnicates; then summarize the plughxyzzy schedule."
+    code = run_cli(
+        [
+            "run", "--json", "--mode", "task", "--decompose", "--provider", "offline",
+            "--query", query, "--doc", str(SAMPLE), "--out", str(tmp_path), "--maxIters", "8",
+        ]
+    )  # fmt: skip
+    result = json.loads(capsys.readouterr().out)
+    assert (code, result["status"]) == (1, "failed")
+    store = TraceStore(tmp_path)
+    subtasks = store.index.subtasks(result["sessionId"])
+    assert len(subtasks) == 2
+    for subtask in subtasks:
+        assert (subtask.status, subtask.iterations) == ("failed", 2), "of the 4 allowed"
+        assert subtask.error is not None and subtask.error.startswith(STOPPED)
