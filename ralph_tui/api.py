@@ -152,6 +152,9 @@ class RunResult(BaseModel):
     """The judge's verdict on the last iteration, if it gave one."""
     usage: Usage
     error: str | None = None
+    """What stopped the run, when something did: a cap, its timeout, a provider error, or
+    (status ``failed``) an iteration that repeated the one before, so that the next would
+    have been asked what it was."""
     salvaged: bool = False
     """The output was extracted after the worker ran out of steps: never a pass."""
     coverage: Coverage | None = None

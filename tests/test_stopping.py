@@ -16,14 +16,19 @@ import pytest
 from ralph_tui.cli import run_cli
 from ralph_tui.errors import ExitCode
 from ralph_tui.traces.store import TraceStore
+from tests.loops.baseline_server import LOCAL_MODELS, BaselineServer, serving_baseline
 
 ROOT = Path(__file__).parents[1]
 SAMPLE = ROOT / "ralph_tui" / "data" / "sample_document.md"
 UNANSWERABLE = "What does xyzzyplugh frobnicate?"
 
 
-def ralph(*args: str, **kw: object) -> subprocess.Popen[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+def ralph(
+    *args: str, provider: dict[str, str] | None = None, **kw: object
+) -> subprocess.Popen[str]:
+    """``ralph-tui ARGS`` in a process of its own (``provider``: keys and endpoints to add to
+    its environment)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), **(provider or {})}
     return subprocess.Popen(
         [sys.executable, "-m", "ralph_tui", *args],
         text=True,
@@ -33,18 +38,22 @@ def ralph(*args: str, **kw: object) -> subprocess.Popen[str]:
 
 
 def test_sigterm_cancels_the_run_keeps_its_traces_and_exits_143(tmp_path: Path) -> None:
+    """A long run of failing iterations (the offline baseline behind a server on
+    127.0.0.1, its answer worded afresh at each attempt, so that none repeats the one
+    before) stopped by SIGTERM after its second."""
     out = tmp_path / "out"
-    proc = ralph(
-        "run", "--json", "--mode", "qa", "--provider", "offline", "--query", UNANSWERABLE,
-        "--doc", str(SAMPLE), "--out", str(out), "--maxIters", "500",
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-    )  # fmt: skip
-    assert proc.stderr is not None
-    for line in proc.stderr:
-        if line.startswith("iteration 2 failed"):
-            break
-    proc.send_signal(signal.SIGTERM)
-    stdout, stderr = proc.communicate(timeout=60)
+    with serving_baseline(BaselineServer(varies=("answer",))) as provider:
+        proc = ralph(
+            "run", "--json", "--mode", "qa", *LOCAL_MODELS, "--query", UNANSWERABLE,
+            "--doc", str(SAMPLE), "--out", str(out), "--maxIters", "500",
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, provider=provider,
+        )  # fmt: skip
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            if line.startswith("iteration 2 failed"):
+                break
+        proc.send_signal(signal.SIGTERM)
+        stdout, stderr = proc.communicate(timeout=60)
     assert proc.returncode == ExitCode.TERMINATED == 143, stderr
     assert "Traceback" not in stderr
     result = json.loads(stdout)

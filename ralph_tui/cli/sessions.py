@@ -102,6 +102,7 @@ def show_session(store: TraceStore, args: argparse.Namespace) -> int:
     if args.json:
         payload = {
             **summary_row(record),
+            "error": echoed(record.error) if record.error else None,
             "subtasks": [{**summary_row(s), "subtaskId": s.subtask_id} for s in subtasks],
             "iterationTraces": [{**t.model_dump(), "query": echoed(t.query)} for t in traces],
             "children": [
@@ -115,6 +116,8 @@ def show_session(store: TraceStore, args: argparse.Namespace) -> int:
         f"{row['sessionId']}  {row['mode']}  {row['status']}  {row['created']}  "
         f"{row['iterations']} it  {row['durationS']:.1f} s"
     )
+    if record.error:
+        print(f"error: {echoed(record.error)}")
     print(f"query: {echoed(record.query)}\ndocument: {echoed(record.doc_path)}")
     print(f"settings: {settings_line(record.settings)}")
     if record.inner is not None:

@@ -20,6 +20,7 @@ from ralph_tui.loops.iteration import (
     finish_iteration,
     merge_constraints,
 )
+from ralph_tui.loops.no_progress import Asked, stop_repeating
 from ralph_tui.loops.phases import PHASE_ERRORS, phase_failed
 from ralph_tui.roles.judge import JUDGE, JudgeOutput
 from ralph_tui.roles.worker import QAOutput, worker_spec
@@ -30,20 +31,22 @@ from ralph_tui.validate.qa import all_ok, evidence_windows, hard_validate_qa
 
 
 async def run_qa_loop(ctx: RunContext, state: LoopState) -> LoopResult:
-    """Iterate until a candidate passes both the hard checks and the judge, or ``maxIters``."""
+    """Iterate until a candidate passes both the hard checks and the judge, or ``maxIters``,
+    or an iteration repeats the one before (see ``no_progress``)."""
     records: list[IterationRecord] = []
-    constraints = list(state.constraints)
-    previous = state.previous_output
+    asked = Asked.first(state)
     last = state.next_iteration - 1
     for iteration in range(state.next_iteration, ctx.settings.max_iters + 1):
         last = iteration
-        record = await qa_iteration(ctx, iteration, constraints, previous)
+        record = await qa_iteration(ctx, iteration, list(asked.constraints), asked.previous)
         records.append(record)
         if record.passed:
             return LoopResult("passed", iteration, record.output)
-        constraints = merge_constraints(state.constraints, record.feedback)
-        previous = record.output or previous
-    return ended_with_best("failed", last, records, otherwise=previous)
+        then = asked.after(record, merge_constraints(state.constraints, record.feedback))
+        if (repeating := stop_repeating(ctx, records, asked, then)) is not None:
+            return repeating
+        asked = then
+    return ended_with_best("failed", last, records, otherwise=asked.previous)
 
 
 async def qa_iteration(

@@ -25,9 +25,10 @@ from ralph_tui.loops.iteration import (
     finish_iteration,
     merge_constraints,
 )
+from ralph_tui.loops.no_progress import Asked, stop_repeating
 from ralph_tui.loops.phases import PHASE_ERRORS, phase_failed
 from ralph_tui.memory.compaction import maybe_compact
-from ralph_tui.memory.context_file import append_memory, read_memory
+from ralph_tui.memory.context_file import append_memory, memory_findings, read_memory
 from ralph_tui.memory.episodes import EpisodeStore
 from ralph_tui.roles.compactor import COMPACTOR
 from ralph_tui.roles.doc_reader import Brief, doc_reader_spec
@@ -53,20 +54,29 @@ class TaskSetup:
 
 
 async def run_task_loop(ctx: RunContext, setup: TaskSetup, state: LoopState) -> LoopResult:
+    """Iterate until an output passes the hard checks and the judge, or ``maxIters``, or an
+    iteration repeats the one before with nothing new in memory (see ``no_progress``)."""
     records: list[IterationRecord] = []
-    constraints, hints = list(state.constraints), list(state.doc_reader_hints)
-    previous = state.previous_output
+    asked = Asked.first(state, memory_findings(read_memory(setup.mem_path)))
     last = state.next_iteration - 1
     for iteration in range(state.next_iteration, ctx.settings.max_iters + 1):
         last = iteration
-        record = await task_iteration(ctx, setup, iteration, constraints, hints, previous)
+        record = await task_iteration(
+            ctx, setup, iteration, list(asked.constraints), list(asked.hints), asked.previous
+        )
         records.append(record)
         if record.passed:
             return LoopResult("passed", iteration, record.output)
-        constraints = merge_constraints(state.constraints, record.feedback)
-        hints = list(record.extra.get("docReaderHints", []))
-        previous = record.output or previous
-    return ended_with_best("failed", last, records, otherwise=previous)
+        then = asked.after(
+            record,
+            merge_constraints(state.constraints, record.feedback),
+            record.extra.get("docReaderHints", []),
+            memory_findings(read_memory(setup.mem_path)),
+        )
+        if (repeating := stop_repeating(ctx, records, asked, then)) is not None:
+            return repeating
+        asked = then
+    return ended_with_best("failed", last, records, otherwise=asked.previous)
 
 
 async def task_iteration(

@@ -85,6 +85,13 @@ def parse_memory(text: str) -> MemoryContent:
     return MemoryContent(trimmed, [block for block in blocks if block])
 
 
+def memory_findings(text: str) -> frozenset[str]:
+    """The notes memory text holds, each once and without its header (which iteration wrote
+    it, and when): what a reader of the memory learns from it. A note written again adds
+    nothing to them."""
+    return frozenset(_HEADER.sub("", block, count=1).strip() for block in parse_memory(text).blocks)
+
+
 def read_summary(path: str | PathLike[str]) -> str:
     """The text of the memory file's summary block (without its header), or ``""``."""
     for block in parse_memory(read_memory(path)).blocks:

@@ -1,9 +1,14 @@
 """A fake OpenAI-compatible server for CLI tests: every role is answered by the offline
-baseline, except a ``failing`` one, which never makes a tool call (as weak models do)."""
+baseline, except a ``failing`` one, which never makes a tool call (as weak models do), and
+submissions whose ``varies`` fields carry the attempt's number (as a model sampled at a
+temperature words each attempt its own way)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from functools import partial
 from typing import Any
 
@@ -13,6 +18,7 @@ import pytest
 from ralph_tui.llm.offline import OfflineClient
 from ralph_tui.llm.types import ChatMessage, ToolCall, ToolDefinition
 from tests.llm.llm_wire import openai_completion
+from tests.llm.loopback import serving
 
 
 def role_of(tool: ToolDefinition) -> str:
@@ -33,10 +39,18 @@ def role_of(tool: ToolDefinition) -> str:
 
 
 class BaselineServer:
-    """Chat Completions answered by the offline baseline; ``failing`` never calls a tool."""
+    """Chat Completions answered by the offline baseline; ``failing`` never calls a tool.
 
-    def __init__(self, failing: str = "") -> None:
+    ``varies`` names fields of the submitted output (the QA worker's ``answer``, the task
+    reasoner's ``output`` or ``memoryUpdate``) to which `` (attempt N)`` is added, N counting
+    the submissions: the offline baseline answers the same inputs the same way, and a run
+    stops once an iteration repeats the one before, so a test that needs a long run of
+    failing iterations needs answers that differ."""
+
+    def __init__(self, failing: str = "", varies: Sequence[str] = ()) -> None:
         self.failing = failing
+        self.varies = tuple(varies)
+        self.attempts = 0
         self.baseline = OfflineClient()
         self.requests: list[str] = []
         self.bodies: dict[str, list[dict[str, Any]]] = {}
@@ -63,12 +77,31 @@ class BaselineServer:
             {
                 "id": c.id,
                 "type": "function",
-                "function": {"name": c.name, "arguments": c.arguments},
+                "function": {"name": c.name, "arguments": self.varied(c.arguments)},
             }
             for c in completion.tool_calls
         ]
         message = {"content": completion.text or None, **({"tool_calls": calls} if calls else {})}
         return httpx2.Response(200, json=openai_completion(message))
+
+    def varied(self, arguments: str) -> str:
+        """A tool call's arguments, its ``varies`` fields (in the output or the agent's
+        final ``action``) marked with the attempt's number."""
+        if not self.varies:
+            return arguments
+        call = json.loads(arguments)
+        output = call.get("action") if isinstance(call.get("action"), dict) else call
+        fields = [name for name in self.varies if isinstance(output.get(name), str)]
+        if not fields:
+            return arguments
+        self.attempts += 1
+        for name in fields:
+            output[name] += f" (attempt {self.attempts})"
+        return json.dumps(call)
+
+    def answer(self, request: httpx2.Request) -> httpx2.Response:
+        """``handle``, for a server that answers from threads (``tests.llm.loopback``)."""
+        return asyncio.run(self.handle(request))
 
 
 def _message(wire: dict[str, Any]) -> ChatMessage:
@@ -97,3 +130,14 @@ def use_server(monkeypatch: pytest.MonkeyPatch, server: BaselineServer) -> None:
     monkeypatch.setattr(cli_run, "execute_run", partial(runner.execute_run, http_client=client))
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     monkeypatch.setenv("OPENAI_BASE_URL", "https://local.test/v1")
+
+
+@contextmanager
+def serving_baseline(server: BaselineServer) -> Iterator[dict[str, str]]:
+    """``server`` answering on 127.0.0.1 until the block ends, for a run in another process;
+    yields the environment that sends that process's ``openai:local`` requests to it."""
+    with serving(server.answer) as loopback:
+        yield {
+            "OPENAI_API_KEY": "sk-test",
+            "OPENAI_BASE_URL": loopback.base_url("local.test", "/v1"),
+        }

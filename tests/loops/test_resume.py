@@ -1,4 +1,8 @@
-"""Resume after the run process is SIGKILLed: no completed iteration lost, the run finishes."""
+"""Resume after the run process is SIGKILLed: no completed iteration lost, the run finishes.
+
+The runs' provider is the offline baseline behind an OpenAI-compatible server on 127.0.0.1,
+its answers worded afresh at each attempt: every iteration fails and none repeats the one
+before (a run that repeats itself stops early)."""
 
 from __future__ import annotations
 
@@ -15,6 +19,7 @@ import pytest
 from ralph_tui.cli import run_cli
 from ralph_tui.traces.liveness import effective_status
 from ralph_tui.traces.store import TraceStore
+from tests.loops.baseline_server import LOCAL_MODELS, BaselineServer, serving_baseline
 
 MAX_ITERS = 6
 
@@ -44,13 +49,27 @@ def wait_for(predicate, timeout_s: float = 60.0) -> None:  # type: ignore[no-unt
 
 def run_command(doc: Path, out: Path) -> list[str]:
     return [
-        sys.executable, "-m", "ralph_tui", "run", "--mode", "qa", "--provider", "offline",
+        sys.executable, "-m", "ralph_tui", "run", "--mode", "qa", *LOCAL_MODELS,
         "--query", "How fast does the turbine spin?", "--doc", str(doc), "--out", str(out),
         "--maxIters", str(MAX_ITERS),
     ]  # fmt: skip
 
 
-def test_resume_after_sigkill(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def changing_answers() -> BaselineServer:
+    """The baseline, its answer worded afresh at each attempt."""
+    return BaselineServer(varies=("answer",))
+
+
+def test_resume_after_sigkill(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with serving_baseline(changing_answers()) as provider:
+        for name, value in provider.items():
+            monkeypatch.setenv(name, value)
+        resume_after_sigkill(tmp_path, capsys)
+
+
+def resume_after_sigkill(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "out"
     doc = failing_document(tmp_path / "doc.txt")
     command = run_command(doc, out)
@@ -111,17 +130,19 @@ def test_a_resumed_run_counts_the_time_of_every_leg(
 def test_ctrl_c_records_the_session_as_cancelled(tmp_path: Path) -> None:
     out = tmp_path / "out"
     command = run_command(failing_document(tmp_path / "doc.txt"), out)
-    process = subprocess.Popen(
-        command,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        # As from a terminal: a suite started in the background inherits SIGINT ignored.
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
-    )
-    wait_for(lambda: any(out.glob("sessions/*/*/iter-01.json")))
-    process.send_signal(signal.SIGINT)
-    _, stderr = process.communicate(timeout=60)
+    with serving_baseline(changing_answers()) as provider:
+        process = subprocess.Popen(
+            command,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, **provider},
+            # As from a terminal: a suite started in the background inherits SIGINT ignored.
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        )
+        wait_for(lambda: any(out.glob("sessions/*/*/iter-01.json")))
+        process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=60)
     assert process.returncode == 130 and stderr.endswith("ralph-tui: error: cancelled\n"), stderr
     [folder] = list(out.glob("sessions/*/*"))
     record = TraceStore(out).load_session(f"{folder.parent.name}/{folder.name}")

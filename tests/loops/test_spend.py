@@ -34,9 +34,11 @@ def run(
     capsys: pytest.CaptureFixture[str],
     out: Path,
     *args: str,
+    varies: tuple[str, ...] = (),
 ) -> tuple[int, dict[str, Any], str, BaselineServer]:
-    """One QA run of ``UNANSWERABLE`` (each iteration fails, in two requests) via the CLI."""
-    server = BaselineServer()
+    """One QA run of ``UNANSWERABLE`` (each iteration fails, in two requests) via the CLI;
+    ``varies``: the fields of the answer each attempt words its own way."""
+    server = BaselineServer(varies=varies)
     client = httpx2.AsyncClient(transport=httpx2.MockTransport(server.handle))
     monkeypatch.setattr(cli_run, "execute_run", partial(runner.execute_run, http_client=client))
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
@@ -174,14 +176,17 @@ def test_a_run_has_a_default_cost_cap_and_none_removes_it(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     """At $2.00 a request, the default $5.00 cap ends a run capped after its third request,
-    with its best candidate; ``--cost-cap none`` lets the same run spend all it needs."""
+    with its best candidate; ``--cost-cap none`` lets the same run spend all it needs: four
+    iterations whose answers differ, none repeating the one before."""
     pricey = ("--price", "local=1000/10000", "--maxIters", "4")
-    code, result, err, server = run(monkeypatch, capsys, tmp_path / "a", *pricey)
+    code, result, err, server = run(
+        monkeypatch, capsys, tmp_path / "a", *pricey, varies=("answer",)
+    )
     assert (code, result["status"]) == (1, "capped")
     assert "cost cap reached: $6.0000 spent of the $5.00 cap" in result["error"]
     assert len(server.requests) == 3 and result["output"]["answer"]
     code, result, err, server = run(
-        monkeypatch, capsys, tmp_path / "b", *pricey, "--cost-cap", "none"
+        monkeypatch, capsys, tmp_path / "b", *pricey, "--cost-cap", "none", varies=("answer",)
     )
     assert (code, result["status"]) == (1, "failed") and len(server.requests) == 8
     assert "cannot be enforced" not in err, "no cap, nothing to warn about"

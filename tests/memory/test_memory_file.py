@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from ralph_tui.memory.context_file import (
     MARKER_ALLOWANCE,
     append_memory,
+    memory_findings,
     parse_memory,
     read_memory,
     read_summary,
@@ -113,6 +114,22 @@ def test_a_hand_written_preamble_is_kept_as_the_oldest_block(tmp_path: Path) -> 
     path.write_text("Notes from the user.\n")
     append_memory(path, "a finding", 1, now=NOW)
     assert parse_memory(read_memory(path)).blocks[0] == "Notes from the user."
+
+
+def test_the_findings_are_the_notes_each_once_without_their_headers(tmp_path: Path) -> None:
+    """A note written again, by a later iteration at a later time, adds no finding; one
+    dropped for the budget, or a summary, changes them."""
+    path = tmp_path / "context.md"
+    path.write_text("Notes from the user.\n")
+    append_memory(path, "the pump runs at night", 1, now=NOW)
+    before = memory_findings(read_memory(path))
+    assert before == {"Notes from the user.", "the pump runs at night"}
+    append_memory(path, "the pump runs at night", 2, now=NOW + timedelta(minutes=1))
+    assert memory_findings(read_memory(path)) == before
+    append_memory(path, "x" * 60, 3, now=NOW, budget_chars=120)
+    assert memory_findings(read_memory(path)) == {"x" * 60}
+    write_summary(path, "Established: the pump.", now=NOW)
+    assert memory_findings(read_memory(path)) == {"Established: the pump."}
 
 
 def test_the_summary_outlives_older_iteration_blocks(tmp_path: Path) -> None:
