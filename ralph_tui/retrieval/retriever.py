@@ -303,6 +303,9 @@ class Retriever:
         if self.embedder is None:
             skipped["dense"] = "no embedder (lexical leg alone)"
             return None
+        if not sources:
+            skipped["dense"] = "no passages of the sources asked for"
+            return None
         if not any(s.store is not None and s.embedder_id == self.embedder_id for s in sources):
             skipped["dense"] = "no source has vectors of this embedder (lexical leg alone)"
             self._tell_once("dense-none", f"retrieval: {skipped['dense']}")

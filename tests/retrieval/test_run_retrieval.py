@@ -93,3 +93,23 @@ async def test_retrieve_gives_the_pages_a_passage_spans(tmp_path: Path) -> None:
     [search] = [e for e in events if isinstance(e, RetrievalDone)]
     assert search.passages[0].page == 2 and search.passages[0].pages == [2]
     assert "page" in search.passages[0].ranks
+
+
+async def test_a_search_of_sources_the_run_has_none_of_warns_of_nothing(tmp_path: Path) -> None:
+    """The offline worker searches the external docs too; a run without any has nothing
+    there to search, which is no reason to say the dense leg is missing."""
+    notices: list[str] = []
+    settings = Settings(_env_file=None, out_dir=tmp_path, chunk_size=200, chunk_overlap=0)
+    retrieval = await RunRetrieval.open(
+        paragraphs_document(PARAGRAPHS),
+        settings,
+        None,
+        table=None,
+        emit=lambda _e: None,
+        on_notice=notices.append,
+    )
+    assert retrieval.retriever.embedder_id is not None, "the offline word vectors"
+    nothing = await retrieval.search("When do gardeners prune roses?", "sandbox", 2, "external")
+    found = await retrieval.search("When do gardeners prune roses?", "sandbox", 2, "doc")
+    assert nothing.passages == [] and len(found.passages) == 2
+    assert "dense" not in found.diagnostics["skipped"] and notices == []
