@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from textual.widgets import Checkbox, Input, Select, TextArea
+from textual.widgets import Checkbox, Input, TextArea
 
 import ralph_tui.tui.app
 from ralph_tui.cli.app_start import AppStart
@@ -16,6 +16,7 @@ from ralph_tui.traces.store import TraceStore
 from ralph_tui.tui.app import RalphApp
 from ralph_tui.tui.core.document_line import documents_line, documents_of_line
 from ralph_tui.tui.screens.run_screen import RunScreen
+from ralph_tui.tui.widgets.choice_cycle import ChoiceCycle
 from ralph_tui.tui.widgets.session_table import SessionTable
 from tests.tui.conftest import opened_whole, wait_for
 from tests.tui.scripted import DOC_NAME, QUESTION
@@ -61,10 +62,10 @@ async def test_the_form_is_filled_and_a_run_from_it_writes_into_the_out_dir(
         form = screen.form
         await wait_for(pilot, lambda: form.query_one("#query", TextArea).text == QUESTION)
         assert form.document_text == DOC_NAME
-        assert form.query_one("#mode", Select).value == "qa"
-        assert form.query_one("#provider", Select).value == "offline"
+        assert form.query_one("#mode", ChoiceCycle).value == "qa"
+        assert form.query_one("#provider", ChoiceCycle).value == "offline"
         assert form.query_one("#max-iters", Input).value == "2"
-        assert form.query_one("#inner", Select).value == "lcm"
+        assert form.query_one("#inner", ChoiceCycle).value == "lcm"
         estimate = form.estimate_view
         await wait_for(pilot, lambda: estimate.estimate is not None and not estimate.estimating)
         assert estimate.estimate is not None
@@ -105,7 +106,7 @@ async def test_several_documents_are_all_in_the_form_and_in_the_run(
         form = screen.form
         await wait_for(pilot, lambda: bool(form.document_text))
         assert form.document_text == f"{DOC_NAME} 'second notes.md'"
-        assert form.query_one("#mode", Select).value == "task"
+        assert form.query_one("#mode", ChoiceCycle).value == "task"
         assert form.query_one("#decompose", Checkbox).value is True
         values = form.values()
         assert [values.doc_path, *values.more_docs] == [Path(DOC_NAME), second]

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.widgets import Select, Static
+from textual.widgets import Static
 
 from ralph_tui.config import Settings, load_settings
 from ralph_tui.estimates import estimate_run, plan_of
@@ -16,6 +16,7 @@ from ralph_tui.tui.core.estimate_text import confirmation_text, form_summary
 from ralph_tui.tui.core.run_handle import RunState
 from ralph_tui.tui.screens.confirm_spend import ConfirmSpend
 from ralph_tui.tui.screens.run_screen import RunScreen
+from ralph_tui.tui.widgets.choice_cycle import ChoiceCycle
 from ralph_tui.tui.widgets.estimate_view import SIZING
 from tests.tui.conftest import MakeApp, opened_whole, run_screen_whole, wait_for
 from tests.tui.scripted import DOC_NAME, QUESTION, scripted_runner
@@ -54,9 +55,9 @@ async def test_the_estimate_follows_the_form(make_app: MakeApp) -> None:
         screen.form.prefill(query=QUESTION, doc=Path(DOC_NAME), provider="auto")
         await wait_for(pilot, lambda: "rlm (selected)" in estimate_text(screen))
         assert "expected $" in estimate_text(screen) and "lcm" in estimate_text(screen)
-        screen.form.query_one("#inner", Select).value = "lcm"
+        screen.form.query_one("#inner", ChoiceCycle).value = "lcm"
         await wait_for(pilot, lambda: "lcm (selected)" in estimate_text(screen))
-        screen.form.query_one("#provider", Select).value = "offline"
+        screen.form.query_one("#provider", ChoiceCycle).value = "offline"
         await wait_for(pilot, lambda: "expected $0.00" in estimate_text(screen))
         screen.form.set_document(Path("missing.md"))
         await wait_for(pilot, lambda: "not found" in estimate_text(screen))

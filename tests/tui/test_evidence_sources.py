@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets import Label, OptionList, Select, TextArea
+from textual.widgets import Label, OptionList, TextArea
 
 from ralph_tui.tui.core.evidence import check_quotes
 from ralph_tui.tui.screens.evidence_modal import EvidenceModal
 from ralph_tui.tui.screens.run_screen import RunScreen
+from ralph_tui.tui.widgets.choice_cycle import ChoiceCycle
 from ralph_tui.tui.widgets.output_pane import quote_option
 from tests.documents.fixtures import write_pdf
 from tests.tui.conftest import MakeApp, wait_for
@@ -31,7 +32,7 @@ async def test_a_quote_from_a_pdf_page_opens_on_that_page(
         assert isinstance(screen, RunScreen)
         screen.form.query_one("#query", TextArea).load_text("How long does the pump run?")
         screen.form.set_document(pdf)
-        screen.form.query_one("#provider", Select).value = "offline"
+        screen.form.query_one("#provider", ChoiceCycle).value = "offline"
         await pilot.press("ctrl+r")
         await wait_for(pilot, lambda: screen.monitor.progress.outcome == "passed")
         output = screen.monitor.output

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets import Select, Static, TabbedContent, TextArea
+from textual.widgets import Static, TabbedContent, TextArea
 
 from ralph_tui.config import Settings
 from ralph_tui.tui.screens.run_screen import RunScreen
+from ralph_tui.tui.widgets.choice_cycle import ChoiceCycle
 from ralph_tui.tui.widgets.retrieval_pane import RetrievalPane
 from tests.external.site import serve_site
 from tests.tui.conftest import MakeApp, wait_for
@@ -28,12 +29,12 @@ async def test_a_run_with_external_docs_from_the_form(
             screen = app.screen
             assert isinstance(screen, RunScreen)
             form = screen.form
-            form.query_one("#mode", Select).value = "task"
+            form.query_one("#mode", ChoiceCycle).value = "task"
             form.query_one("#query", TextArea).load_text(TASK)
             form.set_document(Path(DOC_NAME))
-            form.query_one("#provider", Select).value = "offline"
+            form.query_one("#provider", ChoiceCycle).value = "offline"
             form.query_one("#external-docs", TextArea).load_text(f"{site.base}/docs/\n")
-            form.query_one("#external-provider", Select).value = "pageindex"
+            form.query_one("#external-provider", ChoiceCycle).value = "pageindex"
             assert form.values().external_docs == (f"{site.base}/docs/",)
             await pilot.press("ctrl+r")
             monitor = screen.monitor

@@ -9,11 +9,12 @@ import asyncio
 from pathlib import Path
 
 from textual.app import App, ComposeResult
-from textual.widgets import Footer, Select, TabbedContent, TextArea
+from textual.widgets import Footer, TabbedContent, TextArea
 from textual.widgets._footer import FooterKey
 
 from ralph_tui.config import Settings
 from ralph_tui.tui.screens.run_screen import RunScreen
+from ralph_tui.tui.widgets.choice_cycle import ChoiceCycle
 from ralph_tui.tui.widgets.run_form import RunForm, RunFormError
 from ralph_tui.tui.widgets.run_monitor import RunMonitor
 from ralph_tui.tui.widgets.status_line import RunStatusLine
@@ -68,7 +69,7 @@ async def test_the_form_builds_its_rest_after_the_first_frame_keeping_what_was_s
         await pilot.pause()
         assert all(form.query(field) for field in REST_OF_FORM)
         assert form.query("#keys-warning")
-        assert form.query_one("#provider", Select).value == "offline"
+        assert form.query_one("#provider", ChoiceCycle).value == "offline"
         values = form.values()
         assert (values.mode, values.query, values.provider) == ("task", QUESTION, "offline")
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets import Select, TextArea
+from textual.widgets import TextArea
 
 from ralph_tui.config.inner_modes import INNER_MODES
 from ralph_tui.traces.store import TraceStore
 from ralph_tui.tui.screens.run_screen import RunScreen
+from ralph_tui.tui.widgets.choice_cycle import ChoiceCycle
 from ralph_tui.tui.widgets.status_line import status_content
 from tests.tui.conftest import MakeApp, wait_for
 from tests.tui.scripted import DOC_NAME, QUESTION
@@ -22,12 +23,12 @@ async def test_auto_from_the_form_runs_direct_and_the_status_line_says_so(
     async with app.run_test(size=(120, 30)) as pilot:
         screen = app.screen
         assert isinstance(screen, RunScreen)
-        inner = screen.form.query_one("#inner", Select)
-        offered = dict((value, str(label)) for label, value in inner._options if value)
+        inner = screen.form.query_one("#inner", ChoiceCycle)
+        offered = {value: label for label, value in inner.options}
         assert offered == {mode: f"{mode}: {what}" for mode, what in INNER_MODES.items()}
         screen.form.query_one("#query", TextArea).load_text(QUESTION)
         screen.form.set_document(Path(DOC_NAME))
-        screen.form.query_one("#provider", Select).value = "offline"
+        screen.form.query_one("#provider", ChoiceCycle).value = "offline"
         inner.value = "auto"
         await pilot.press("ctrl+r")
         progress = screen.monitor.progress

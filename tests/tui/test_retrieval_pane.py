@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from textual.widgets import Label, OptionList, Select, Static, TabbedContent, TextArea
+from textual.widgets import Label, OptionList, Static, TabbedContent, TextArea
 
 from ralph_tui.events import IndexProgress, RetrievalDone, RetrievedPassage
 from ralph_tui.traces.store import TraceStore
@@ -14,6 +14,7 @@ from ralph_tui.tui.core.run_progress import RunProgress
 from ralph_tui.tui.screens.passage_modal import PassageModal, passage_place
 from ralph_tui.tui.screens.run_screen import RunScreen
 from ralph_tui.tui.screens.session_screen import SessionScreen
+from ralph_tui.tui.widgets.choice_cycle import ChoiceCycle
 from ralph_tui.tui.widgets.retrieval_pane import RetrievalPane, index_line
 from ralph_tui.tui.widgets.status_line import status_content
 from tests.tui.conftest import MakeApp, wait_for
@@ -30,10 +31,10 @@ async def test_a_task_run_lists_its_searches_and_opens_a_passage_in_place(
     async with app.run_test(size=(140, 48)) as pilot:
         screen = app.screen
         assert isinstance(screen, RunScreen)
-        screen.form.query_one("#mode", Select).value = "task"
+        screen.form.query_one("#mode", ChoiceCycle).value = "task"
         screen.form.query_one("#query", TextArea).load_text(TASK)
         screen.form.set_document(Path(DOC_NAME))
-        screen.form.query_one("#provider", Select).value = "offline"
+        screen.form.query_one("#provider", ChoiceCycle).value = "offline"
         await pilot.press("ctrl+r")
         monitor = screen.monitor
         await wait_for(pilot, lambda: monitor.progress.outcome in ("passed", "failed"), 60)

@@ -13,7 +13,6 @@ from textual.widgets import (
     DirectoryTree,
     Input,
     OptionList,
-    Select,
     Static,
     TabbedContent,
     TextArea,
@@ -28,6 +27,7 @@ from ralph_tui.tui.screens.error_modal import ErrorModal
 from ralph_tui.tui.screens.evidence_modal import EvidenceModal
 from ralph_tui.tui.screens.file_picker import FilePicker
 from ralph_tui.tui.screens.run_screen import RunScreen
+from ralph_tui.tui.widgets.choice_cycle import ChoiceCycle
 from ralph_tui.tui.widgets.memory_pane import MemoryPane
 from tests.tui.conftest import MakeApp, wait_for
 from tests.tui.scripted import (
@@ -52,7 +52,7 @@ def run_screen(app: RalphApp) -> RunScreen:
 async def fill_form(screen: RunScreen, query: str, doc: str, provider: str = "offline") -> None:
     screen.form.query_one("#query", TextArea).load_text(query)
     screen.form.set_document(Path(doc))
-    screen.form.query_one("#provider", Select).value = provider
+    screen.form.query_one("#provider", ChoiceCycle).value = provider
 
 
 async def test_start_runs_the_offline_loop_and_shows_every_pane(
@@ -85,7 +85,7 @@ async def test_the_lcm_inner_mode_from_the_form_shows_its_tool_calls(
     async with app.run_test(size=SIZE) as pilot:
         screen = run_screen(app)
         await fill_form(screen, QUESTION, DOC_NAME)
-        screen.form.query_one("#inner", Select).value = "lcm"
+        screen.form.query_one("#inner", ChoiceCycle).value = "lcm"
         await pilot.press("ctrl+r")
         await wait_for(
             pilot, lambda: screen.monitor.progress.outcome == "passed" and not screen.running
@@ -143,7 +143,7 @@ async def test_missing_keys_are_named_and_offline_is_offered(make_app: MakeApp) 
         assert "ANTHROPIC_API_KEY" in str(warning.render()) and "OPENAI_API_KEY" in str(
             warning.render()
         )
-        provider = screen.form.query_one("#provider", Select)
+        provider = screen.form.query_one("#provider", ChoiceCycle)
         provider.value = "auto"
         await pilot.click("#use-offline")
         assert provider.value == "offline"
@@ -173,7 +173,7 @@ async def test_auth_error_opens_one_error_modal_offering_offline(make_app: MakeA
         assert isinstance(modal, ErrorModal) and "API key" in modal.message
         await pilot.click("#use-offline")
         await wait_for(pilot, lambda: isinstance(app.screen, RunScreen))
-        assert screen.form.query_one("#provider", Select).value == "offline"
+        assert screen.form.query_one("#provider", ChoiceCycle).value == "offline"
         assert screen.monitor.progress.outcome == "error"
 
 
@@ -296,7 +296,7 @@ async def test_task_memory_is_shown_and_follows_the_file(make_app: MakeApp) -> N
     async with app.run_test(size=SIZE) as pilot:
         screen = run_screen(app)
         await fill_form(screen, "Summarise the alarm escalation rules", DOC_NAME)
-        screen.form.query_one("#mode", Select).value = "task"
+        screen.form.query_one("#mode", ChoiceCycle).value = "task"
         await pilot.press("ctrl+r")
         await wait_for(pilot, lambda: screen.monitor.progress.outcome == "passed")
         # The memory tab's pane is built when the tab is first shown, and follows the file.

@@ -16,10 +16,11 @@ from typing import TYPE_CHECKING
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
-from textual.widgets import Button, Input, Label, Select, Static, TextArea
+from textual.widgets import Button, Input, Label, Static, TextArea
 
 from ralph_tui.tui.core.document_line import documents_line, documents_of_line
 from ralph_tui.tui.path_completion import PathSuggester
+from ralph_tui.tui.widgets.choice_cycle import ChoiceCycle
 from ralph_tui.tui.widgets.path_input import PathInput
 from ralph_tui.tui.widgets.plain_button import PlainButton
 
@@ -85,7 +86,7 @@ class RunForm(VerticalScroll):
         self.settings = settings
         await self.mount_all(self._rest(settings, missing_keys))
         for field, value in self._pending.items():
-            self.query_one(f"#{field}", Select).value = value
+            self.query_one(f"#{field}", ChoiceCycle).value = value
         self._pending.clear()
         self.whole = True
 
@@ -96,10 +97,9 @@ class RunForm(VerticalScroll):
         from ralph_tui.tui.widgets.estimate_view import EstimateView
 
         yield Label("Mode")
-        yield Select(
+        yield ChoiceCycle(
             [("QA: answer with evidence", "qa"), ("Task", "task")],
             value="qa",
-            allow_blank=False,
             id="mode",
         )
         yield from self._keys_warning(missing_keys)
@@ -113,30 +113,27 @@ class RunForm(VerticalScroll):
             placeholder="one URL a line",
         )
         yield Label("External docs as")
-        yield Select(
+        yield ChoiceCycle(
             [
                 ("chunks (local)", "local"),
                 ("section tree (pageindex)", "pageindex"),
             ],
             value=s.external_provider,
-            allow_blank=False,
             id="external-provider",
         )
         yield Label("Inner loop")
-        yield Select(
+        yield ChoiceCycle(
             [(f"{mode}: {what}", mode) for mode, what in INNER_MODES.items()],
             value=s.inner,
-            allow_blank=False,
             id="inner",
         )
         yield Label("Max iterations")
         yield Input(str(s.max_iters), type="integer", id="max-iters")
         yield Checkbox("Decompose (task mode)", id="decompose")
         yield Label("Provider")
-        yield Select(
+        yield ChoiceCycle(
             [("auto (models below)", "auto"), ("offline (no key)", "offline")],
             value=provider,
-            allow_blank=False,
             id="provider",
         )
         yield Label("Generate model")
@@ -165,12 +162,12 @@ class RunForm(VerticalScroll):
     def provider(self) -> str:
         if "provider" in self._pending:
             return self._pending["provider"]
-        return str(self.query_one("#provider", Select).value)
+        return str(self.query_one("#provider", ChoiceCycle).value)
 
     def _set_select(self, field: str, value: str) -> None:
         """Choose ``value`` in the select ``field``, or once it is built."""
         if self.whole:
-            self.query_one(f"#{field}", Select).value = value
+            self.query_one(f"#{field}", ChoiceCycle).value = value
         else:
             self._pending[field] = value
 
@@ -230,7 +227,7 @@ class RunForm(VerticalScroll):
     def on_text_area_changed(self) -> None:
         self._changed()
 
-    def on_select_changed(self) -> None:
+    def on_choice_cycle_changed(self) -> None:
         self._changed()
 
     def on_checkbox_changed(self) -> None:
@@ -261,7 +258,7 @@ class RunForm(VerticalScroll):
             max_iters = 0
         if max_iters < 1:
             raise RunFormError("Max iterations must be a whole number of at least 1.")
-        mode = str(self.query_one("#mode", Select).value)
+        mode = str(self.query_one("#mode", ChoiceCycle).value)
         decompose = self._decompose.value
         if decompose and mode != "task":
             raise RunFormError("Decompose works in task mode only.")
@@ -275,14 +272,14 @@ class RunForm(VerticalScroll):
             more_docs=tuple(docs[1:]),
             max_iters=max_iters,
             decompose=decompose,
-            provider=str(self.query_one("#provider", Select).value),
+            provider=str(self.query_one("#provider", ChoiceCycle).value),
             generate_model=self.query_one("#generate-model", Input).value.strip()
             or self.settings.generate_model,
             validate_model=self.query_one("#validate-model", Input).value.strip()
             or self.settings.validate_model,
             external_docs=external_docs,
-            external_provider=str(self.query_one("#external-provider", Select).value),
-            inner=str(self.query_one("#inner", Select).value),
+            external_provider=str(self.query_one("#external-provider", ChoiceCycle).value),
+            inner=str(self.query_one("#inner", ChoiceCycle).value),
         )
 
     def _external_docs(self) -> tuple[str, ...]:
