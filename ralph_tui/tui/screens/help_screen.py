@@ -15,10 +15,11 @@ OVERVIEW = """\
 # ralph-tui
 
 **Run** (F2): fill in the form (mode, question or task, document, iterations, provider,
-models) and start; a choice (mode, inner loop, provider) changes with ← → or a click.
-The panes follow the run live: the sandbox transcript (code, output, `llm_query` sub-calls), the candidate output (QA evidence marked ✓ verified or ✗ not;
-enter shows a quote in its place in the document), validation per iteration, the
-constraints for the next iteration, the task memory file, and a plain log.
+models) and start; a choice (mode, inner loop, provider) changes with ← → or a click. The
+panes follow the run live: the sandbox transcript (code, output, `llm_query` sub-calls),
+the candidate output (QA evidence marked ✓ verified or ✗ not; enter shows a quote in its
+place in the document), validation per iteration, the constraints for the next iteration,
+the task memory file, and a plain log.
 
 **Sessions** (F3): every recorded run, from any process, newest first. Filter by mode
 and status, search the text of questions and outputs, sort, and open one (enter) to see

@@ -5,7 +5,7 @@ It does for a person what Textual's ``Select`` does for two to four options (sho
 choice, takes Tab focus, changes by key or click, says when it changed) without the
 dropdown: ``Select`` builds an overlay and an option list for each field, and the run
 form's four of them were a third of what composing the whole screen cost (measured with
-callgrind: four ``Select``\\ s 337 M instructions to compose and paint, four of these 90 M).
+callgrind: four ``Select`` widgets 337 M instructions to compose and paint, four of these 90 M).
 The options are listed in the tooltip, and the arrows at its right edge say it changes.
 """
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
-from textual.widgets import Button, Input, Label, Static, TextArea
+from textual.widgets import Input, Label, Static, TextArea
 
 from ralph_tui.tui.core.document_line import documents_line, documents_of_line
 from ralph_tui.tui.path_completion import PathSuggester
@@ -140,7 +140,7 @@ class RunForm(VerticalScroll):
         yield Input(s.generate_model, id="generate-model")
         yield Label("Validate model")
         yield Input(s.validate_model, id="validate-model")
-        yield Button("Start run (ctrl+r)", id="start", variant="primary")
+        yield PlainButton("Start run (ctrl+r)", id="start", variant="primary")
 
     def _keys_warning(self, missing_keys: list[str]) -> ComposeResult:
         if not missing_keys:
@@ -150,7 +150,7 @@ class RunForm(VerticalScroll):
             f"{names} not set: the auto provider cannot run. The offline provider needs no key.",
             id="keys-warning",
         )
-        yield Button("Use the offline provider", id="use-offline", variant="warning")
+        yield PlainButton("Use the offline provider", id="use-offline", variant="warning")
 
     def drop_keys_warning(self) -> None:
         """Take the missing-keys warning away: the user has chosen the offline provider, or
@@ -298,10 +298,7 @@ class RunForm(VerticalScroll):
         event.stop()
         if event.button.id == "browse":
             self.post_message(self.BrowseRequested())
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        if event.button.id == "start":
+        elif event.button.id == "start":
             self.post_message(self.StartRequested())
         elif event.button.id == "use-offline":
             self._set_select("provider", "offline")
