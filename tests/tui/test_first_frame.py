@@ -8,7 +8,9 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
 from textual.app import App, ComposeResult
+from textual.css.stylesheet import Stylesheet
 from textual.widgets import Footer, Select, TabbedContent, TextArea
 from textual.widgets._footer import FooterKey
 
@@ -102,6 +104,29 @@ async def test_the_first_frame_of_the_run_screen(make_app: MakeApp) -> None:
     finally:
         RunScreen._compose_rest = original  # type: ignore[method-assign]
     assert built == [(True, True, True, True, True, False, False)]
+
+
+async def test_the_first_screen_is_styled_without_parsing_the_stylesheets_again(
+    make_app: MakeApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nothing changes the stylesheets between their first reading and the first screen,
+    so they are not parsed from scratch for it; and what takes its text colour from the
+    app (the status line, painted in the first frame) has that colour, not the
+    transparent one of an app not yet styled."""
+    reparsed: list[Stylesheet] = []
+    original = Stylesheet.reparse
+
+    def reparse(stylesheet: Stylesheet) -> None:
+        reparsed.append(stylesheet)
+        original(stylesheet)
+
+    monkeypatch.setattr(Stylesheet, "reparse", reparse)
+    app = make_app()
+    async with app.run_test(size=(160, 45)) as pilot:
+        await run_screen_whole(pilot)
+        line = app.screen.query_one(RunStatusLine)
+        assert line.visual_style.foreground == app.styles.color
+    assert reparsed == []
 
 
 async def test_the_footer_has_its_keys_as_the_screen_mounts(make_app: MakeApp) -> None:
