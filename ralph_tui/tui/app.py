@@ -34,6 +34,25 @@ if TYPE_CHECKING:
     from ralph_tui.tui.screens.session_screen import RerunRequested
 
 
+def first_run_screen() -> RunScreen:
+    """The run screen as the app's first screen, styled with the stylesheet as it stands.
+
+    Textual treats a mode's first screen as one that missed a stylesheet change, and so
+    re-parses every stylesheet from scratch and restyles the app (``App.refresh_css``, as
+    after a change of theme): nothing has changed since the stylesheet was first read, so
+    the screen is marked as up to date. That restyle was also what gave the app node its
+    own rules (its ``color``) before the screen's first paint, which Textual otherwise does
+    only after it: a widget that inherits its text colour from the app (the status line)
+    and is painted in the first frame keeps the colour it was painted with (a widget's
+    style is cached until its own rules change), so the app is styled here, first.
+    """
+    screen = RunScreen()
+    app = screen.app
+    app.stylesheet.apply(app)
+    screen._css_update_count = app._css_update_count
+    return screen
+
+
 def session_browser() -> Screen[None]:
     """The session browser, imported when first shown (the run screen is the first)."""
     from ralph_tui.tui.screens.browser_screen import SessionBrowser
@@ -79,7 +98,7 @@ class RalphApp(App[int]):
     """The mode the app opens in. Composed as the first screen, it is styled once; a switch
     to it from Textual's default screen would resume it, and so restyle it, twice."""
     MODES: ClassVar[dict[str, Any]] = {
-        "run": RunScreen,
+        "run": first_run_screen,
         "sessions": session_browser,
         "evals": evals_screen,
         "optimizer": optimizer_screen,

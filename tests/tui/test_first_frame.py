@@ -6,9 +6,13 @@ form and the monitor's panes are built right after it; a hidden tab's pane when 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterable
 from pathlib import Path
 
+import pytest
 from textual.app import App, ComposeResult
+from textual.css.stylesheet import Stylesheet
+from textual.dom import DOMNode
 from textual.widgets import Footer, TabbedContent, TextArea
 from textual.widgets._footer import FooterKey
 
@@ -103,6 +107,57 @@ async def test_the_first_frame_of_the_run_screen(make_app: MakeApp) -> None:
     finally:
         RunScreen._compose_rest = original  # type: ignore[method-assign]
     assert built == [(True, True, True, True, True, False, False)]
+
+
+async def test_the_first_screen_is_styled_without_parsing_the_stylesheets_again(
+    make_app: MakeApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nothing changes the stylesheets between their first reading and the first screen,
+    so they are not parsed from scratch for it; and what takes its text colour from the
+    app (the status line, painted in the first frame) has that colour, not the
+    transparent one of an app not yet styled."""
+    reparsed: list[Stylesheet] = []
+    original = Stylesheet.reparse
+
+    def reparse(stylesheet: Stylesheet) -> None:
+        reparsed.append(stylesheet)
+        original(stylesheet)
+
+    monkeypatch.setattr(Stylesheet, "reparse", reparse)
+    app = make_app()
+    async with app.run_test(size=(160, 45)) as pilot:
+        await run_screen_whole(pilot)
+        line = app.screen.query_one(RunStatusLine)
+        assert line.visual_style.foreground == app.styles.color
+    assert reparsed == []
+
+
+async def test_the_screen_is_not_restyled_as_it_opens_but_as_it_comes_back(
+    make_app: MakeApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its widgets were styled as they were mounted: opening does not style them all again
+    (what changes, as the focus, restyles itself); coming back from another mode does."""
+    restyled: list[object] = []
+    original = Stylesheet.update_nodes
+
+    def update_nodes(
+        stylesheet: Stylesheet, nodes: Iterable[DOMNode], animate: bool = False
+    ) -> None:
+        nodes = list(nodes)
+        restyled.extend(node for node in nodes if isinstance(node, RunScreen))
+        original(stylesheet, nodes, animate)
+
+    monkeypatch.setattr(Stylesheet, "update_nodes", update_nodes)
+    app = make_app()
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, RunScreen) and screen.whole
+        assert restyled == []
+        await pilot.press("f3")
+        await wait_for(pilot, lambda: app.screen is not screen)
+        await pilot.press("f2")
+        await wait_for(pilot, lambda: app.screen is screen)
+        assert screen in restyled
 
 
 async def test_the_footer_has_its_keys_as_the_screen_mounts(make_app: MakeApp) -> None:

@@ -212,11 +212,23 @@ class RunScreen(Screen[None]):
         self._building = False
         self._when_whole: list[Callable[[], object]] = []
         """What waits for the screen to be whole, in order."""
+        self._opened = False
+        """Whether the screen has been shown once (Textual's first ``ScreenResume``)."""
 
     def compose(self) -> ComposeResult:
         yield RunForm(id="form")
         yield RunMonitor(id="monitor")
         yield RunFooter()
+
+    def on_screen_resume(self, event: events.ScreenResume) -> None:
+        # The first resume is the screen opening: each of its widgets was styled a moment ago,
+        # as it was mounted, with the stylesheet as it is (what changed since, as the focus,
+        # restyled itself). Textual would style them all again before the first frame, as it
+        # does not when the screen comes back from under a modal. Later resumes, after
+        # another mode's screen was shown, restyle as Textual does.
+        if not self._opened:
+            self._opened = True
+            event.refresh_styles = False
 
     def on_mount(self) -> None:
         # Without scrolling: the form's column stays where it opened.
