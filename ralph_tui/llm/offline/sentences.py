@@ -15,8 +15,10 @@ from collections.abc import Iterator
 from ralph_tui.words import (
     FULL_STOPS,
     WIDE_FULL_STOPS,
+    label_terms,
     sentence_end,
     split_sentences,
+    table_row,
     term_set,
     word_count,
 )
@@ -40,8 +42,9 @@ def runs_of_prose(block: str) -> list[str]:
     PDF or a narrow column wrapped over lines is still one sentence. A list item starts a
     new run; headings (marked; or a short capitalised line without a full stop, numbered or
     where no sentence is open and the next line does not go on in lower case, as HTML and
-    PDF titles come) and table rows (Markdown's, or a
-    row whose cells a tab separates, as HTML and Word tables are converted) are no prose."""
+    PDF titles come) and table rows (Markdown's, a row whose
+    cells a tab separates, as HTML, Word and PDF tables are converted, or a label followed
+    by figures alone: ``ralph_tui.words.table_row``) are no prose."""
     runs: list[str] = []
     run: list[str] = []
     lines = block.split("\n")
@@ -60,7 +63,7 @@ def runs_of_prose(block: str) -> list[str]:
             and (bare[:1].isupper() or bare[:1].isdigit())
             and (numbered or not (sentence_open or wrapped))
         )
-        row = bare[:1] in ("#", "|") or CELL in bare
+        row = bare[:1] in ("#", "|") or CELL in bare or table_row(bare) is not None
         if bare and not row and not item and not title:
             run.append(line)
             continue
@@ -122,10 +125,25 @@ def table_rows_of(text: str) -> list[str]:
         heading = _title_of(lines) or heading
         for header, body in _tables_in(lines):
             for row in body:
-                pairs = zip(header, cells(row), strict=False)
-                named = "; ".join(f"{h}: {v}" for h, v in pairs if v)
+                named = named_row(header, cells(row))
                 rows.append(f"{heading}: {named}." if heading else f"{named}.")
     return rows
+
+
+def named_row(header: list[str], row: list[str]) -> str:
+    """A row's cells each named by its column's header cell ("Task: Isolation valves
+    exercised; Frequency: Quarterly"; "Revenues; 2021: $ 9,699,819" where the labels'
+    column has no header), empty cells left out."""
+    pairs = itertools.zip_longest(header, row, fillvalue="")
+    return "; ".join(f"{h}: {v}" if h else v for h, v in pairs if v)
+
+
+def _header_at(run: list[str]) -> int:
+    """Which line of a run of tab-separated lines is its header: the first, or where the
+    run opens with lines of no label (a PDF table's "(in thousands)", "Year ended
+    December 31,", then "2021 2020 2019"), the last of those, the one over the rows."""
+    unlabelled = len(list(itertools.takewhile(lambda row: not cells(row)[0], run)))
+    return max(unlabelled - 1, 0)
 
 
 def _tables_in(lines: list[str]) -> list[tuple[list[str], list[str]]]:
@@ -136,10 +154,75 @@ def _tables_in(lines: list[str]) -> list[tuple[list[str], list[str]]]:
             body = list(itertools.takewhile(lambda row: row.startswith("|"), lines[n + 2 :]))
             tables.append((cells(line), body))
         elif CELL in line and (n == 0 or CELL not in lines[n - 1]):
-            body = list(itertools.takewhile(lambda row: CELL in row, lines[n + 1 :]))
-            if body:
-                tables.append((cells(line), body))
+            run = list(itertools.takewhile(lambda row: CELL in row, lines[n:]))
+            at = _header_at(run)
+            if run[at + 1 :]:
+                tables.append((cells(run[at]), run[at + 1 :]))
     return tables
+
+
+JUDGED_WINDOW = 220
+"""Characters of the document around a quote that the QA judge reads with it (the width of
+``ralph_tui.validate.qa.evidence_windows``): a header row farther above a quoted row than
+that window reaches cannot support the column names read into the row. Stated again here
+because this module runs in the sandbox, which has none of the validator."""
+
+
+def row_readings(text: str, whole: bool = False) -> dict[str, str]:
+    """Each table row of ``text`` (``ralph_tui.words.table_row``) as a quote gives it (the
+    line stripped, so found verbatim), with what a reader of the table reads in it: its
+    cells named by the header row above (``named_row``) where the judge's window around
+    the row holds that header (``JUDGED_WINDOW``), else the row itself (its cells apart,
+    or its white space made single) — no column name the quote's window cannot show. The first occurrence of a row
+    counts (the judge's window is around the first). ``whole``: ``text`` is a whole
+    document; else its first and last lines may be cut (a passage or a window read from
+    an offset) and give no row."""
+    readings: dict[str, str] = {}
+    header: tuple[int, list[str]] | None = None
+    rows_under = False
+    lines = text.split("\n")
+    offset = 0
+    for n, line in enumerate(lines):
+        start, offset = offset, offset + len(line) + 1
+        bare = line.strip(" \r")
+        markdown_header = (
+            bare.startswith("|") and n + 1 < len(lines) and TABLE_RULE.match(lines[n + 1].strip())
+        )
+        if markdown_header or (CELL in bare and not cells(bare)[0] and not rows_under):
+            header, rows_under = (start, cells(bare)), False
+            continue
+        if CELL not in bare and not bare.startswith("|"):
+            header, rows_under = None, False
+        quote = line.strip()
+        cut = not whole and n in (0, len(lines) - 1)
+        if cut or not quote or table_row(bare) is None or quote in readings:
+            continue
+        rows_under = CELL in bare or bare.startswith("|")
+        at = start + line.index(quote[0])
+        reach = (JUDGED_WINDOW - len(quote)) // 2
+        if header is not None and at - header[0] <= reach and rows_under:
+            readings[quote] = named_row(header[1], cells(bare))
+        else:
+            readings[quote] = named_row([], cells(bare)) if rows_under else " ".join(quote.split())
+    return readings
+
+
+def asked_rows(readings: dict[str, str], terms: list[str]) -> list[str]:
+    """The rows whose label names what ``terms`` ask about: every term of the label (less a
+    leading "Total" or "Net") is one of them; only those whose label holds the most of
+    them ("Total revenues" for "total revenues in 2021", not the regions' "Revenues"),
+    those whose reading holds more of the terms (the year a header names) first."""
+    asked = set(terms)
+    scored: list[tuple[int, int, int, str]] = []
+    for row in readings:
+        label = (table_row(row) or ("", ""))[0]
+        core = label_terms(label)
+        if core and set(core) <= asked:
+            named = len(term_set(label) & asked)
+            scored.append((-named, -len(term_set(readings[row]) & asked), len(scored), row))
+    scored.sort()
+    best = scored[0][0] if scored else 0
+    return [row for named, *_, row in scored if named == best]
 
 
 def rank_sentences(
@@ -327,22 +410,55 @@ def search_lines(
     shown: int,
     found_prefix: str,
     tables: bool = False,
+    whole: str | None = None,
 ) -> list[str]:
     """What the search prints: the terms the sources (the windows ``read`` and the
     ``retrieved`` passages) hold, how many sentences hold enough of them, then the best
-    sentences (and with ``tables``, table rows) as JSON strings — those of the retrieved
-    passages first among equals."""
+    sentences (and with ``tables``, table rows named by their header) as JSON strings —
+    those of the retrieved passages first among equals. Without ``tables`` (for an answer),
+    first the table rows whose label names what the terms ask (``asked_rows``), each as a
+    JSON string of its own text and a line after it of what a reader reads in it
+    (``READS_PREFIX``, ``row_readings``; from ``whole``, the documents' text, when given)."""
     held = set().union(*(term_set(text) for text in [*read, *retrieved]))
     found = [t for t in terms + focus if t in held]
     sentences = candidates(retrieved, read, tables)
     best = rank_sentences(sentences, terms, focus, leave_out, need, found)
     lines = [found_prefix + json.dumps(found)]
     lines.append(f"{len(sentences)} sentences; {len(best)} hold enough of the terms")
+    rows = [] if tables else answering_rows([*read, *retrieved], terms, leave_out, whole)
+    for row, reading in rows[:shown]:
+        lines += [json.dumps(row), READS_PREFIX + json.dumps([row, reading])]
     sources = [*read, *retrieved]
     return lines + [
         ("" if verbatim(text, sources) else COMPOSED_PREFIX) + json.dumps(text)
-        for text in best[:shown]
+        for text in best[: max(0, shown - len(rows))]
     ]
+
+
+def answering_rows(
+    texts: list[str], terms: list[str], leave_out: list[str], whole: str | None = None
+) -> list[tuple[str, str]]:
+    """The table rows of ``texts`` that ``asked_rows`` keeps (none holding a left-out term),
+    each with its reading (``row_readings``: from ``whole`` when given, the documents'
+    text, where the judge will find it; a row that is no whole line of it gives none)."""
+    readings: dict[str, str] = {}
+    for text in texts:
+        for row, reading in row_readings(text).items():
+            readings.setdefault(row, reading)
+    if whole is not None and readings:
+        of_whole = row_readings(whole, whole=True)
+        readings = {row: of_whole[row] for row in readings if row in of_whole}
+    kept = {
+        row: reading
+        for row, reading in readings.items()
+        if not any(term in term_set(row) for term in leave_out)
+    }
+    return [(row, kept[row]) for row in asked_rows(kept, terms)]
+
+
+READS_PREFIX = "reads: "
+"""Before a printed pair of a table row and what a reader reads in it (its cells named by
+the header row): the row is the quote, the reading the answer line it backs."""
 
 
 COMPOSED_PREFIX = "composed: "

@@ -1,0 +1,108 @@
+"""The keyless QA answers a question about a line item from the table rows that state it:
+each row quoted whole and verbatim, its answer line what a reader of the table reads (the
+row's cells named by the header row where the judge's window around the row holds that
+header, else the row itself), and the judge passes such a line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ralph_tui.cli import run_cli
+from ralph_tui.llm.offline.sentences import JUDGED_WINDOW, row_readings, sentences_of
+from ralph_tui.validate.qa import evidence_windows
+
+TOPICS = [
+    ("Fleet", "The fleet counts nine ferries, the oldest built in 1998 and refitted twice."),
+    ("Safety", "Every crossing is logged, and crews drill evacuation of each vessel monthly."),
+    ("Staff", "Deckhands train for six weeks before they serve on a crossing alone."),
+    ("Harbours", "The company leases berths in four harbours and owns the one at Skelmor."),
+    ("Weather", "Storms cancelled forty crossings, most of them in the winter months."),
+    ("Tickets", "Season passes are sold at the harbour offices and on the boats."),
+    ("Fuel", "The ferries burn marine diesel bought under a contract renewed each spring."),
+    ("Outlook", "Two new vessels are ordered, the first to sail on the northern route."),
+]
+
+
+def annual_report(tmp_path: Path) -> tuple[Path, str]:
+    """A ferry company's annual report in Markdown: its results as a Markdown table, its
+    statement of operations as tab-separated rows (as a PDF table is kept), and its
+    highlights as a label followed by figures on a line with no cells (an unruled PDF
+    table), amid sections about other things."""
+    prose = "\n\n".join(
+        f"## {title}\n\n" + " ".join(f"{text[:-1]}, as in {year}." for year in range(2015, 2021))
+        for title, text in TOPICS
+    )
+    text = (
+        "# Harbourline annual report 2023\n\n"
+        "Harbourline runs the ferries between the islands of the western sound.\n\n"
+        f"{prose}\n\n"
+        "## Results of operations\n\n"
+        "The following table summarises the results, in thousands of euros.\n\n"
+        "| Line item | 2023 | 2022 |\n|---|---|---|\n"
+        "| Total revenues | 54,000 | 50,000 |\n| Operating income | 6,100 | 5,200 |\n\n"
+        "## Consolidated statements of operations\n\n"
+        "(in thousands of euros)\n\t2023\t2022\n"
+        "Total revenues\t€ 54,100\t€ 50,050\nFuel costs\t(14,300)\t(13,100)\n\n"
+        "## Highlights\n\n"
+        "Financial highlights\n"
+        "Total revenues € 54,000 € 50,000 8 %\nFerry crossings 18,250 17,900 2 %\n"
+    )
+    path = tmp_path / "HARBOURLINE_2023_annual.md"
+    path.write_text(text, encoding="utf-8")
+    return path, text
+
+
+@pytest.mark.parametrize("inner", ["rlm", "direct", "lcm"])
+def test_a_line_item_is_answered_from_its_table_rows_quoted_verbatim(
+    inner: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, text = annual_report(tmp_path)
+    question = "What were Harbourline's total revenues in 2023?"
+    code = run_cli(["run", "--provider", "offline", "--json", "--mode", "qa", "--inner", inner,
+                    "--query", question, "--doc", str(path),
+                    "--out", str(tmp_path / "out"), "--maxIters", "2"])  # fmt: skip
+    result = json.loads(capsys.readouterr().out)
+    output = result["output"]
+    answer = str(output["answer"])
+    assert (code, result["status"]) == (0, "passed"), answer
+    lines = {line.strip() for line in text.splitlines()}
+    # Each quote is a whole line of the document, as it stands there.
+    assert all(quote in lines for quote in output["evidence"]), output["evidence"]
+    assert "| Total revenues | 54,000 | 50,000 |" in output["evidence"]
+    assert "Total revenues\t€ 54,100\t€ 50,050" in output["evidence"]
+    assert "Total revenues € 54,000 € 50,000 8 %" in output["evidence"]
+    # Each row's line names its cells by the header above it, never passed off as a quote.
+    assert "- Line item: Total revenues; 2023: 54,000; 2022: 50,000" in answer.splitlines()
+    assert "- Total revenues; 2023: € 54,100; 2022: € 50,050" in answer.splitlines()
+    assert "- Total revenues € 54,000 € 50,000 8 %" in answer.splitlines()
+    assert not any("2023:" in quote for quote in output["evidence"])
+
+
+def test_a_header_beyond_the_judges_window_names_no_column() -> None:
+    rows = "".join(f"Item {n} revenues\t{n},000\t{n},500\n" for n in range(1, 9))
+    text = f"Results\n\t2023\t2022\n{rows}End of table."
+    readings = row_readings(text)
+    assert readings["Item 1 revenues\t1,000\t1,500"] == "Item 1 revenues; 2023: 1,000; 2022: 1,500"
+    far = "Item 8 revenues\t8,000\t8,500"
+    assert readings[far] == "Item 8 revenues; 8,000; 8,500"
+    # The judge's window around the far row does not reach the header.
+    window = evidence_windows(text, [far])[0]
+    assert len(window) == JUDGED_WINDOW and "2023" not in window
+
+
+def test_the_judges_window_is_the_one_the_rows_are_read_for() -> None:
+    assert evidence_windows("x" * 1000, ["x"])[0] == "x" * JUDGED_WINDOW
+
+
+def test_a_label_followed_by_figures_is_a_row_not_prose() -> None:
+    text = (
+        "Results of operations\nTotal revenues $ 29,697,844 $ 24,996,056 19 %\n"
+        "Operating income $ 6,194,509 $ 4,585,289 35 %\n"
+        "Revenues grew in 2021 because\nmemberships grew by 2,000 and 3,000 in the two halves."
+    )
+    assert sentences_of(text) == [
+        "Revenues grew in 2021 because\nmemberships grew by 2,000 and 3,000 in the two halves."
+    ]
