@@ -174,9 +174,9 @@ def row_readings(text: str, whole: bool = False) -> dict[str, str]:
     cells named by the header row above (``named_row``) where the judge's window around
     the row holds that header (``JUDGED_WINDOW``), else the row itself (its cells apart,
     or its white space made single) — no column name the quote's window cannot show. The
-    first occurrence of a row counts (the judge's window is around the first). ``whole``: ``text`` is a whole
-    document; else its first and last lines may be cut (a passage or a window read from
-    an offset) and give no row."""
+    first occurrence of a row counts (the judge's window is around the first).
+    ``whole``: ``text`` is a whole document; else its first and last lines may be cut (a
+    passage or a window read from an offset) and give no row."""
     readings: dict[str, str] = {}
     header: tuple[int, list[str]] | None = None
     rows_under = False
