@@ -106,3 +106,14 @@ def test_a_label_followed_by_figures_is_a_row_not_prose() -> None:
     assert sentences_of(text) == [
         "Revenues grew in 2021 because\nmemberships grew by 2,000 and 3,000 in the two halves."
     ]
+
+
+def test_a_row_found_first_inside_a_longer_row_is_not_quoted() -> None:
+    text = (
+        "Five-year summary\nNet sales $ 229,234 $ 215,639 $ 233,715 $ 182,795\n\n"
+        "Results\nNet sales $ 229,234 $ 215,639 $ 233,715\nOther notes follow."
+    )
+    # Its quote would be placed in the five-year row, where the validator finds it first.
+    assert list(row_readings(text, whole=True)) == [
+        "Net sales $ 229,234 $ 215,639 $ 233,715 $ 182,795"
+    ]

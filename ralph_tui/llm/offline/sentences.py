@@ -175,8 +175,9 @@ def row_readings(text: str, whole: bool = False) -> dict[str, str]:
     the row holds that header (``JUDGED_WINDOW``), else the row itself (its cells apart,
     or its white space made single) — no column name the quote's window cannot show. The
     first occurrence of a row counts (the judge's window is around the first).
-    ``whole``: ``text`` is a whole document; else its first and last lines may be cut (a
-    passage or a window read from an offset) and give no row."""
+    ``whole``: ``text`` is a whole document (a row it holds first inside a longer line
+    gives none: its quote would be found there); else its first and last lines may be cut
+    (a passage or a window read from an offset) and give no row."""
     readings: dict[str, str] = {}
     header: tuple[int, list[str]] | None = None
     rows_under = False
@@ -199,6 +200,10 @@ def row_readings(text: str, whole: bool = False) -> dict[str, str]:
             continue
         rows_under = CELL in bare or bare.startswith("|")
         at = start + line.index(quote[0])
+        if whole and text.find(quote, 0, at + len(quote)) != at:
+            # Found first inside a longer line ("Net sales $ 229,234" in a five-year row):
+            # a quote of it would be placed there, not here.
+            continue
         reach = (JUDGED_WINDOW - len(quote)) // 2
         if header is not None and at - header[0] <= reach and rows_under:
             readings[quote] = named_row(header[1], cells(bare))
