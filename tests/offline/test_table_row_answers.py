@@ -117,3 +117,16 @@ def test_a_row_found_first_inside_a_longer_row_is_not_quoted() -> None:
     assert list(row_readings(text, whole=True)) == [
         "Net sales $ 229,234 $ 215,639 $ 233,715 $ 182,795"
     ]
+
+
+def test_a_header_a_pdf_kept_without_cells_names_a_row_with_a_cell_for_each_name() -> None:
+    text = (
+        "Net sales by product\n2017 Change 2016\nNet Sales by Product:\n"
+        "iPhone\t$ 141,319\t3%\t$ 136,700\nMac\t25,850\t13%\nThe table ends here."
+    )
+    readings = row_readings(text)
+    assert readings["iPhone\t$ 141,319\t3%\t$ 136,700"] == (
+        "iPhone; 2017: $ 141,319; Change: 3%; 2016: $ 136,700"
+    )
+    # A row with fewer cells than names: which name goes with which cell is not known.
+    assert readings["Mac\t25,850\t13%"] == "Mac; 25,850; 13%"

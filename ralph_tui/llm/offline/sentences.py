@@ -171,29 +171,29 @@ because this module runs in the sandbox, which has none of the validator."""
 def row_readings(text: str, whole: bool = False) -> dict[str, str]:
     """Each table row of ``text`` (``ralph_tui.words.table_row``) as a quote gives it (the
     line stripped, so found verbatim), with what a reader of the table reads in it: its
-    cells named by the header row above (``named_row``) where the judge's window around
-    the row holds that header (``JUDGED_WINDOW``), else the row itself (its cells apart,
-    or its white space made single) — no column name the quote's window cannot show. The
-    first occurrence of a row counts (the judge's window is around the first).
-    ``whole``: ``text`` is a whole document (a row it holds first inside a longer line
-    gives none: its quote would be found there); else its first and last lines may be cut
-    (a passage or a window read from an offset) and give no row."""
+    cells named by the header row above (``named_row``, ``_header_of``) where the judge's
+    window around the row holds that header (``JUDGED_WINDOW``), else the row itself (its
+    cells apart, or its white space made single) — no column name the quote's window
+    cannot show. The first occurrence of a row counts (the judge's window is around the
+    first). ``whole``: ``text`` is a whole document (a row it holds first inside a longer
+    line gives none: its quote would be found there); else its first and last lines may be
+    cut (a passage or a window read from an offset) and give no row."""
     readings: dict[str, str] = {}
-    header: tuple[int, list[str]] | None = None
+    header: tuple[int, list[str], bool] | None = None
     rows_under = False
     lines = text.split("\n")
     offset = 0
     for n, line in enumerate(lines):
         start, offset = offset, offset + len(line) + 1
         bare = line.strip(" \r")
-        markdown_header = (
-            bare.startswith("|") and n + 1 < len(lines) and TABLE_RULE.match(lines[n + 1].strip())
-        )
-        if markdown_header or (CELL in bare and not cells(bare)[0] and not rows_under):
-            header, rows_under = (start, cells(bare)), False
+        found = _header_of(bare, lines[n + 1] if n + 1 < len(lines) else "", rows_under)
+        if found is not None:
+            header, rows_under = (start, *found), False
             continue
         if CELL not in bare and not bare.startswith("|"):
-            header, rows_under = None, False
+            # A group's label inside a table ("Current assets:") keeps the table's header.
+            group = bare.endswith(":") and len(bare.split()) <= GROUP_WORDS
+            header, rows_under = (header if group else None), False
         quote = line.strip()
         cut = not whole and n in (0, len(lines) - 1)
         if cut or not quote or table_row(bare) is None or quote in readings:
@@ -204,27 +204,55 @@ def row_readings(text: str, whole: bool = False) -> dict[str, str]:
             # Found first inside a longer line ("Net sales $ 229,234" in a five-year row):
             # a quote of it would be placed there, not here.
             continue
+        row = cells(bare) if rows_under else []
         reach = (JUDGED_WINDOW - len(quote)) // 2
-        if header is not None and at - header[0] <= reach and rows_under:
-            readings[quote] = named_row(header[1], cells(bare))
-        else:
-            readings[quote] = named_row([], cells(bare)) if rows_under else " ".join(quote.split())
+        if header is not None and at - header[0] <= reach and row:
+            _, names, exact = header
+            if not exact or len(names) == len(row):
+                readings[quote] = named_row(names, row)
+                continue
+        readings[quote] = named_row([], row) if row else " ".join(quote.split())
     return readings
+
+
+GROUP_WORDS = 8
+"""Words of a line ending in a colon read as a group's label inside a table, at most."""
+YEAR = re.compile(r"(?:19|20)\d\d")
+
+
+def _header_of(bare: str, below: str, rows_under: bool) -> tuple[list[str], bool] | None:
+    """The column names a line gives when it is a table's header, and whether a row must
+    have as many cells to be named by them: a Markdown row over a rule line; a line of
+    tab-separated cells with no label above a table's rows (the last of such lines counts:
+    "(in thousands)", "Year ended December 31,", then "2021 2020 2019"); or a line a PDF
+    table kept without cells, of two years or more and words ("2017 Change 2016 Change
+    2015"), naming a row's cells only when it has one name for each cell after the label."""
+    if bare.startswith("|") and TABLE_RULE.match(below.strip()):
+        return cells(bare), False
+    if CELL in bare:
+        return (cells(bare), False) if not cells(bare)[0] and not rows_under else None
+    words = bare.split()
+    years = sum(YEAR.fullmatch(word) is not None for word in words)
+    plain = all(YEAR.fullmatch(word) or word.isalpha() for word in words)
+    return (["", *words], True) if years >= 2 and plain and len(words) <= 12 else None
 
 
 def asked_rows(readings: dict[str, str], terms: list[str]) -> list[str]:
     """The rows whose label names what ``terms`` ask about: every term of the label (less a
     leading "Total" or "Net") is one of them; only those whose label holds the most of
-    them ("Total revenues" for "total revenues in 2021", not the regions' "Revenues"),
-    those whose reading holds more of the terms (the year a header names) first."""
+    them ("Total revenues" for "total revenues in 2021", not the regions' "Revenues").
+    A total first ("Total net sales" before a product table's "Net sales"), then those
+    whose reading holds more of the terms (the year a header names)."""
     asked = set(terms)
-    scored: list[tuple[int, int, int, str]] = []
+    scored: list[tuple[int, bool, int, int, str]] = []
     for row in readings:
         label = (table_row(row) or ("", ""))[0]
         core = label_terms(label)
         if core and set(core) <= asked:
             named = len(term_set(label) & asked)
-            scored.append((-named, -len(term_set(readings[row]) & asked), len(scored), row))
+            total = label.casefold().startswith("total")
+            held = len(term_set(readings[row]) & asked)
+            scored.append((-named, not total, -held, len(scored), row))
     scored.sort()
     best = scored[0][0] if scored else 0
     return [row for named, *_, row in scored if named == best]
