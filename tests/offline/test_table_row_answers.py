@@ -11,7 +11,12 @@ from pathlib import Path
 import pytest
 
 from ralph_tui.cli import run_cli
-from ralph_tui.llm.offline.sentences import JUDGED_WINDOW, row_readings, sentences_of
+from ralph_tui.llm.offline.sentences import (
+    JUDGED_WINDOW,
+    MAX_QUOTE_CHARS,
+    row_readings,
+    sentences_of,
+)
 from ralph_tui.validate.qa import evidence_windows
 
 TOPICS = [
@@ -46,6 +51,10 @@ def annual_report(tmp_path: Path) -> tuple[Path, str]:
         "## Consolidated statements of operations\n\n"
         "(in thousands of euros)\n\t2023\t2022\n"
         "Total revenues\t€ 54,100\t€ 50,050\nFuel costs\t(14,300)\t(13,100)\n\n"
+        "## Revenues by service\n\n"
+        "\t2023\t2022\nCrossings to the northern islands and back\t30,000\t28,000\n"
+        "Crossings to the southern islands and back\t24,100\t22,150\n"
+        "Total revenues\t€ 54,100\t€ 50,150\n\n"
         "## Highlights\n\n"
         "Financial highlights\n"
         "Total revenues € 54,000 € 50,000 8 %\nFerry crossings 18,250 17,900 2 %\n"
@@ -69,8 +78,9 @@ def test_a_line_item_is_answered_from_its_table_rows_quoted_verbatim(
     answer = str(output["answer"])
     assert (code, result["status"]) == (0, "passed"), answer
     lines = {line.strip() for line in text.splitlines()}
-    # Each quote is a whole line of the document, as it stands there.
-    assert all(quote in lines for quote in output["evidence"]), output["evidence"]
+    # Each quote is the document's text as it stands there, ending with a whole row.
+    for quote in output["evidence"]:
+        assert quote in text and quote.split("\n")[-1] in lines, quote
     assert "| Total revenues | 54,000 | 50,000 |" in output["evidence"]
     assert "Total revenues\t€ 54,100\t€ 50,050" in output["evidence"]
     assert "Total revenues € 54,000 € 50,000 8 %" in output["evidence"]
@@ -78,17 +88,28 @@ def test_a_line_item_is_answered_from_its_table_rows_quoted_verbatim(
     assert "- Line item: Total revenues; 2023: 54,000; 2022: 50,000" in answer.splitlines()
     assert "- Total revenues; 2023: € 54,100; 2022: € 50,050" in answer.splitlines()
     assert "- Total revenues € 54,000 € 50,000 8 %" in answer.splitlines()
+    # A row beyond the judge's window around it from its header is quoted from the header.
+    assert "- Total revenues; 2023: € 54,100; 2022: € 50,150" in answer.splitlines()
+    assert "2023\t2022\nCrossings to the northern" in "".join(output["evidence"])
     assert not any("2023:" in quote for quote in output["evidence"])
 
 
-def test_a_header_beyond_the_judges_window_names_no_column() -> None:
+def test_a_row_is_named_by_its_header_only_where_its_quote_shows_the_header() -> None:
     rows = "".join(f"Item {n} revenues\t{n},000\t{n},500\n" for n in range(1, 9))
     text = f"Results\n\t2023\t2022\n{rows}End of table."
     readings = row_readings(text)
-    assert readings["Item 1 revenues\t1,000\t1,500"] == "Item 1 revenues; 2023: 1,000; 2022: 1,500"
+    near = "Item 1 revenues\t1,000\t1,500"
+    assert readings[near] == (near, "Item 1 revenues; 2023: 1,000; 2022: 1,500")
+    # Beyond the judge's window around the row, the quote runs from the header to the row.
+    quote, reading = readings["Item 5 revenues\t5,000\t5,500"]
+    assert quote.startswith("2023\t2022\nItem 1") and quote.endswith(
+        "Item 5 revenues\t5,000\t5,500"
+    )
+    assert quote in text and len(quote) <= MAX_QUOTE_CHARS
+    assert reading == "Item 5 revenues; 2023: 5,000; 2022: 5,500"
+    # Farther than a quote reaches: the row alone, no column named.
     far = "Item 8 revenues\t8,000\t8,500"
-    assert readings[far] == "Item 8 revenues; 8,000; 8,500"
-    # The judge's window around the far row does not reach the header.
+    assert readings[far] == (far, "Item 8 revenues; 8,000; 8,500")
     window = evidence_windows(text, [far])[0]
     assert len(window) == JUDGED_WINDOW and "2023" not in window
 
@@ -125,8 +146,8 @@ def test_a_header_a_pdf_kept_without_cells_names_a_row_with_a_cell_for_each_name
         "iPhone\t$ 141,319\t3%\t$ 136,700\nMac\t25,850\t13%\nThe table ends here."
     )
     readings = row_readings(text)
-    assert readings["iPhone\t$ 141,319\t3%\t$ 136,700"] == (
+    assert readings["iPhone\t$ 141,319\t3%\t$ 136,700"][1] == (
         "iPhone; 2017: $ 141,319; Change: 3%; 2016: $ 136,700"
     )
     # A row with fewer cells than names: which name goes with which cell is not known.
-    assert readings["Mac\t25,850\t13%"] == "Mac; 25,850; 13%"
+    assert readings["Mac\t25,850\t13%"] == ("Mac\t25,850\t13%", "Mac; 25,850; 13%")

@@ -166,19 +166,22 @@ JUDGED_WINDOW = 220
 ``ralph_tui.validate.qa.evidence_windows``): a header row farther above a quoted row than
 that window reaches cannot support the column names read into the row. Stated again here
 because this module runs in the sandbox, which has none of the validator."""
+MAX_QUOTE_CHARS = 160
+"""The validator's bound on one quote's length."""
 
 
-def row_readings(text: str, whole: bool = False) -> dict[str, str]:
-    """Each table row of ``text`` (``ralph_tui.words.table_row``) as a quote gives it (the
-    line stripped, so found verbatim), with what a reader of the table reads in it: its
-    cells named by the header row above (``named_row``, ``_header_of``) where the judge's
-    window around the row holds that header (``JUDGED_WINDOW``), else the row itself (its
-    cells apart, or its white space made single) — no column name the quote's window
-    cannot show. The first occurrence of a row counts (the judge's window is around the
-    first). ``whole``: ``text`` is a whole document (a row it holds first inside a longer
-    line gives none: its quote would be found there); else its first and last lines may be
-    cut (a passage or a window read from an offset) and give no row."""
-    readings: dict[str, str] = {}
+def row_readings(text: str, whole: bool = False) -> dict[str, tuple[str, str]]:
+    """Each table row of ``text`` (``ralph_tui.words.table_row``, the line stripped) with
+    its quote and what a reader of the table reads in it: its cells named by the header
+    row above (``named_row``, ``_header_of``) — the row itself its quote where the judge's
+    window around it holds that header (``JUDGED_WINDOW``), else the document's text from
+    the header down to the row, where that fits in one quote — or else the row itself (its
+    cells apart, or its white space made single): no column name the quote's window cannot
+    show. Every quote is verbatim. The first occurrence of a row counts (the judge's window
+    is around the first). ``whole``: ``text`` is a whole document (a quote it holds first
+    elsewhere, inside a longer line, gives none: it would be found there); else its first
+    and last lines may be cut (a passage or a window read from an offset) and give none."""
+    readings: dict[str, tuple[str, str]] = {}
     header: tuple[int, list[str], bool] | None = None
     rows_under = False
     lines = text.split("\n")
@@ -188,30 +191,33 @@ def row_readings(text: str, whole: bool = False) -> dict[str, str]:
         bare = line.strip(" \r")
         found = _header_of(bare, lines[n + 1] if n + 1 < len(lines) else "", rows_under)
         if found is not None:
-            header, rows_under = (start, *found), False
+            header, rows_under = (start + len(line) - len(line.lstrip()), *found), False
             continue
         if CELL not in bare and not bare.startswith("|"):
             # A group's label inside a table ("Current assets:") keeps the table's header.
             group = bare.endswith(":") and len(bare.split()) <= GROUP_WORDS
             header, rows_under = (header if group else None), False
-        quote = line.strip()
+        own = line.strip()
         cut = not whole and n in (0, len(lines) - 1)
-        if cut or not quote or table_row(bare) is None or quote in readings:
+        if cut or not own or table_row(bare) is None or own in readings:
             continue
         rows_under = CELL in bare or bare.startswith("|")
-        at = start + line.index(quote[0])
-        if whole and text.find(quote, 0, at + len(quote)) != at:
-            # Found first inside a longer line ("Net sales $ 229,234" in a five-year row):
-            # a quote of it would be placed there, not here.
-            continue
         row = cells(bare) if rows_under else []
-        reach = (JUDGED_WINDOW - len(quote)) // 2
-        if header is not None and at - header[0] <= reach and row:
-            _, names, exact = header
-            if not exact or len(names) == len(row):
-                readings[quote] = named_row(names, row)
-                continue
-        readings[quote] = named_row([], row) if row else " ".join(quote.split())
+        at = start + line.index(own[0])
+        quote, names = own, None
+        if header is not None and row and (not header[2] or len(header[1]) == len(row)):
+            if at - header[0] <= (JUDGED_WINDOW - len(own)) // 2:
+                names = header[1]
+            elif at + len(own) - header[0] <= MAX_QUOTE_CHARS:
+                quote, at, names = text[header[0] : at + len(own)], header[0], header[1]
+        if whole and text.find(quote, 0, at + len(quote)) != at:
+            # Found first elsewhere ("Net sales $ 229,234" inside a five-year row): a
+            # quote of it would be placed there, not here.
+            continue
+        if names is not None:
+            readings[own] = (quote, named_row(names, row))
+        else:
+            readings[own] = (quote, named_row([], row) if row else " ".join(own.split()))
     return readings
 
 
@@ -237,7 +243,7 @@ def _header_of(bare: str, below: str, rows_under: bool) -> tuple[list[str], bool
     return (["", *words], True) if years >= 2 and plain and len(words) <= 12 else None
 
 
-def asked_rows(readings: dict[str, str], terms: list[str]) -> list[str]:
+def asked_rows(readings: dict[str, tuple[str, str]], terms: list[str]) -> list[str]:
     """The rows whose label names what ``terms`` ask about: every term of the label (less a
     leading "Total" or "Net") is one of them; only those whose label holds the most of
     them ("Total revenues" for "total revenues in 2021", not the regions' "Revenues").
@@ -245,13 +251,13 @@ def asked_rows(readings: dict[str, str], terms: list[str]) -> list[str]:
     whose reading holds more of the terms (the year a header names)."""
     asked = set(terms)
     scored: list[tuple[int, bool, int, int, str]] = []
-    for row in readings:
+    for row, (_, reading) in readings.items():
         label = (table_row(row) or ("", ""))[0]
         core = label_terms(label)
         if core and set(core) <= asked:
             named = len(term_set(label) & asked)
             total = label.casefold().startswith("total")
-            held = len(term_set(readings[row]) & asked)
+            held = len(term_set(reading) & asked)
             scored.append((-named, not total, -held, len(scored), row))
     scored.sort()
     best = scored[0][0] if scored else 0
@@ -459,8 +465,8 @@ def search_lines(
     lines = [found_prefix + json.dumps(found)]
     lines.append(f"{len(sentences)} sentences; {len(best)} hold enough of the terms")
     rows = [] if tables else answering_rows([*read, *retrieved], terms, leave_out, whole)
-    for row, reading in rows[:shown]:
-        lines += [json.dumps(row), READS_PREFIX + json.dumps([row, reading])]
+    for quote, reading in rows[:shown]:
+        lines += [json.dumps(quote), READS_PREFIX + json.dumps([quote, reading])]
     sources = [*read, *retrieved]
     return lines + [
         ("" if verbatim(text, sources) else COMPOSED_PREFIX) + json.dumps(text)
@@ -471,27 +477,31 @@ def search_lines(
 def answering_rows(
     texts: list[str], terms: list[str], leave_out: list[str], whole: str | None = None
 ) -> list[tuple[str, str]]:
-    """The table rows of ``texts`` that ``asked_rows`` keeps (none holding a left-out term),
-    each with its reading (``row_readings``: from ``whole`` when given, the documents'
-    text, where the judge will find it; a row that is no whole line of it gives none)."""
-    readings: dict[str, str] = {}
-    for text in texts:
-        for row, reading in row_readings(text).items():
-            readings.setdefault(row, reading)
-    if whole is not None and readings:
-        of_whole = row_readings(whole, whole=True)
-        readings = {row: of_whole[row] for row in readings if row in of_whole}
+    """The quotes and readings (``row_readings``) of the table rows of ``texts`` that
+    ``asked_rows`` keeps, none holding a left-out term; read in ``whole`` when given (the
+    documents' text, where the judge will find them: a row that is no whole line of it
+    gives none)."""
+    readings: dict[str, tuple[str, str]] = {}
+    if whole is not None:
+        # Any line of the texts that is a row of the whole, however the texts were cut.
+        of_whole = row_readings(whole, whole=True) if any(texts) else {}
+        lines = (line.strip() for text in texts for line in text.split("\n"))
+        readings = {row: of_whole[row] for row in dict.fromkeys(lines) if row in of_whole}
+    for text in texts if whole is None else []:
+        for row, read in row_readings(text).items():
+            readings.setdefault(row, read)
     kept = {
-        row: reading
-        for row, reading in readings.items()
-        if not any(term in term_set(row) for term in leave_out)
+        row: read
+        for row, read in readings.items()
+        if not any(term in term_set(read[0]) for term in leave_out)
     }
-    return [(row, kept[row]) for row in asked_rows(kept, terms)]
+    return [kept[row] for row in asked_rows(kept, terms)]
 
 
 READS_PREFIX = "reads: "
-"""Before a printed pair of a table row and what a reader reads in it (its cells named by
-the header row): the row is the quote, the reading the answer line it backs."""
+"""Before a printed pair of a table row's quote and what a reader reads in the row (its
+cells named by the header row): the quote is verbatim, the reading the answer line it
+backs."""
 
 
 COMPOSED_PREFIX = "composed: "

@@ -30,9 +30,9 @@ from ralph_tui.llm.offline import sentences
 from ralph_tui.llm.offline.constraints import Steering
 from ralph_tui.llm.offline.text import Asked, Rarity
 
-MAX_QUOTE_CHARS = 160
+MAX_QUOTE_CHARS = sentences.MAX_QUOTE_CHARS
 MAX_QUOTES = 8
-"""The validator's bounds on one quote's length and on the quotes of an answer."""
+"""The validator's bound on the quotes of an answer."""
 MAX_PIECES = 3
 """Quotes one answer line may take to quote a long sentence, piece after piece."""
 MIN_PIECE_WORDS = 3
@@ -178,8 +178,9 @@ def _printed(observation: str) -> list[tuple[str, bool]]:
 
 
 def printed_readings(observation: str) -> dict[str, str]:
-    """Each table row the search code printed with what a reader reads in it (the line
-    after it, ``sentences.READS_PREFIX``): the row is quoted, the reading is its line."""
+    """Each table row's quote the search code printed with what a reader reads in the row
+    (the line after it, ``sentences.READS_PREFIX``): the quote is quoted, the reading is
+    its line."""
     readings: dict[str, str] = {}
     for line in observation.splitlines():
         if not line.startswith(sentences.READS_PREFIX):
@@ -264,12 +265,13 @@ def quotes_from(
     return None
 
 
-def row_quotes(row: str, reading: str, asked: Asked) -> list[str] | None:
-    """The quote of an answer line read from a table row: the row itself, whole (a cell
-    cut from it would say nothing of which row it is), when it fits in one quote and its
-    reading addresses the question; else ``None``."""
-    fits = len(row) <= MAX_QUOTE_CHARS
-    return [row] if fits and asked.addressed_by(reading) else None
+def row_quotes(quote: str, reading: str, asked: Asked) -> list[str] | None:
+    """The quote of an answer line read from a table row (the whole row, or the table from
+    its header down to the row: a cell cut from it would say nothing of which row it is),
+    when it fits in one quote and the row's reading addresses the question; else
+    ``None``."""
+    fits = len(quote) <= MAX_QUOTE_CHARS
+    return [quote] if fits and asked.addressed_by(reading) else None
 
 
 def bullet_of(quote: str) -> str:
