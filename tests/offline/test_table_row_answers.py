@@ -151,3 +151,17 @@ def test_a_header_a_pdf_kept_without_cells_names_a_row_with_a_cell_for_each_name
     )
     # A row with fewer cells than names: which name goes with which cell is not known.
     assert readings["Mac\t25,850\t13%"] == ("Mac\t25,850\t13%", "Mac; 25,850; 13%")
+
+
+def test_a_groups_label_inside_a_table_keeps_the_tables_header() -> None:
+    text = (
+        "Statements of income\n\t2022\t2021\nREVENUE\nNet sales\t$ 222,730\t$ 192,052\n"
+        "Membership fees\t4,224\t3,877\nOther income (expense):\nInterest\t(158)\t(171)\n"
+        "The table ends here."
+    )
+    readings = row_readings(text)
+    assert (
+        readings["Net sales\t$ 222,730\t$ 192,052"][1]
+        == "Net sales; 2022: $ 222,730; 2021: $ 192,052"
+    )
+    assert readings["Interest\t(158)\t(171)"][1] == "Interest; 2022: (158); 2021: (171)"

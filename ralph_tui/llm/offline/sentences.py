@@ -194,9 +194,7 @@ def row_readings(text: str, whole: bool = False) -> dict[str, tuple[str, str]]:
             header, rows_under = (start + len(line) - len(line.lstrip()), *found), False
             continue
         if CELL not in bare and not bare.startswith("|"):
-            # A group's label inside a table ("Current assets:") keeps the table's header.
-            group = bare.endswith(":") and len(bare.split()) <= GROUP_WORDS
-            header, rows_under = (header if group else None), False
+            header, rows_under = (header if _is_group(bare) else None), False
         own = line.strip()
         cut = not whole and n in (0, len(lines) - 1)
         if cut or not own or table_row(bare) is None or own in readings:
@@ -222,8 +220,16 @@ def row_readings(text: str, whole: bool = False) -> dict[str, tuple[str, str]]:
 
 
 GROUP_WORDS = 8
-"""Words of a line ending in a colon read as a group's label inside a table, at most."""
+"""Words of a group's label inside a table, at most."""
 YEAR = re.compile(r"(?:19|20)\d\d")
+
+
+def _is_group(bare: str) -> bool:
+    """Whether a line with no cells is the label of a group of rows inside a table, which
+    keeps the table's header: short, and ending in a colon ("Current assets:"), in capitals
+    ("REVENUE") or a year alone ("2022", over a segment table's rows of that year)."""
+    short = 0 < len(bare.split()) <= GROUP_WORDS
+    return short and (bare.endswith(":") or bare.isupper() or YEAR.fullmatch(bare) is not None)
 
 
 def _header_of(bare: str, below: str, rows_under: bool) -> tuple[list[str], bool] | None:
