@@ -170,34 +170,32 @@ MAX_QUOTE_CHARS = 160
 """The validator's bound on one quote's length."""
 
 
-def row_readings(text: str, whole: bool = False) -> dict[str, tuple[str, str]]:
+def row_readings(text: str) -> dict[str, tuple[str, str]]:
     """Each table row of ``text`` (``ralph_tui.words.table_row``, the line stripped) with
     its quote and what a reader of the table reads in it: its cells named by the header
     row above (``named_row``, ``_header_of``) — the row itself its quote where the judge's
-    window around it holds that header (``JUDGED_WINDOW``), else the document's text from
-    the header down to the row, where that fits in one quote — or else the row itself (its
-    cells apart, or its white space made single): no column name the quote's window cannot
-    show. Every quote is verbatim. The first occurrence of a row counts (the judge's window
-    is around the first). ``whole``: ``text`` is a whole document (a quote it holds first
-    elsewhere, inside a longer line, gives none: it would be found there); else its first
-    and last lines may be cut (a passage or a window read from an offset) and give none."""
+    window around it holds that header (``JUDGED_WINDOW``), else the text from the header
+    down to the row, where that fits in one quote — or else the row itself (its cells
+    apart, or its white space made single): no column name the quote's window cannot show.
+    Every quote is verbatim. The first and last lines of ``text`` are neither header nor
+    row: a passage or a window read from an offset may cut them (a caller that knows they
+    are whole adds a line break before or after)."""
     readings: dict[str, tuple[str, str]] = {}
     header: tuple[int, list[str], bool] | None = None
     rows_under = False
     lines = text.split("\n")
-    offset = 0
-    for n, line in enumerate(lines):
+    offset = len(lines[0]) + 1
+    for n, line in enumerate(lines[1:-1], start=1):
         start, offset = offset, offset + len(line) + 1
         bare = line.strip(" \r")
-        found = _header_of(bare, lines[n + 1] if n + 1 < len(lines) else "", rows_under)
+        found = _header_of(bare, lines[n + 1], rows_under)
         if found is not None:
             header, rows_under = (start + len(line) - len(line.lstrip()), *found), False
             continue
         if CELL not in bare and not bare.startswith("|"):
             header, rows_under = (header if _is_group(bare) else None), False
         own = line.strip()
-        cut = not whole and n in (0, len(lines) - 1)
-        if cut or not own or table_row(bare) is None or own in readings:
+        if not own or table_row(bare) is None or own in readings:
             continue
         rows_under = CELL in bare or bare.startswith("|")
         row = cells(bare) if rows_under else []
@@ -207,11 +205,7 @@ def row_readings(text: str, whole: bool = False) -> dict[str, tuple[str, str]]:
             if at - header[0] <= (JUDGED_WINDOW - len(own)) // 2:
                 names = header[1]
             elif at + len(own) - header[0] <= MAX_QUOTE_CHARS:
-                quote, at, names = text[header[0] : at + len(own)], header[0], header[1]
-        if whole and text.find(quote, 0, at + len(quote)) != at:
-            # Found first elsewhere ("Net sales $ 229,234" inside a five-year row): a
-            # quote of it would be placed there, not here.
-            continue
+                quote, names = text[header[0] : at + len(own)], header[1]
         if names is not None:
             readings[own] = (quote, named_row(names, row))
         else:
@@ -219,6 +213,31 @@ def row_readings(text: str, whole: bool = False) -> dict[str, tuple[str, str]]:
     return readings
 
 
+def read_in(whole: str, row: str) -> tuple[str, str] | None:
+    """The quote and reading of ``row`` (``row_readings``) where it first stands in
+    ``whole``, the documents' text, where the judge will find its quote; ``None`` when the
+    row is no whole line there, or its quote stands first elsewhere ("Net sales $ 229,234"
+    inside a five-year row's line): a quote of it would be placed there. Only the row's
+    first place and the lines above it that a quote reaches are looked at (slices of
+    ``whole``, so a run's record of what it read holds them)."""
+    at = whole.find(row)
+    end = at + len(row)
+    if at < 0 or whole[end : end + MAX_LABEL_AFTER].split("\n", 1)[0].strip():
+        return None  # not there, or the start of a longer line
+    begin = max(0, at - MAX_QUOTE_CHARS - 2)
+    above = whole[begin:at]
+    if above[above.rfind("\n") + 1 :].strip():
+        return None  # the end of a longer line
+    # The slice starts inside a line unless it starts the text: row_readings skips it.
+    found = row_readings(("\n" if begin == 0 else "") + above + row + "\n\n").get(row)
+    if found is None:
+        return None
+    quote = found[0]
+    return found if whole.find(quote) == end - len(quote) else None
+
+
+MAX_LABEL_AFTER = 200
+"""Characters after a row looked at to tell that its line ends there."""
 GROUP_WORDS = 8
 """Words of a group's label inside a table, at most."""
 YEAR = re.compile(r"(?:19|20)\d\d")
@@ -249,20 +268,27 @@ def _header_of(bare: str, below: str, rows_under: bool) -> tuple[list[str], bool
     return (["", *words], True) if years >= 2 and plain and len(words) <= 12 else None
 
 
+def label_asks(row: str, asked: set[str]) -> int:
+    """How many of the ``asked`` terms the label of ``row`` holds, when every term of the
+    label (less a leading "Total" or "Net") is one of them; else 0: the row is not what
+    they ask about."""
+    label = (table_row(row) or ("", ""))[0]
+    core = label_terms(label)
+    return len(term_set(label) & asked) if core and set(core) <= asked else 0
+
+
 def asked_rows(readings: dict[str, tuple[str, str]], terms: list[str]) -> list[str]:
-    """The rows whose label names what ``terms`` ask about: every term of the label (less a
-    leading "Total" or "Net") is one of them; only those whose label holds the most of
-    them ("Total revenues" for "total revenues in 2021", not the regions' "Revenues").
-    A total first ("Total net sales" before a product table's "Net sales"), then those
-    whose reading holds more of the terms (the year a header names)."""
+    """The rows whose label names what ``terms`` ask about (``label_asks``), only those
+    whose label holds the most of them ("Total revenues" for "total revenues in 2021", not
+    the regions' "Revenues"). A total first ("Total net sales" before a product table's
+    "Net sales"), then those whose reading holds more of the terms (the year a header
+    names)."""
     asked = set(terms)
     scored: list[tuple[int, bool, int, int, str]] = []
     for row, (_, reading) in readings.items():
-        label = (table_row(row) or ("", ""))[0]
-        core = label_terms(label)
-        if core and set(core) <= asked:
-            named = len(term_set(label) & asked)
-            total = label.casefold().startswith("total")
+        named = label_asks(row, asked)
+        if named:
+            total = row.casefold().startswith(("total", "| total"))
             held = len(term_set(reading) & asked)
             scored.append((-named, not total, -held, len(scored), row))
     scored.sort()
@@ -484,22 +510,23 @@ def answering_rows(
     texts: list[str], terms: list[str], leave_out: list[str], whole: str | None = None
 ) -> list[tuple[str, str]]:
     """The quotes and readings (``row_readings``) of the table rows of ``texts`` that
-    ``asked_rows`` keeps, none holding a left-out term; read in ``whole`` when given (the
-    documents' text, where the judge will find them: a row that is no whole line of it
-    gives none)."""
+    ``asked_rows`` keeps, none holding a left-out term. With ``whole``, the documents'
+    text: any line of the texts whose label asks what ``terms`` ask, however the texts
+    were cut, read where it first stands there (``read_in``)."""
+    asked = set(terms)
     readings: dict[str, tuple[str, str]] = {}
     if whole is not None:
-        # Any line of the texts that is a row of the whole, however the texts were cut.
-        of_whole = row_readings(whole, whole=True) if any(texts) else {}
-        lines = (line.strip() for text in texts for line in text.split("\n"))
-        readings = {row: of_whole[row] for row in dict.fromkeys(lines) if row in of_whole}
+        lines = dict.fromkeys(line.strip() for text in texts for line in text.split("\n"))
+        for row in lines:
+            if label_asks(row, asked) and (found := read_in(whole, row)) is not None:
+                readings[row] = found
     for text in texts if whole is None else []:
-        for row, read in row_readings(text).items():
-            readings.setdefault(row, read)
+        for row, found in row_readings(text).items():
+            readings.setdefault(row, found)
     kept = {
-        row: read
-        for row, read in readings.items()
-        if not any(term in term_set(read[0]) for term in leave_out)
+        row: found
+        for row, found in readings.items()
+        if not any(term in term_set(found[0]) for term in leave_out)
     }
     return [kept[row] for row in asked_rows(kept, terms)]
 
