@@ -14,11 +14,13 @@ from ralph_tui.cli import run_cli
 from ralph_tui.llm.offline.sentences import (
     JUDGED_WINDOW,
     MAX_QUOTE_CHARS,
+    label_asks,
     read_in,
     row_readings,
     sentences_of,
 )
 from ralph_tui.validate.qa import evidence_windows
+from ralph_tui.words import query_terms
 
 TOPICS = [
     ("Fleet", "The fleet counts nine ferries, the oldest built in 1998 and refitted twice."),
@@ -167,3 +169,15 @@ def test_a_groups_label_inside_a_table_keeps_the_tables_header() -> None:
         == "Net sales; 2022: $ 222,730; 2021: $ 192,052"
     )
     assert readings["Interest\t(158)\t(171)"][1] == "Interest; 2022: (158); 2021: (171)"
+
+
+def test_a_row_answers_when_its_label_names_the_line_item_asked() -> None:
+    asked = set(query_terms("What were the total revenues in 2021?"))
+    assert label_asks("Total revenues\t$ 29,697,844\t$ 24,996,056", asked)
+    # A region's or segment's revenues, or another line item, is not the total asked for.
+    assert not label_asks("Revenues\t$ 9,699,819\t$ 7,772,252", asked)
+    assert not label_asks("Cost of revenues\t17,332,683\t15,276,319", asked)
+    assert not label_asks("Streaming revenues $ 29,515,496 $ 24,756,675 19 %", asked)
+    net_sales = set(query_terms("What were the net sales in 2017?"))
+    assert label_asks("Net sales\t$ 229,234\t$ 215,639", net_sales)
+    assert label_asks("Total net sales\t$ 229,234\t$ 215,639", net_sales)

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 
 from ralph_tui.words import (
     FULL_STOPS,
+    LEADING,
     WIDE_FULL_STOPS,
     label_terms,
     sentence_end,
@@ -270,11 +271,14 @@ def _header_of(bare: str, below: str, rows_under: bool) -> tuple[list[str], bool
 
 def label_asks(row: str, asked: set[str]) -> int:
     """How many of the ``asked`` terms the label of ``row`` holds, when every term of the
-    label (less a leading "Total" or "Net") is one of them; else 0: the row is not what
-    they ask about."""
+    label (less a leading "Total" or "Net") is one of them and it holds the "total" or
+    "net" they ask for (a segment's "Revenues" is not the total revenues asked); else 0:
+    the row is not what they ask about."""
     label = (table_row(row) or ("", ""))[0]
-    core = label_terms(label)
-    return len(term_set(label) & asked) if core and set(core) <= asked else 0
+    core, held = label_terms(label), term_set(label)
+    if not core or not set(core) <= asked or not (asked & LEADING) <= held:
+        return 0
+    return len(held & asked)
 
 
 def asked_rows(readings: dict[str, tuple[str, str]], terms: list[str]) -> list[str]:
