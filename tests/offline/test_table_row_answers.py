@@ -6,6 +6,7 @@ header, else the row itself), and the judge passes such a line."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,7 @@ from ralph_tui.llm.offline.sentences import (
     row_readings,
     sentences_of,
 )
+from ralph_tui.llm.offline.text import Asked, DocumentsRarity
 from ralph_tui.validate.qa import evidence_windows
 from ralph_tui.words import query_terms
 
@@ -181,3 +183,19 @@ def test_a_row_answers_when_its_label_names_the_line_item_asked() -> None:
     net_sales = set(query_terms("What were the net sales in 2017?"))
     assert label_asks("Net sales\t$ 229,234\t$ 215,639", net_sales)
     assert label_asks("Total net sales\t$ 229,234\t$ 215,639", net_sales)
+
+
+def test_the_company_a_report_is_named_after_need_not_be_named_by_every_line() -> None:
+    def rarity(terms: Sequence[str]) -> dict[str, float]:
+        return dict.fromkeys(terms, 2.0)
+
+    question = Asked.question("What were Netflix's total revenues in 2021?")
+    one = DocumentsRarity.of(rarity, ["NETFLIX_2021_10K.pdf"])
+    assert one.subjects == {"netflix"}
+    assert question.weighed(one).telling_names == frozenset()
+    assert question.weighed(one).addressed_by("Total revenues $ 29,697,844 $ 24,996,056 19 %")
+    # Over reports of several companies, the name tells them apart: a line must hold it.
+    several = DocumentsRarity.of(rarity, ["NETFLIX_2021_10K.pdf", "APPLE_2017_10K.pdf"])
+    assert several.subjects == frozenset()
+    assert question.weighed(several).telling_names == {"netflix"}
+    assert not question.weighed(several).addressed_by("Total revenues $ 29,697,844 $ 24,996")
