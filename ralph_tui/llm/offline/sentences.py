@@ -38,14 +38,17 @@ def is_whole_sentence(text: str) -> bool:
     return WHOLE_END.search(bare) is not None
 
 
-def runs_of_prose(block: str) -> list[str]:
+def runs_of_prose(block: str, cut: bool = False) -> list[str]:
     """Consecutive prose lines of a paragraph, as they stand in the text: a sentence that a
     PDF or a narrow column wrapped over lines is still one sentence. A list item starts a
     new run; headings (marked; or a short capitalised line without a full stop, numbered or
     where no sentence is open and the next line does not go on in lower case, as HTML and
     PDF titles come) and table rows (Markdown's, a row whose
     cells a tab separates, as HTML, Word and PDF tables are converted, or a label followed
-    by figures alone: ``ralph_tui.words.table_row``) are no prose."""
+    by figures alone: ``ralph_tui.words.table_row``) are no prose. ``cut``: the block may
+    start inside a line (a window read from an offset), so what its first line leaves open
+    is not known, and it keeps no title after it from being one ("...ontents" of a page's
+    "Table of Contents", then "Performance Graph")."""
     runs: list[str] = []
     run: list[str] = []
     lines = block.split("\n")
@@ -56,7 +59,8 @@ def runs_of_prose(block: str) -> list[str]:
         wrapped = number + 1 < len(lines) and lines[number + 1].strip()[:1].islower()
         item = bool(re.match(r"([-*]|\d+[.)]) ", bare))
         ends = (*FULL_STOPS, *WIDE_FULL_STOPS, ":")
-        sentence_open = bool(run) and not run[-1].rstrip().endswith(ends)
+        unknown = cut and number == 1
+        sentence_open = bool(run) and not run[-1].rstrip().endswith(ends) and not unknown
         numbered = re.match(r"\d+(\.\d+)*\.? [A-Z]", bare) is not None
         title = (
             len(bare.split()) < 4

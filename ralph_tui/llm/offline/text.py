@@ -212,7 +212,7 @@ def sentence_starts(window: str) -> list[int]:
         starts.add(offset)
         offset += len(line) + 1
     at = 0
-    for run in runs_of_prose(window):
+    for run in runs_of_prose(window, cut=True):
         found = window.find(run, at)
         if found < 0:
             continue
