@@ -319,3 +319,74 @@ def stems_of(words: Iterable[str]) -> list[str]:
     return [
         word if is_unspaced(word) else str(term) for word, term in zip(folded, stemmed, strict=True)
     ]
+
+
+# Table rows are told here too, one way for every reader: the retrieval's row leg keys its
+# rows by their labels, the offline baseline quotes them and reads them as prose no more.
+
+MAX_ROW_LABEL = 200
+"""Characters of a first cell read as a row's label (a longer one is prose, not a line item)."""
+MARKDOWN_ROW = re.compile(r" {0,3}\|([^|\n]*)\|(.*\|)[ \t]*")
+"""A Markdown table row: its first cell, the rest (a rule line's label has no words)."""
+FIGURE_TOKEN = re.compile(r"[(\[]?[-–—−]?[$€£¥]?\d[\d,]*(?:\.\d+)?[)\]]?%?")
+"""A figure as a table prints it: "29,697,844", "(24)", "$1.24", "13%"."""
+FIGURE_MARKS = frozenset("$€£¥%—–-−()")
+"""Marks a table prints apart from its figures: "$ 29,697,844", "19 %", "—" for none."""
+MIN_ROW_FIGURES = 2
+"""Figures a line without cells needs after its label to be a row: a sentence wrapped over
+lines may end in one ("... in fiscal 2021")."""
+LEADING = frozenset(stem(word) for word in ("total", "net"))
+"""Words a label may start with that do not change which line item it is ("Total current
+assets" is the current assets; "Net cash provided by ..." is the cash provided)."""
+
+
+def table_row(line: str) -> tuple[str, str] | None:
+    """The label and the rest of a table row with a figure after its label, else ``None``.
+    A row is a line whose cells a tab separates (as PDF, HTML and Word tables are kept), a
+    Markdown table row (``| label | 1,234 |``), or a line with no cells where a label is
+    followed by figures alone (``Total revenues $ 29,697,844 $ 24,996,056 19 %``, as a PDF
+    table with no ruling comes out): a label starting with a capital letter and ending in a
+    word that is no stop word, then ``MIN_ROW_FIGURES`` figures or more."""
+    if "\t" in line:
+        label, _, rest = line.partition("\t")
+    elif (row := MARKDOWN_ROW.fullmatch(line)) is not None:
+        label, rest = row.group(1), row.group(2)
+    else:
+        return _labelled_figures(line)
+    label = label.strip()
+    if not label or len(label) > MAX_ROW_LABEL or not any(c.isdigit() for c in rest):
+        return None
+    return label, rest
+
+
+def _labelled_figures(line: str) -> tuple[str, str] | None:
+    """A line without cells read as a label and the figures after it (``table_row``)."""
+    if "|" in line:
+        return None
+    spans = [found.span() for found in re.finditer(r"\S+", line)]
+    first = len(spans)
+    while first and _figure_like(line[slice(*spans[first - 1])]):
+        first -= 1
+    figures = [span for span in spans[first:] if FIGURE_TOKEN.fullmatch(line[slice(*span)])]
+    if not first or len(figures) < MIN_ROW_FIGURES:
+        return None
+    label = line[spans[0][0] : spans[first - 1][1]]
+    last = label.split()[-1]
+    if not label[:1].isupper() or len(label) > MAX_ROW_LABEL or last[-1:] in ",;":
+        return None
+    if fold(last.strip(":")) in STOP_WORDS:
+        return None
+    return label, line[spans[first - 1][1] :]
+
+
+def _figure_like(token: str) -> bool:
+    return token in FIGURE_MARKS or FIGURE_TOKEN.fullmatch(token) is not None
+
+
+def label_terms(label: str) -> list[str]:
+    """The terms of a row label's content words, less a leading "Total" or "Net": what line
+    item the row is."""
+    words = words_of(label)
+    while words and stem(words[0]) in LEADING:
+        words = words[1:]
+    return [stem(word) for word in words if is_content(word)]

@@ -137,8 +137,10 @@ class RunContext:
                     on_notice=self.notice,
                     external=self.external.passages,
                 )
+                table = self.corpus.table if self.corpus is not None else []
+                names = [str(entry["name"]) for entry in table] or [self.doc_path.name]
                 for client in (self.clients.generate, self.clients.validate):
-                    know_rarity(client, self._retrieval.rarity)
+                    know_rarity(client, self._retrieval.rarity, names)
         return self._retrieval
 
     async def explore(

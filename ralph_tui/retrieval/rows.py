@@ -22,38 +22,39 @@ it counts the page leg's, so a row no other leg ranked can still be a candidate.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 import numpy as np
 
 from ralph_tui.retrieval.chunks import ChunkTable
-from ralph_tui.words import STOP_WORDS, fold, is_content, key_terms, stem, words_of
+from ralph_tui.words import (
+    LEADING,
+    STOP_WORDS,
+    fold,
+    is_content,
+    key_terms,
+    stem,
+    table_row,
+    words_of,
+)
 
 MIN_LABEL_TERMS = 2
 """A label of one word ("Revenue", "Goodwill") names too little to single out a row."""
-LEADING = frozenset(stem(word) for word in ("total", "net"))
-"""Words a label may start with that do not change which line item it is ("Total current
-assets" is the current assets; "Net cash provided by ..." is the cash provided)."""
-MAX_LABEL = 200
-"""Characters of a first cell read as a label (a longer one is prose, not a line item)."""
 MAX_LABEL_TERMS = 12
 """Content words of the longest label kept (a longer first cell is a sentence)."""
 MAX_QUERY_TERMS = 200
 """Query words looked at (a query is bounded elsewhere; this bounds the look-ups)."""
-MARKDOWN_ROW = re.compile(r" {0,3}\|([^|\n]*)\|(.*\|)[ \t]*")
-"""A Markdown table row: its first cell, the rest (a rule line's label has no words)."""
-FIGURE = re.compile(r"\d")
 
 
 def row_labels(text: str) -> Iterator[tuple[int, tuple[str, ...]]]:
     """Each table row of ``text`` with a figure after its label, when the label makes a
     key: the row's offset and the key (a label read once, however often it recurs)."""
     keys: dict[str, tuple[str, ...]] = {}
-    for start, label, rest in _rows(text):
-        label = label.strip()
-        if not label or len(label) > MAX_LABEL or FIGURE.search(rest) is None:
+    for start, line in _rows(text):
+        row = table_row(line)
+        if row is None:
             continue
+        label = row[0]
         key = keys.get(label)
         if key is None:
             key = keys[label] = label_key(label)
@@ -61,9 +62,10 @@ def row_labels(text: str) -> Iterator[tuple[int, tuple[str, ...]]]:
             yield start, key
 
 
-def _rows(text: str) -> Iterator[tuple[int, str, str]]:
-    """Each line holding a tab (its first cell and the rest) or read as a Markdown table
-    row, with its offset; found by the tabs and bars, not by reading every line."""
+def _rows(text: str) -> Iterator[tuple[int, str]]:
+    """Each line holding a tab or a bar (a table row's cells, ``table_row`` tells), with its
+    offset; found by the tabs and bars, not by reading every line. A row without cells
+    (a label and figures) is not looked for: finding it would mean reading every line."""
     for mark in ("\t", "|"):
         at = text.find(mark)
         while at != -1:
@@ -71,11 +73,8 @@ def _rows(text: str) -> Iterator[tuple[int, str, str]]:
             end = text.find("\n", at)
             end = len(text) if end == -1 else end
             line = text[start:end]
-            if mark == "\t":
-                label, _, rest = line.partition("\t")
-                yield start, label, rest
-            elif "\t" not in line and (row := MARKDOWN_ROW.fullmatch(line)) is not None:
-                yield start, row.group(1), row.group(2)
+            if mark == "\t" or "\t" not in line:
+                yield start, line
             at = text.find(mark, end)
 
 

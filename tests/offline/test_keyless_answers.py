@@ -185,3 +185,12 @@ def test_only_lines_that_answer_are_supported_through_the_cli(
     assert (code, result["status"]) == (0, "passed"), answer
     assert "FROB_FULL" in answer
     assert all("frob_pack" in line for line in answer.splitlines()), answer
+
+
+def test_a_quote_after_a_title_is_no_fragment_when_the_window_starts_inside_a_line() -> None:
+    quote = "The following graph compares the cumulative total shareholder return of the shares."
+    window = f"ontents\nPerformance Graph\n{quote}\nNext."
+    assert not starts_mid_sentence(quote, window)
+    # A line the cut first line runs on into, in lower case, is still inside its sentence.
+    wrapped = "ended the year with the board of\ndirectors approving the plan."
+    assert starts_mid_sentence("directors approving the plan.", wrapped)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from ralph_tui.llm.documents_prompt import parse_documents
@@ -16,7 +16,7 @@ from ralph_tui.llm.errors import BadRequestError
 from ralph_tui.llm.models import context_window_tokens
 from ralph_tui.llm.offline import children, direct_worker, lcm_worker, roles, worker
 from ralph_tui.llm.offline.constraints import Steering, read_constraints
-from ralph_tui.llm.offline.text import Rarity
+from ralph_tui.llm.offline.text import DocumentsRarity, Rarity
 from ralph_tui.llm.prompt_io import parse_input
 from ralph_tui.llm.types import (
     ChatMessage,
@@ -193,9 +193,10 @@ def _action_fields(schema: dict[str, Any]) -> frozenset[str]:
     return frozenset(name for choice in choices for name in choice.get("properties", {}))
 
 
-def know_rarity(client: object, rarity: Rarity) -> None:
-    """Give ``rarity`` to ``client`` when it is the offline baseline (under its meter);
+def know_rarity(client: object, rarity: Rarity, documents: Iterable[str] = ()) -> None:
+    """Give ``rarity`` (and what the ``documents``, by their names, are about:
+    ``DocumentsRarity``) to ``client`` when it is the offline baseline (under its meter);
     any other client, a model that knows its words, is left as it is."""
     inner = getattr(client, "inner", client)
     if isinstance(inner, OfflineClient):
-        inner.rarity = rarity
+        inner.rarity = DocumentsRarity.of(rarity, documents)

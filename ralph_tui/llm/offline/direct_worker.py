@@ -52,7 +52,7 @@ def observation(
     lines = search_lines(
         read, retrieved or [], terms, steering.focus, steering.leave_out,
         need=worker.needed_terms(query, steering), shown=worker.PASSAGES_SHOWN,
-        found_prefix=worker.FOUND_PREFIX, tables=tables,
+        found_prefix=worker.FOUND_PREFIX, tables=tables, whole=text,
     )  # fmt: skip
     return "\n".join(lines)
 

@@ -17,6 +17,7 @@ from typing import Any
 from ralph_tui.llm.offline import children, worker
 from ralph_tui.llm.offline.constraints import Steering
 from ralph_tui.llm.offline.sentences import (
+    answering_rows,
     candidates,
     quotable,
     rank_sentences,
@@ -189,9 +190,13 @@ def play(
     )
     passages = list(dict.fromkeys(ranked))
     if answers:
+        # The table rows naming what is asked come first, read as the search code reads them.
+        rows = dict(answering_rows([*found.read, *found.passages], terms, steering.leave_out))
         observation = worker.FOUND_PREFIX + json.dumps(present)
         part = children.answers_a_part(system)
-        output_fields = worker.qa_output(passages, query, observation, steering, rarity, part=part)
+        output_fields = worker.qa_output(
+            [*rows, *passages], query, observation, steering, rarity, part=part, readings=rows
+        )
         return [(output.name, output_fields)]
     sources = [*found.read, *found.passages]
     composed = {passage for passage in passages if not verbatim(passage, sources)}

@@ -14,9 +14,12 @@ from collections.abc import Iterator
 
 from ralph_tui.words import (
     FULL_STOPS,
+    LEADING,
     WIDE_FULL_STOPS,
+    label_terms,
     sentence_end,
     split_sentences,
+    table_row,
     term_set,
     word_count,
 )
@@ -35,13 +38,17 @@ def is_whole_sentence(text: str) -> bool:
     return WHOLE_END.search(bare) is not None
 
 
-def runs_of_prose(block: str) -> list[str]:
+def runs_of_prose(block: str, cut: bool = False) -> list[str]:
     """Consecutive prose lines of a paragraph, as they stand in the text: a sentence that a
     PDF or a narrow column wrapped over lines is still one sentence. A list item starts a
     new run; headings (marked; or a short capitalised line without a full stop, numbered or
     where no sentence is open and the next line does not go on in lower case, as HTML and
-    PDF titles come) and table rows (Markdown's, or a
-    row whose cells a tab separates, as HTML and Word tables are converted) are no prose."""
+    PDF titles come) and table rows (Markdown's, a row whose
+    cells a tab separates, as HTML, Word and PDF tables are converted, or a label followed
+    by figures alone: ``ralph_tui.words.table_row``) are no prose. ``cut``: the block may
+    start inside a line (a window read from an offset), so what its first line leaves open
+    is not known, and it keeps no title after it from being one ("...ontents" of a page's
+    "Table of Contents", then "Performance Graph")."""
     runs: list[str] = []
     run: list[str] = []
     lines = block.split("\n")
@@ -52,7 +59,8 @@ def runs_of_prose(block: str) -> list[str]:
         wrapped = number + 1 < len(lines) and lines[number + 1].strip()[:1].islower()
         item = bool(re.match(r"([-*]|\d+[.)]) ", bare))
         ends = (*FULL_STOPS, *WIDE_FULL_STOPS, ":")
-        sentence_open = bool(run) and not run[-1].rstrip().endswith(ends)
+        unknown = cut and number == 1
+        sentence_open = bool(run) and not run[-1].rstrip().endswith(ends) and not unknown
         numbered = re.match(r"\d+(\.\d+)*\.? [A-Z]", bare) is not None
         title = (
             len(bare.split()) < 4
@@ -60,7 +68,7 @@ def runs_of_prose(block: str) -> list[str]:
             and (bare[:1].isupper() or bare[:1].isdigit())
             and (numbered or not (sentence_open or wrapped))
         )
-        row = bare[:1] in ("#", "|") or CELL in bare
+        row = bare[:1] in ("#", "|") or CELL in bare or table_row(bare) is not None
         if bare and not row and not item and not title:
             run.append(line)
             continue
@@ -122,10 +130,25 @@ def table_rows_of(text: str) -> list[str]:
         heading = _title_of(lines) or heading
         for header, body in _tables_in(lines):
             for row in body:
-                pairs = zip(header, cells(row), strict=False)
-                named = "; ".join(f"{h}: {v}" for h, v in pairs if v)
+                named = named_row(header, cells(row))
                 rows.append(f"{heading}: {named}." if heading else f"{named}.")
     return rows
+
+
+def named_row(header: list[str], row: list[str]) -> str:
+    """A row's cells each named by its column's header cell ("Task: Isolation valves
+    exercised; Frequency: Quarterly"; "Revenues; 2021: $ 9,699,819" where the labels'
+    column has no header), empty cells left out."""
+    pairs = itertools.zip_longest(header, row, fillvalue="")
+    return "; ".join(f"{h}: {v}" if h else v for h, v in pairs if v)
+
+
+def _header_at(run: list[str]) -> int:
+    """Which line of a run of tab-separated lines is its header: the first, or where the
+    run opens with lines of no label (a PDF table's "(in thousands)", "Year ended
+    December 31,", then "2021 2020 2019"), the last of those, the one over the rows."""
+    unlabelled = len(list(itertools.takewhile(lambda row: not cells(row)[0], run)))
+    return max(unlabelled - 1, 0)
 
 
 def _tables_in(lines: list[str]) -> list[tuple[list[str], list[str]]]:
@@ -136,10 +159,149 @@ def _tables_in(lines: list[str]) -> list[tuple[list[str], list[str]]]:
             body = list(itertools.takewhile(lambda row: row.startswith("|"), lines[n + 2 :]))
             tables.append((cells(line), body))
         elif CELL in line and (n == 0 or CELL not in lines[n - 1]):
-            body = list(itertools.takewhile(lambda row: CELL in row, lines[n + 1 :]))
-            if body:
-                tables.append((cells(line), body))
+            run = list(itertools.takewhile(lambda row: CELL in row, lines[n:]))
+            at = _header_at(run)
+            if run[at + 1 :]:
+                tables.append((cells(run[at]), run[at + 1 :]))
     return tables
+
+
+JUDGED_WINDOW = 220
+"""Characters of the document around a quote that the QA judge reads with it (the width of
+``ralph_tui.validate.qa.evidence_windows``): a header row farther above a quoted row than
+that window reaches cannot support the column names read into the row. Stated again here
+because this module runs in the sandbox, which has none of the validator."""
+MAX_QUOTE_CHARS = 160
+"""The validator's bound on one quote's length."""
+
+
+def row_readings(text: str) -> dict[str, tuple[str, str]]:
+    """Each table row of ``text`` (``ralph_tui.words.table_row``, the line stripped) with
+    its quote and what a reader of the table reads in it: its cells named by the header
+    row above (``named_row``, ``_header_of``) — the row itself its quote where the judge's
+    window around it holds that header (``JUDGED_WINDOW``), else the text from the header
+    down to the row, where that fits in one quote — or else the row itself (its cells
+    apart, or its white space made single): no column name the quote's window cannot show.
+    Every quote is verbatim. The first and last lines of ``text`` are neither header nor
+    row: a passage or a window read from an offset may cut them (a caller that knows they
+    are whole adds a line break before or after)."""
+    readings: dict[str, tuple[str, str]] = {}
+    header: tuple[int, list[str], bool] | None = None
+    rows_under = False
+    lines = text.split("\n")
+    offset = len(lines[0]) + 1
+    for n, line in enumerate(lines[1:-1], start=1):
+        start, offset = offset, offset + len(line) + 1
+        bare = line.strip(" \r")
+        found = _header_of(bare, lines[n + 1], rows_under)
+        if found is not None:
+            header, rows_under = (start + len(line) - len(line.lstrip()), *found), False
+            continue
+        if CELL not in bare and not bare.startswith("|"):
+            header, rows_under = (header if _is_group(bare) else None), False
+        own = line.strip()
+        if not own or table_row(bare) is None or own in readings:
+            continue
+        rows_under = CELL in bare or bare.startswith("|")
+        row = cells(bare) if rows_under else []
+        at = start + line.index(own[0])
+        quote, names = own, None
+        if header is not None and row and (not header[2] or len(header[1]) == len(row)):
+            if at - header[0] <= (JUDGED_WINDOW - len(own)) // 2:
+                names = header[1]
+            elif at + len(own) - header[0] <= MAX_QUOTE_CHARS:
+                quote, names = text[header[0] : at + len(own)], header[1]
+        if names is not None:
+            readings[own] = (quote, named_row(names, row))
+        else:
+            readings[own] = (quote, named_row([], row) if row else " ".join(own.split()))
+    return readings
+
+
+def read_in(whole: str, row: str) -> tuple[str, str] | None:
+    """The quote and reading of ``row`` (``row_readings``) where it first stands in
+    ``whole``, the documents' text, where the judge will find its quote; ``None`` when the
+    row is no whole line there, or its quote stands first elsewhere ("Net sales $ 229,234"
+    inside a five-year row's line): a quote of it would be placed there. Only the row's
+    first place and the lines above it that a quote reaches are looked at (slices of
+    ``whole``, so a run's record of what it read holds them)."""
+    at = whole.find(row)
+    end = at + len(row)
+    if at < 0 or whole[end : end + MAX_LABEL_AFTER].split("\n", 1)[0].strip():
+        return None  # not there, or the start of a longer line
+    begin = max(0, at - MAX_QUOTE_CHARS - 2)
+    above = whole[begin:at]
+    if above[above.rfind("\n") + 1 :].strip():
+        return None  # the end of a longer line
+    # The slice starts inside a line unless it starts the text: row_readings skips it.
+    found = row_readings(("\n" if begin == 0 else "") + above + row + "\n\n").get(row)
+    if found is None:
+        return None
+    quote = found[0]
+    return found if whole.find(quote) == end - len(quote) else None
+
+
+MAX_LABEL_AFTER = 200
+"""Characters after a row looked at to tell that its line ends there."""
+GROUP_WORDS = 8
+"""Words of a group's label inside a table, at most."""
+YEAR = re.compile(r"(?:19|20)\d\d")
+
+
+def _is_group(bare: str) -> bool:
+    """Whether a line with no cells is the label of a group of rows inside a table, which
+    keeps the table's header: short, and ending in a colon ("Current assets:"), in capitals
+    ("REVENUE") or a year alone ("2022", over a segment table's rows of that year)."""
+    short = 0 < len(bare.split()) <= GROUP_WORDS
+    return short and (bare.endswith(":") or bare.isupper() or YEAR.fullmatch(bare) is not None)
+
+
+def _header_of(bare: str, below: str, rows_under: bool) -> tuple[list[str], bool] | None:
+    """The column names a line gives when it is a table's header, and whether a row must
+    have as many cells to be named by them: a Markdown row over a rule line; a line of
+    tab-separated cells with no label above a table's rows (the last of such lines counts:
+    "(in thousands)", "Year ended December 31,", then "2021 2020 2019"); or a line a PDF
+    table kept without cells, of two years or more and words ("2017 Change 2016 Change
+    2015"), naming a row's cells only when it has one name for each cell after the label."""
+    if bare.startswith("|") and TABLE_RULE.match(below.strip()):
+        return cells(bare), False
+    if CELL in bare:
+        return (cells(bare), False) if not cells(bare)[0] and not rows_under else None
+    words = bare.split()
+    years = sum(YEAR.fullmatch(word) is not None for word in words)
+    plain = all(YEAR.fullmatch(word) or word.isalpha() for word in words)
+    return (["", *words], True) if years >= 2 and plain and len(words) <= 12 else None
+
+
+def label_asks(row: str, asked: set[str]) -> int:
+    """How many of the ``asked`` terms the label of ``row`` holds, when every term of the
+    label (less a leading "Total" or "Net") is one of them and it holds the "total" or
+    "net" they ask for (a segment's "Revenues" is not the total revenues asked); else 0:
+    the row is not what they ask about."""
+    label = (table_row(row) or ("", ""))[0]
+    core, held = label_terms(label), term_set(label)
+    if not core or not set(core) <= asked or not (asked & LEADING) <= held:
+        return 0
+    return len(held & asked)
+
+
+def asked_rows(readings: dict[str, tuple[str, str]], terms: list[str]) -> list[str]:
+    """The rows whose label names what ``terms`` ask about (``label_asks``), only those
+    whose label holds the most of them ("Total revenues" for "total revenues in 2021", not
+    the regions' "Revenues"). A total first ("Total net sales" before a product table's
+    "Net sales"), then those whose reading holds more of the terms (the year a header
+    names)."""
+    asked = set(terms)
+    scored: list[tuple[int, bool, int, int, str]] = []
+    for row, (_, reading) in readings.items():
+        named = label_asks(row, asked)
+        if named:
+            total = row.casefold().startswith(("total", "| total"))
+            held = len(term_set(reading) & asked)
+            scored.append((-named, not total, -held, len(scored), row))
+    scored.sort()
+    best = scored[0][0] if scored else 0
+    return [row for named, *_, row in scored if named == best]
 
 
 def rank_sentences(
@@ -327,22 +489,60 @@ def search_lines(
     shown: int,
     found_prefix: str,
     tables: bool = False,
+    whole: str | None = None,
 ) -> list[str]:
     """What the search prints: the terms the sources (the windows ``read`` and the
     ``retrieved`` passages) hold, how many sentences hold enough of them, then the best
-    sentences (and with ``tables``, table rows) as JSON strings — those of the retrieved
-    passages first among equals."""
+    sentences (and with ``tables``, table rows named by their header) as JSON strings —
+    those of the retrieved passages first among equals. Without ``tables`` (for an answer),
+    first the table rows whose label names what the terms ask (``asked_rows``), each as a
+    JSON string of its own text and a line after it of what a reader reads in it
+    (``READS_PREFIX``, ``row_readings``; from ``whole``, the documents' text, when given)."""
     held = set().union(*(term_set(text) for text in [*read, *retrieved]))
     found = [t for t in terms + focus if t in held]
     sentences = candidates(retrieved, read, tables)
     best = rank_sentences(sentences, terms, focus, leave_out, need, found)
     lines = [found_prefix + json.dumps(found)]
     lines.append(f"{len(sentences)} sentences; {len(best)} hold enough of the terms")
+    rows = [] if tables else answering_rows([*read, *retrieved], terms, leave_out, whole)
+    for quote, reading in rows[:shown]:
+        lines += [json.dumps(quote), READS_PREFIX + json.dumps([quote, reading])]
     sources = [*read, *retrieved]
     return lines + [
         ("" if verbatim(text, sources) else COMPOSED_PREFIX) + json.dumps(text)
-        for text in best[:shown]
+        for text in best[: max(0, shown - len(rows))]
     ]
+
+
+def answering_rows(
+    texts: list[str], terms: list[str], leave_out: list[str], whole: str | None = None
+) -> list[tuple[str, str]]:
+    """The quotes and readings (``row_readings``) of the table rows of ``texts`` that
+    ``asked_rows`` keeps, none holding a left-out term. With ``whole``, the documents'
+    text: any line of the texts whose label asks what ``terms`` ask, however the texts
+    were cut, read where it first stands there (``read_in``)."""
+    asked = set(terms)
+    readings: dict[str, tuple[str, str]] = {}
+    if whole is not None:
+        lines = dict.fromkeys(line.strip() for text in texts for line in text.split("\n"))
+        for row in lines:
+            if label_asks(row, asked) and (found := read_in(whole, row)) is not None:
+                readings[row] = found
+    for text in texts if whole is None else []:
+        for row, found in row_readings(text).items():
+            readings.setdefault(row, found)
+    kept = {
+        row: found
+        for row, found in readings.items()
+        if not any(term in term_set(found[0]) for term in leave_out)
+    }
+    return [kept[row] for row in asked_rows(kept, terms)]
+
+
+READS_PREFIX = "reads: "
+"""Before a printed pair of a table row's quote and what a reader reads in the row (its
+cells named by the header row): the quote is verbatim, the reading the answer line it
+backs."""
 
 
 COMPOSED_PREFIX = "composed: "

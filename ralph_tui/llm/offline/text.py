@@ -51,6 +51,32 @@ Rarity = Callable[[Sequence[str]], Mapping[str, float]]
 retrieval's ``LexicalIndex.rarity``), high for a name in a few passages, low for a word on
 every page; a term no passage holds is left out."""
 
+
+@dataclass(frozen=True)
+class DocumentsRarity:
+    """A ``Rarity`` that also knows what the documents are about: the names every one of
+    their names holds ("Netflix" in NETFLIX_2021_10K.pdf). A question naming the company
+    of its annual report ("What were Netflix's total revenues?") names what the whole
+    document is about, not what tells its answer apart: the line "Total revenues
+    $ 29,697,844" answers it without saying "Netflix" again."""
+
+    rarity: Rarity
+    subjects: frozenset[str]
+
+    def __call__(self, terms: Sequence[str]) -> Mapping[str, float]:
+        return self.rarity(terms)
+
+    @classmethod
+    def of(cls, rarity: Rarity, names: Iterable[str]) -> DocumentsRarity:
+        """The subjects of documents named ``names``: the terms of letters alone (no year,
+        no "10K") that each name holds, its extension aside."""
+        held = [
+            {term for term in term_set(re.sub(r"\.\w{1,5}$", "", name)) if term.isalpha()}
+            for name in names
+        ]
+        return cls(rarity, frozenset(set.intersection(*held)) if held else frozenset())
+
+
 COMMON_IDF = math.log(3)
 """The IDF (BM25's form) of a term held by about a third of the passages: a term at or
 below it is one of the documents' common words ("program", "input" and "read" in a
@@ -75,6 +101,9 @@ class Asked:
     """Terms the documents hold in a third of their passages or more (``COMMON_IDF``)."""
     absent: frozenset[str] = frozenset()
     """Terms no passage of the documents holds: no line can hold them."""
+    subjects: frozenset[str] = frozenset()
+    """The names of what the documents are about (``DocumentsRarity``): they tell no
+    answer apart, whatever their rarity."""
     weighed_in_documents: bool = False
     """Whether ``common`` and ``absent`` are known (``weighed``)."""
 
@@ -85,7 +114,14 @@ class Asked:
         weights = rarity(list(self.words))
         common = frozenset(t for t, weight in weights.items() if weight <= COMMON_IDF)
         absent = frozenset(t for t in self.words if t not in weights)
-        return replace(self, common=common, absent=absent, weighed_in_documents=True)
+        subjects = self.names & rarity.subjects if isinstance(rarity, DocumentsRarity) else set()
+        return replace(
+            self,
+            common=common,
+            absent=absent,
+            subjects=frozenset(subjects),
+            weighed_in_documents=True,
+        )
 
     @property
     def telling(self) -> frozenset[str]:
@@ -93,7 +129,8 @@ class Asked:
         third of their passages (all held ones when every one is common; all terms when
         not weighed)."""
         held = frozenset(self.words) - self.absent
-        return (held - self.common) or held or frozenset(self.words)
+        told = held - self.subjects
+        return (told - self.common) or told or held or frozenset(self.words)
 
     @property
     def telling_names(self) -> frozenset[str]:
@@ -104,7 +141,7 @@ class Asked:
     def lacks_most(self, missing: Iterable[str]) -> bool:
         """Whether the sources lack most of the question's terms, a missing common word not
         counted: a source lacking only those may still answer it."""
-        return len(set(missing) - self.common) * 2 > len(self.words)
+        return len(set(missing) - self.common - self.subjects) * 2 > len(self.words)
 
     @classmethod
     def of(cls, query: str, *, names: bool) -> Asked:
@@ -175,7 +212,7 @@ def sentence_starts(window: str) -> list[int]:
         starts.add(offset)
         offset += len(line) + 1
     at = 0
-    for run in runs_of_prose(window):
+    for run in runs_of_prose(window, cut=True):
         found = window.find(run, at)
         if found < 0:
             continue

@@ -21,7 +21,7 @@ from __future__ import annotations
 import inspect
 import json
 import re
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from types import ModuleType
 
 from ralph_tui import words
@@ -30,9 +30,9 @@ from ralph_tui.llm.offline import sentences
 from ralph_tui.llm.offline.constraints import Steering
 from ralph_tui.llm.offline.text import Asked, Rarity
 
-MAX_QUOTE_CHARS = 160
+MAX_QUOTE_CHARS = sentences.MAX_QUOTE_CHARS
 MAX_QUOTES = 8
-"""The validator's bounds on one quote's length and on the quotes of an answer."""
+"""The validator's bound on the quotes of an answer."""
 MAX_PIECES = 3
 """Quotes one answer line may take to quote a long sentence, piece after piece."""
 MIN_PIECE_WORDS = 3
@@ -81,7 +81,7 @@ _passages = [
 _retrieved = [quotable(passage, context) for passage in _passages]
 for line in search_lines(
     read, _retrieved, {terms!r}, {focus!r}, {leave_out!r}, need={need}, shown={shown},
-    found_prefix={found_prefix!r}, tables={tables!r},
+    found_prefix={found_prefix!r}, tables={tables!r}, whole=context,
 ):
     print(line)
 """
@@ -177,6 +177,25 @@ def _printed(observation: str) -> list[tuple[str, bool]]:
     return printed
 
 
+def printed_readings(observation: str) -> dict[str, str]:
+    """Each table row's quote the search code printed with what a reader reads in the row
+    (the line after it, ``sentences.READS_PREFIX``): the quote is quoted, the reading is
+    its line."""
+    readings: dict[str, str] = {}
+    for line in observation.splitlines():
+        if not line.startswith(sentences.READS_PREFIX):
+            continue
+        try:
+            pair = json.loads(line.removeprefix(sentences.READS_PREFIX))
+        except json.JSONDecodeError:
+            continue
+        if isinstance(pair, list) and len(pair) == 2 and all(isinstance(x, str) for x in pair):
+            row, reading = (x.strip() for x in pair)
+            if row and reading:
+                readings.setdefault(row, reading)
+    return readings
+
+
 def printed_terms(observation: str) -> list[str] | None:
     """The search terms the search code found in the document (``None`` if it never said)."""
     for line in observation.splitlines():
@@ -246,6 +265,15 @@ def quotes_from(
     return None
 
 
+def row_quotes(quote: str, reading: str, asked: Asked) -> list[str] | None:
+    """The quote of an answer line read from a table row (the whole row, or the table from
+    its header down to the row: a cell cut from it would say nothing of which row it is),
+    when it fits in one quote and the row's reading addresses the question; else
+    ``None``."""
+    fits = len(quote) <= MAX_QUOTE_CHARS
+    return [quote] if fits and asked.addressed_by(reading) else None
+
+
 def bullet_of(quote: str) -> str:
     """The quote as an answer line: its own words and final punctuation, and nothing added
     but an ellipsis in front of a run taken from inside a sentence, so that it is not
@@ -272,9 +300,12 @@ def qa_output(
     rarity: Rarity | None = None,
     *,
     part: bool = False,
+    readings: Mapping[str, str] | None = None,
 ) -> dict[str, object]:
     """Bullets and quotes from the printed sentences (each quote addressing the question),
-    or "not found" when the sources lack most of what the question's terms say or a name
+    and from the printed table rows (``readings``: each row's reading is its line, the row
+    its one quote, verbatim; ``printed_readings`` of the observation unless given), or
+    "not found" when the sources lack most of what the question's terms say or a name
     it names, or no sentence addresses it. Terms weigh their ``rarity`` in the documents:
     a manual's "program", "input" and "read" say little beside the name of the program.
 
@@ -291,20 +322,27 @@ def qa_output(
     need = needed_terms(query, steering)
     enough = (lambda text: len(words.term_set(text) & asked.terms) >= need) if part else None
     limit = 7 if steering.wants_more else 5
+    readings = printed_readings(observation) if readings is None else readings
     lines = [[quote] for quote in dict.fromkeys(steering.exact_quotes)]
+    said: dict[int, str] = {}  # the line of each row quoted: its reading
     for passage in passages:
-        quotes = quotes_from(passage, asked, enough)
+        if passage in readings:
+            quotes = row_quotes(passage, readings[passage], asked)
+        else:
+            quotes = quotes_from(passage, asked, enough)
         taken = {quote for line in lines for quote in line}
         if quotes is None or taken.intersection(quotes) or len(lines) >= limit:
             continue
         if len(taken) + len(quotes) <= MAX_QUOTES:
+            if passage in readings:
+                said[len(lines)] = readings[passage]
             lines.append(quotes)
     if not lines:
         return not_found_output(missing)
     evidence = [quote for line in lines for quote in line]
     numbers = iter(range(1, len(evidence) + 1))
     return {
-        "answer": "\n".join(bullet_of(" ".join(line)) for line in lines),
+        "answer": "\n".join(bullet_of(said.get(n, " ".join(line))) for n, line in enumerate(lines)),
         "evidence": evidence,
         "lineQuotes": [[next(numbers) for _ in line] for line in lines],
     }
