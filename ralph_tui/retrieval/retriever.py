@@ -1,8 +1,10 @@
 """Two-stage search over every source: BM25 (chunks and pages), table-row (``rows``) and
 dense legs fused by reciprocal rank
 (exact phrases first, then the passages holding the query's rare terms, a weight per
-source kind), then an optional MaxSim rerank that keeps that precedence; last, each page's
-first passage comes before any page's second (``pages_first``)."""
+source kind), then an optional MaxSim rerank that keeps that precedence; last, a paragraph
+found on several pages is shown once, by its copy on the page the page leg ranks best
+(``copies_once``), and each page's first passage comes before any page's second
+(``pages_first``)."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ import numpy as np
 from ralph_tui.errors import UsageError
 from ralph_tui.evidence import OCR_MARK
 from ralph_tui.llm.errors import LLMError
+from ralph_tui.retrieval.copies import copies_once
 from ralph_tui.retrieval.embedders import Embedder
 from ralph_tui.retrieval.fusion import exact_phrases, holds_phrase, rrf
 from ralph_tui.retrieval.rerank import maxsim
@@ -136,6 +139,19 @@ class _Candidates:
             keys.append(key)
         self.rankings[leg][source.kind] = keys
 
+    def page_ranks(self) -> dict[str, int]:
+        """Each candidate's page's rank in the page leg (the rank of the passage it
+        nominated for that page), for the candidates on a page it ranked."""
+        of_page: dict[tuple[str, str | None, int], int] = {}
+        for key, ranks in self.ranks.items():
+            if "page" in ranks and (where := _page_of(self.infos[key])) is not None:
+                of_page[where] = min(ranks["page"], of_page.get(where, ranks["page"]))
+        return {
+            key: of_page[where]
+            for key, info in self.infos.items()
+            if (where := _page_of(info)) is not None and where in of_page
+        }
+
 
 class Retriever:
     """Searches ``sources`` for a query; says once, through ``on_notice``, when a leg or
@@ -239,7 +255,8 @@ class Retriever:
         ms["fusion"] = _since(t)
 
         order = self._rerank(query, order, infos, first, weights, scores, skipped, ms)
-        order = pages_first(order, infos, first)
+        order, copies = copies_once(order, infos, found.page_ranks())
+        order = pages_first(order, infos, first, copies)
         chosen = self._select(order, infos, k)
         for position, key in enumerate(order, 1):
             found.ranks[key]["final"] = position
@@ -363,24 +380,32 @@ class Retriever:
             self._notice(message)
 
 
+def _page_of(info: PassageInfo) -> tuple[str, str | None, int] | None:
+    """Which page of which source a passage is on (``None`` for one without a page)."""
+    return (info.kind, info.document or info.url, info.page) if info.page else None
+
+
 def pages_first(
-    order: list[str], infos: dict[str, PassageInfo], first: dict[str, tuple[bool, int]]
+    order: list[str],
+    infos: dict[str, PassageInfo],
+    first: dict[str, tuple[bool, int]],
+    copies: set[str] | frozenset[str] = frozenset(),
 ) -> list[str]:
     """``order`` with each page's first passage before any page's second, within each rank
     of precedence (``first``: exact phrases, then rare terms), so a page already represented
-    does not take a place another page could have. Passages without a page keep their
-    place. On the filings benchmark four passages of one page filled four of the top five
-    places where the page that answers was sixth; pages first found the evidence page in the
-    top five for one question more, and for fewer in no scope."""
+    does not take a place another page could have; and the ``copies`` of a paragraph shown
+    already (``copies_once``) after all, as they add nothing to it. Passages without a page
+    keep their place. On the filings benchmark four passages of one page filled four of the top
+    five places where the page that answers was sixth; pages first found the evidence page
+    in the top five for one question more, and for fewer in no scope."""
     seen: set[tuple[str, str | None, int]] = set()
     repeat: dict[str, bool] = {}
     for key in order:
-        info = infos[key]
-        where = (info.kind, info.document or info.url, info.page) if info.page else None
+        where = _page_of(infos[key])
         repeat[key] = where is not None and where in seen
-        if where is not None:
+        if where is not None and key not in copies:
             seen.add(where)
-    return sorted(order, key=lambda key: (first[key], repeat[key]))
+    return sorted(order, key=lambda key: (key in copies, first[key], repeat[key]))
 
 
 def _kinds(kinds: Sequence[str] | str | None) -> set[str]:
