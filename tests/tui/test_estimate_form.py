@@ -3,6 +3,7 @@ before a run expected to reach its cap (Start or Cancel, by button or key)."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -138,21 +139,26 @@ def test_confirmation_snapshot(snap_compare: Any, make_app: MakeApp) -> None:
     assert snap_compare(make_app(), terminal_size=(100, 30), run_before=asked)
 
 
-async def test_a_slow_estimate_never_holds_up_typing(
-    make_app: MakeApp, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import threading
-
+def held_estimates(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
+    """The form's estimates made to wait, as a large document's first conversion might,
+    until the event returned is set (at most 10 s)."""
     from ralph_tui.tui.core import requests
 
     release = threading.Event()
     real = requests.form_estimate
 
     def slow(*args: Any) -> Any:
-        release.wait(10)  # as a large document's first conversion might
+        release.wait(10)
         return real(*args)
 
     monkeypatch.setattr(requests, "form_estimate", slow)
+    return release
+
+
+async def test_a_slow_estimate_never_holds_up_typing(
+    make_app: MakeApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    release = held_estimates(monkeypatch)
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         screen = run_screen(app)
@@ -172,18 +178,7 @@ def test_the_form_while_its_documents_are_read_snapshot(
     snap_compare: Any, make_app: MakeApp, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The estimate's place says the documents are being read, not to choose one."""
-    import threading
-
-    from ralph_tui.tui.core import requests
-
-    release = threading.Event()
-    real = requests.form_estimate
-
-    def slow(*args: Any) -> Any:
-        release.wait(10)  # as a large document's first conversion might
-        return real(*args)
-
-    monkeypatch.setattr(requests, "form_estimate", slow)
+    release = held_estimates(monkeypatch)
 
     async def reading(pilot: Any) -> None:
         await run_screen_whole(pilot)
