@@ -21,6 +21,7 @@ from ralph_tui.llm.offline.sentences import (
     sentences_of,
 )
 from ralph_tui.llm.offline.text import Asked, DocumentsRarity
+from ralph_tui.validate import qa
 from ralph_tui.validate.qa import evidence_windows
 from ralph_tui.words import query_terms
 
@@ -121,6 +122,8 @@ def test_a_row_is_named_by_its_header_only_where_its_quote_shows_the_header() ->
 
 def test_the_judges_window_is_the_one_the_rows_are_read_for() -> None:
     assert evidence_windows("x" * 1000, ["x"])[0] == "x" * JUDGED_WINDOW
+    # And a quote's bound, stated again in the sandbox's module, is the validator's.
+    assert MAX_QUOTE_CHARS == qa.MAX_QUOTE_CHARS
 
 
 def test_a_label_followed_by_figures_is_a_row_not_prose() -> None:

@@ -172,7 +172,8 @@ JUDGED_WINDOW = 220
 that window reaches cannot support the column names read into the row. Stated again here
 because this module runs in the sandbox, which has none of the validator."""
 MAX_QUOTE_CHARS = 160
-"""The validator's bound on one quote's length."""
+"""The validator's bound on one quote's length (``ralph_tui.validate.qa.MAX_QUOTE_CHARS``,
+stated again for the sandbox as ``JUDGED_WINDOW`` is; a test keeps the two equal)."""
 
 
 def row_readings(text: str) -> dict[str, tuple[str, str]]:
@@ -528,9 +529,10 @@ def answering_rows(
         for row in lines:
             if label_asks(row, asked) and (found := read_in(whole, row)) is not None:
                 readings[row] = found
-    for text in texts if whole is None else []:
-        for row, found in row_readings(text).items():
-            readings.setdefault(row, found)
+    else:
+        for text in texts:
+            for row, found in row_readings(text).items():
+                readings.setdefault(row, found)
     kept = {
         row: found
         for row, found in readings.items()
