@@ -134,6 +134,10 @@ def _print_search(result: RetrievalResult, corpus: Corpus, *, as_json: bool) -> 
         text = " ".join(info.text.split())
         cut = "..." if len(text) > PREVIEW_CHARS else ""
         print(f"   {text[:PREVIEW_CHARS]}{cut}")
+    also = result.diagnostics.get("readerTerms") or {}
+    if also:
+        terms = "; ".join(f"{', '.join(stated)} (for {asked})" for asked, stated in also.items())
+        print(f"(also searched for: {terms})")
     skipped = result.diagnostics.get("skipped") or {}
     for stage, reason in skipped.items():
         print(f"({stage}: {reason})")

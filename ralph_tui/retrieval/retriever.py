@@ -1,5 +1,6 @@
 """Two-stage search over every source: BM25 (chunks and pages), table-row (``rows``) and
-dense legs fused by reciprocal rank
+dense legs, which search the query with a report's words for a reader's (``thesaurus``), fused
+by reciprocal rank
 (exact phrases first, then the passages holding the query's rare terms, a weight per
 source kind), then an optional MaxSim rerank that keeps that precedence; last, a paragraph
 found on several pages is shown once, by its copy on the page the page leg ranks best
@@ -23,6 +24,7 @@ from ralph_tui.retrieval.embedders import Embedder
 from ralph_tui.retrieval.fusion import exact_phrases, holds_phrase, rrf
 from ralph_tui.retrieval.rerank import maxsim
 from ralph_tui.retrieval.sources import SOURCE_KINDS, PassageInfo, PassageSource, SourceKind
+from ralph_tui.retrieval.thesaurus import reader_terms, widened
 
 RerankMode = Literal["auto", "on", "off"]
 
@@ -197,12 +199,13 @@ class Retriever:
         n = max(self.options.top_n, k)
 
         t = time.perf_counter()
+        searched = widened(query)
         allowed: dict[str, np.ndarray | None] = {}
         named: list[str] = []
         for source in sources:
             allowed[source.kind], names = source.named(query)
             named += names
-            hits = source.lexical.search(query) if source.lexical is not None else None
+            hits = source.lexical.search(searched) if source.lexical is not None else None
             if hits is not None:
                 hits = hits.within(allowed[source.kind])
                 found.rare_of[source.kind] = hits.rare
@@ -213,7 +216,7 @@ class Retriever:
             chunk_scores = hits.scores if hits is not None else None
             if source.pages is not None:
                 picked, page_scores = source.pages.nominate(
-                    query, chunk_scores, self._top_n(source.kind, n), allowed[source.kind]
+                    searched, chunk_scores, self._top_n(source.kind, n), allowed[source.kind]
                 )
                 found.add("page", source, picked, page_scores)
             if source.rows is not None:
@@ -223,7 +226,7 @@ class Retriever:
                 found.add("row", source, picked, sizes)
         ms["lexical"] = _since(t)
 
-        query_vector = await self._query_vector(query, sources, skipped, ms)
+        query_vector = await self._query_vector(searched, sources, skipped, ms)
         if query_vector is not None:
             t = time.perf_counter()
             for source in sources:
@@ -254,7 +257,7 @@ class Retriever:
             scores[key]["fused"] = fused[key]
         ms["fusion"] = _since(t)
 
-        order = self._rerank(query, order, infos, first, weights, scores, skipped, ms)
+        order = self._rerank(searched, order, infos, first, weights, scores, skipped, ms)
         order, copies = copies_once(order, infos, found.page_ranks())
         order = pages_first(order, infos, first, copies)
         chosen = self._select(order, infos, k)
@@ -277,6 +280,7 @@ class Retriever:
             },
             "fused": len(fused),
             "namedDocuments": named,
+            "readerTerms": reader_terms(query),
             "exactPhrases": phrases,
             "selected": [
                 {key: value for key, value in p.to_json().items() if key != "text"}
