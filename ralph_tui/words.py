@@ -102,6 +102,12 @@ CLAUSE_ENDS = ";；"
 """Semicolons: the end of a clause, for checks that read each clause as a sentence."""
 
 
+STEM_OVERRIDES = {"officer": "officer", "officers": "officer"}
+"""Words whose Snowball stem is another word's: "officer" and "offices" both stem to "offic",
+so "principal executive offices" (a filing's cover page) matched every certification of its
+"principal executive officer"."""
+
+
 @cache
 def _stemmer() -> Stemmer.Stemmer:
     return Stemmer.Stemmer("english")
@@ -122,7 +128,9 @@ def is_unspaced(word: str) -> bool:
 def stem(word: str) -> str:
     """The Snowball (English) stem of ``word`` once folded (an unspaced word folded only)."""
     folded = fold(word)
-    return folded if is_unspaced(word) else str(_stemmer().stemWord(folded))
+    if is_unspaced(word):
+        return folded
+    return STEM_OVERRIDES.get(folded) or str(_stemmer().stemWord(folded))
 
 
 @cache
@@ -317,7 +325,8 @@ def stems_of(words: Iterable[str]) -> list[str]:
     folded = [fold(word) for word in words]
     stemmed = _stemmer().stemWords(folded)
     return [
-        word if is_unspaced(word) else str(term) for word, term in zip(folded, stemmed, strict=True)
+        word if is_unspaced(word) else STEM_OVERRIDES.get(word) or str(term)
+        for word, term in zip(folded, stemmed, strict=True)
     ]
 
 

@@ -37,6 +37,14 @@ def test_inflections_of_one_word_are_one_term() -> None:
     assert term_set("license licenses") == {"licens"}
 
 
+def test_an_officer_is_not_an_office() -> None:
+    # Snowball gives both "offic"; one term would make every certification of a filing's
+    # "principal executive officer" match its cover page's "principal executive offices".
+    assert term_set("officer Officers") == {"officer"}
+    assert term_set("office offices") == {"offic"}
+    assert stems_of(["OFFICERS", "offices"]) == ["officer", "offic"]
+
+
 def test_a_compound_word_is_its_whole_and_its_parts() -> None:
     assert parts_of("asn1Coding") == ["asn1", "Coding", "asn"]
     assert parts_of("bzip2recover") == ["bzip2", "recover", "bzip"]

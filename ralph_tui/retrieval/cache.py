@@ -29,11 +29,12 @@ from ralph_tui.retrieval.lexical import LexicalIndex
 from ralph_tui.retrieval.pages import PageLeg
 from ralph_tui.retrieval.rows import RowIndex
 
-FORMAT = 5
+FORMAT = 6
 """Bumped when what is stored changes shape or the words it was built from change (3: text
 without spaces is indexed as character pairs; 4: chunks end at page breaks and headings,
 carry their page range and context words, and paged documents have a page leg; 5: the
-table rows' labels, ``rows.json``): older folders are then rebuilt."""
+table rows' labels, ``rows.json``; 6: "officer" no longer stems as "offices" does): older
+folders are then rebuilt."""
 
 CACHE_ERRORS = (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile)
 

@@ -99,6 +99,9 @@ READER_TERMS: dict[str, tuple[str, ...]] = {
     # The report and who stands behind it
     "auditor": ("independent registered public accounting firm",),
     "auditors": ("independent registered public accounting firm",),
+    "headquarters": ("principal executive offices",),
+    "headquartered": ("principal executive offices",),
+    "head office": ("principal executive offices",),
     "ceo": ("chief executive officer",),
     "cfo": ("chief financial officer",),
     "lawsuits": ("legal proceedings", "litigation"),
@@ -134,16 +137,17 @@ def _longest() -> int:
 
 def reader_terms(query: str) -> dict[str, list[str]]:
     """Each reader's phrase ``query`` holds (a run of its words, compared by stem), as the
-    query words it, with the report's phrases for it, in the order found."""
+    query words it, with the report's phrases for it, each once, in the order found."""
     words = tokens(query)
     asked = [stem(word) for word in words]
     table = _table()
     found: dict[str, list[str]] = {}
     for first in range(len(asked)):
         for size in range(1, min(_longest(), len(asked) - first) + 1):
-            stated = table.get(tuple(asked[first : first + size]))
+            stated = table.get(tuple(asked[first : first + size]), ())
             if stated:
-                found.setdefault(" ".join(words[first : first + size]), []).extend(stated)
+                known = found.setdefault(" ".join(words[first : first + size]), [])
+                known += [phrase for phrase in stated if phrase not in known]
     return found
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from ralph_tui.cli import run_cli
-from ralph_tui.retrieval.thesaurus import READER_TERMS, expansions
+from ralph_tui.retrieval.thesaurus import READER_TERMS, expansions, reader_terms
 
 from .helpers import paragraphs_document, retriever_of
 
@@ -71,6 +71,8 @@ def test_reader_phrases_are_matched_by_stem_and_as_runs_of_words() -> None:
         "selling general and administrative",
         "research and development",
     ]
+    # A phrase asked many times adds its words once.
+    assert reader_terms("headcount " * 10_000) == {"headcount": ["employees", "workforce"]}
     # "back" alone, or the words of a phrase apart, are not the phrase.
     assert expansions("Did Acme buy a building back in 2019?") == []
     assert expansions("Where is the back office?") == []
@@ -95,3 +97,16 @@ def test_search_says_what_it_also_searched_for(
     assert run_cli(["search", str(doc), question, *common, "--json"]) == 0
     diagnostics = json.loads(capsys.readouterr().out)["diagnostics"]
     assert diagnostics["readerTerms"] == {"headcount": ["employees", "workforce"]}
+
+
+async def test_the_cover_page_s_offices_come_before_the_officers_certifications() -> None:
+    cover = "Address of principal executive offices: One Riverside Plaza, Acme, New York 14831."
+    certificate = (
+        "I, the principal executive officer of Acme, certify that this report fairly presents "
+        "the financial condition of Acme; the other principal executive officer agrees."
+    )
+    retriever, _ = await retriever_of(paragraphs_document([certificate] * 4 + [cover]), top_k=3)
+    result = await retriever.search("Where are Acme's headquarters?")
+    assert result.passages[0].info.text.strip() == cover
+    result = await retriever.search("Where are Acme's principal executive offices?")
+    assert result.passages[0].info.text.strip() == cover
