@@ -24,7 +24,7 @@ from ralph_tui.retrieval.embedders import Embedder
 from ralph_tui.retrieval.fusion import exact_phrases, holds_phrase, rrf
 from ralph_tui.retrieval.rerank import maxsim
 from ralph_tui.retrieval.sources import SOURCE_KINDS, PassageInfo, PassageSource, SourceKind
-from ralph_tui.retrieval.thesaurus import reader_terms, widened
+from ralph_tui.thesaurus import reader_terms, widened
 
 RerankMode = Literal["auto", "on", "off"]
 

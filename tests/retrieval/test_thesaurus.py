@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from ralph_tui.cli import run_cli
-from ralph_tui.retrieval.thesaurus import READER_TERMS, expansions, reader_terms
+from ralph_tui.thesaurus import READER_TERMS, expansions, reader_terms
 
 from .helpers import paragraphs_document, retriever_of
 

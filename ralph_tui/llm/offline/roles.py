@@ -64,7 +64,7 @@ def qa_judge(fields: dict[str, Any], rarity: Rarity | None = None) -> dict[str, 
             verdict = answer_verdict(asked, text, pairs) or verdict
         verdicts.append({"line": line.get("line"), **verdict})
     issues = []
-    held = term_set("\n".join(_as_text(line.get("text")) for line in lines))
+    held = asked.held_by("\n".join(_as_text(line.get("text")) for line in lines))
     unanswered = [word for term, word in asked.words.items() if term not in held]
     if asked.lacks_most(term for term in asked.words if term not in held):
         issues.append(f"The answer leaves most of the question unanswered: {', '.join(unanswered)}")
@@ -89,7 +89,14 @@ def answer_verdict(asked: Asked, text: str, quotes: list[tuple[str, str]]) -> di
             f"sentence, not a fragment from inside it: {clip_words(cut[0], 80)})",
         }
     read = "\n".join([text, *(sentence_around(quote, window) for quote, window in quotes)])
-    held = term_set(read)
+    held = asked.held_by(read)
+    if unsaid := asked.unsaid(held):
+        reader = unsaid[0]
+        return {
+            "verdict": "unsupported",
+            "missing": f"an answer to the question: the line does not say {reader.phrase} "
+            f"in the documents' words for it ({', '.join(reader.said)})",
+        }
     if asked.telling_names and not held & asked.telling_names:
         named = ", ".join(asked.words[term] for term in asked.telling_names)
         return {

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from ralph_tui.llm.offline.sentences import runs_of_prose
+from ralph_tui.thesaurus import reader_terms
 from ralph_tui.words import (
     key_terms,
     names_of,
@@ -85,6 +86,29 @@ subject ("duty manager" in a quarter of its passages) stays above it."""
 
 
 @dataclass(frozen=True)
+class ReaderPhrase:
+    """A phrase of a question in a reader's words ("headcount"), with the words a report
+    states it in ("employees", "workforce"; ``ralph_tui.thesaurus``), and the terms of both."""
+
+    phrase: str
+    terms: frozenset[str]
+    said: tuple[str, ...]
+    said_terms: frozenset[str]
+
+    @classmethod
+    def all_of(cls, query: str) -> tuple[ReaderPhrase, ...]:
+        return tuple(
+            cls(
+                phrase,
+                frozenset(term_set(phrase)),
+                tuple(said),
+                frozenset(term_set(" ".join(said))),
+            )
+            for phrase, said in reader_terms(query).items()
+        )
+
+
+@dataclass(frozen=True)
 class Asked:
     """What a question or task asks about: its terms, each with its word as written, and
     its phrases (pairs of consecutive terms, either way round); once ``weighed``, which of
@@ -106,6 +130,13 @@ class Asked:
     answer apart, whatever their rarity."""
     weighed_in_documents: bool = False
     """Whether ``common`` and ``absent`` are known (``weighed``)."""
+    readers: tuple[ReaderPhrase, ...] = ()
+    """Its phrases in a reader's words: a text holding the report's words for one holds it."""
+    stated: tuple[ReaderPhrase, ...] = ()
+    """Once weighed, its reader's phrases that the documents never use but state in the
+    report's words they hold: what it asks about, so an answer says it in those words (a
+    line about Boeing's "headcount" says "employees" or "workforce", not only "total" and
+    "2021")."""
 
     def weighed(self, rarity: Rarity | None) -> Asked:
         """These terms as ``rarity`` tells them apart (unchanged without one)."""
@@ -115,13 +146,34 @@ class Asked:
         common = frozenset(t for t, weight in weights.items() if weight <= COMMON_IDF)
         absent = frozenset(t for t in self.words if t not in weights)
         subjects = self.names & rarity.subjects if isinstance(rarity, DocumentsRarity) else set()
+        said = sorted({term for reader in self.readers for term in reader.said_terms})
+        held = frozenset(rarity(said)) if said else frozenset()
+        stated = tuple(
+            replace(reader, said_terms=reader.said_terms & held)
+            for reader in self.readers
+            if (own := reader.terms & set(self.words))
+            and own <= absent
+            and reader.said_terms & held
+        )
         return replace(
             self,
             common=common,
             absent=absent,
             subjects=frozenset(subjects),
             weighed_in_documents=True,
+            stated=stated,
         )
+
+    def held_by(self, text: str) -> frozenset[str]:
+        """The terms ``text`` holds, with those of a reader's phrase whose report's words it
+        holds ("workforce" holds "headcount")."""
+        held = term_set(text)
+        readers = [reader.terms for reader in self.readers if held & reader.said_terms]
+        return frozenset(held.union(*readers))
+
+    def unsaid(self, held: frozenset[str] | set[str]) -> list[ReaderPhrase]:
+        """The reader's phrases asked about (``stated``) whose report's words ``held`` lacks."""
+        return [reader for reader in self.stated if not held & reader.said_terms]
 
     @property
     def telling(self) -> frozenset[str]:
@@ -150,7 +202,7 @@ class Asked:
         pairs = itertools.pairwise(ordered)
         phrases = frozenset(frozenset(pair) for pair in pairs if pair[0] != pair[1])
         named = frozenset(names_of(query)) & set(asked) if names else frozenset()
-        return cls(asked, phrases, named)
+        return cls(asked, phrases, named, readers=ReaderPhrase.all_of(query))
 
     @classmethod
     def question(cls, query: str) -> Asked:
@@ -170,9 +222,13 @@ class Asked:
         or two with a longer question or task, apart (a licence's "damages ... data" with
         "recovers data from damaged files"), is about something else, and so is one holding
         only the documents' common words ("program", "input" in a manual). A question that
-        names something the documents hold in few places is answered only about it. The
-        worker quotes, the reasoner writes and the judges pass by this one rule."""
-        held = term_set(text)
+        names something the documents hold in few places is answered only about it, and one
+        in a reader's words the documents never use only in the report's words for them
+        (``stated``). The worker quotes, the reasoner writes and the judges pass by this one
+        rule."""
+        held = self.held_by(text)
+        if self.unsaid(held):
+            return False
         telling = self.telling
         if self.telling_names:
             return bool(held & self.telling_names)
