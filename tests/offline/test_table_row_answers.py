@@ -202,3 +202,20 @@ def test_the_company_a_report_is_named_after_need_not_be_named_by_every_line() -
     assert several.subjects == frozenset()
     assert question.weighed(several).telling_names == {"netflix"}
     assert not question.weighed(several).addressed_by("Total revenues $ 29,697,844 $ 24,996")
+
+
+def test_a_line_holding_total_and_the_year_alone_does_not_answer() -> None:
+    def rarity(terms: Sequence[str]) -> dict[str, float]:
+        return dict.fromkeys(terms, 2.0)
+
+    weighed = DocumentsRarity.of(rarity, ["NETFLIX_2021_10K.pdf"])
+    asked = Asked.question("What were Netflix's total revenues in 2021?").weighed(weighed)
+    assert not asked.addressed_by(
+        "Total lease obligations as of December 31, 2021 increased $677 million."
+    )
+    assert not asked.addressed_by("As of December 31, 2021, we had $7.4 billion of total content")
+    # The row gives its year in the header above it; a line about revenues answers.
+    assert asked.addressed_by("Total revenues $ 29,697,844 $ 24,996,056 $ 20,156,447 19 %")
+    assert asked.addressed_by("Streaming revenues grew 19% in 2021, as paid memberships grew.")
+    # A question of nothing but such words still has terms to answer by.
+    assert Asked.question("What was the total in 2021?").weighed(weighed).telling

@@ -10,9 +10,10 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from ralph_tui.llm.offline.sentences import runs_of_prose
+from ralph_tui.llm.offline.sentences import YEAR, runs_of_prose
 from ralph_tui.thesaurus import reader_terms
 from ralph_tui.words import (
+    LEADING,
     key_terms,
     names_of,
     query_terms,
@@ -179,10 +180,18 @@ class Asked:
     def telling(self) -> frozenset[str]:
         """The terms that tell an answer apart: those the documents hold, but not in a
         third of their passages (all held ones when every one is common; all terms when
-        not weighed)."""
+        not weighed), and not "total" or "net" (``LEADING``) or a year, which say what
+        sort of figure is asked for and of when, not what it is of: "total lease
+        obligations ... 2021" holds two of "total revenues in 2021" and is no answer to it,
+        and a table row ("Total revenues $ 29,697,844") gives its year in the header above
+        it (none of them telling: all of them); and a reader's phrase the documents say in
+        their own words (``stated``), which a line holds by those words."""
         held = frozenset(self.words) - self.absent
         told = held - self.subjects
-        return (told - self.common) or told or held or frozenset(self.words)
+        plain = frozenset(term for term in told - LEADING if not YEAR.fullmatch(term))
+        stated = frozenset(term for reader in self.stated for term in reader.terms)
+        asked = (plain - self.common) | (stated & frozenset(self.words))
+        return asked or plain or told or held or frozenset(self.words)
 
     @property
     def telling_names(self) -> frozenset[str]:
