@@ -21,6 +21,7 @@ so the worst it does is widen a query.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from functools import cache
 
 from ralph_tui.words import stem, tokens
@@ -160,3 +161,16 @@ def expansions(query: str) -> list[str]:
 def widened(query: str) -> str:
     """``query`` and, after it, the report's phrases for the reader's phrases it holds."""
     return " ".join([query, *expansions(query)])
+
+
+def also_searched(found: object) -> str:
+    """What a search added for the reader's phrases it found (``reader_terms``, as its
+    diagnostics record them), in words: "employees, workforce (for headcount)"; "" for
+    none (or for anything that is not such a record)."""
+    if not isinstance(found, Mapping):
+        return ""
+    return "; ".join(
+        f"{', '.join(map(str, stated))} (for {asked})"
+        for asked, stated in found.items()
+        if isinstance(stated, Sequence) and not isinstance(stated, str) and stated
+    )

@@ -24,6 +24,7 @@ from ralph_tui.retrieval.search import (
     read_searchable,
     search_index,
 )
+from ralph_tui.thesaurus import also_searched
 
 PREVIEW_CHARS = 300
 
@@ -134,10 +135,8 @@ def _print_search(result: RetrievalResult, corpus: Corpus, *, as_json: bool) -> 
         text = " ".join(info.text.split())
         cut = "..." if len(text) > PREVIEW_CHARS else ""
         print(f"   {text[:PREVIEW_CHARS]}{cut}")
-    also = result.diagnostics.get("readerTerms") or {}
-    if also:
-        terms = "; ".join(f"{', '.join(stated)} (for {asked})" for asked, stated in also.items())
-        print(f"(also searched for: {terms})")
+    if also := also_searched(result.diagnostics.get("readerTerms")):
+        print(f"(also searched for: {also})")
     skipped = result.diagnostics.get("skipped") or {}
     for stage, reason in skipped.items():
         print(f"({stage}: {reason})")

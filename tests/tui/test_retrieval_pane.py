@@ -15,7 +15,7 @@ from ralph_tui.tui.screens.passage_modal import PassageModal, passage_place
 from ralph_tui.tui.screens.run_screen import RunScreen
 from ralph_tui.tui.screens.session_screen import SessionScreen
 from ralph_tui.tui.widgets.choice_cycle import ChoiceCycle
-from ralph_tui.tui.widgets.retrieval_pane import RetrievalPane, index_line
+from ralph_tui.tui.widgets.retrieval_pane import RetrievalPane, index_line, search_heading
 from ralph_tui.tui.widgets.status_line import status_content
 from tests.tui.conftest import MakeApp, wait_for
 from tests.tui.scripted import DOC_NAME
@@ -153,3 +153,17 @@ async def test_a_past_session_shows_each_iterations_searches(
         modal = app.screen
         assert isinstance(modal, PassageModal) and modal.place is not None
         assert modal.place.quote in document
+
+
+def test_a_searchs_heading_says_what_it_also_searched_for() -> None:
+    search = RetrievalDone(
+        iteration=1,
+        origin="sandbox",
+        query="What was Acme's total headcount at the end of 2023?",
+        diagnostics={"readerTerms": {"headcount": ["employees", "workforce"]}},
+    )
+    heading = str(search_heading(search).prompt)
+    assert "also searched for employees, workforce (for headcount)" in heading
+    # A recorded trace from elsewhere with another shape shows nothing of it.
+    odd = search.model_copy(update={"diagnostics": {"readerTerms": ["headcount"]}})
+    assert "also searched" not in str(search_heading(odd).prompt)

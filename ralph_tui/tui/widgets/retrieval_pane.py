@@ -16,6 +16,7 @@ from textual.widgets.option_list import Option
 
 from ralph_tui.counts import counted
 from ralph_tui.evidence import page_label
+from ralph_tui.thesaurus import also_searched
 from ralph_tui.tui.core.formatting import millis
 from ralph_tui.tui.core.run_progress import RunProgress
 
@@ -98,6 +99,8 @@ def search_heading(search: RetrievalDone) -> Option:
     notes = [millis(float(total))] if isinstance(total, (int, float)) else []
     if isinstance(skipped, dict):
         notes.extend(f"{stage} skipped" for stage in skipped)
+    if also := also_searched(search.diagnostics.get("readerTerms")):
+        notes.append(f"also searched for {also}")
     return Option(
         Content.assemble(
             ("⌕ ", "bold $accent"),
