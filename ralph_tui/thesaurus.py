@@ -7,7 +7,8 @@ equipment", "net cash provided by operating activities", "increased". No word of
 a word of the other, so neither BM25 nor the offline word vectors (which put "headcount" and
 "workforce" at cosine 0) connect them, where anyone who reads reports does.
 
-``READER_TERMS`` maps a reader's phrase to the report's phrases for it. A query holding a
+``READER_TERMS`` maps a reader's name for a thing to the report's phrases for it, and
+``READER_CHANGES`` a reader's word for how a figure moved to the report's. A query holding a
 reader's phrase (a run of its words, compared by stem: "bought back", "buying back") is
 searched for the report's phrases too (``widened``): the lexical, page and dense legs and the
 rerank get the query with those phrases after it. The query's own words are searched as
@@ -81,22 +82,6 @@ READER_TERMS: dict[str, tuple[str, ...]] = {
     "working capital": ("current assets", "current liabilities"),
     "net worth": ("shareholders equity", "stockholders equity"),
     "book value": ("shareholders equity", "stockholders equity"),
-    # Change
-    "go up": ("increase",),
-    "went up": ("increase",),
-    "gone up": ("increase",),
-    "grow": ("increase",),
-    "grew": ("increase",),
-    "rise": ("increase",),
-    "rose": ("increase",),
-    "jump": ("increase",),
-    "go down": ("decrease",),
-    "went down": ("decrease",),
-    "gone down": ("decrease",),
-    "fall": ("decrease",),
-    "fell": ("decrease",),
-    "drop": ("decrease",),
-    "shrink": ("decrease",),
     # The report and who stands behind it
     "auditor": ("independent registered public accounting firm",),
     "auditors": ("independent registered public accounting firm",),
@@ -114,7 +99,29 @@ READER_TERMS: dict[str, tuple[str, ...]] = {
     "pension": ("retirement plans", "benefit plans"),
     "pensions": ("retirement plans", "benefit plans"),
 }
-"""A reader's phrase (written as asked, lower case) -> the phrases a report states it in."""
+"""A reader's name for a thing (written as asked, lower case) -> the phrases a report names
+it by."""
+
+READER_CHANGES: dict[str, tuple[str, ...]] = {
+    "go up": ("increase",),
+    "went up": ("increase",),
+    "gone up": ("increase",),
+    "grow": ("increase",),
+    "grew": ("increase",),
+    "rise": ("increase",),
+    "rose": ("increase",),
+    "jump": ("increase",),
+    "go down": ("decrease",),
+    "went down": ("decrease",),
+    "gone down": ("decrease",),
+    "fall": ("decrease",),
+    "fell": ("decrease",),
+    "drop": ("decrease",),
+    "shrink": ("decrease",),
+}
+"""A reader's word for how a figure moved -> the report's. Searched for like a thing's
+names, but not what a question asks about: "why did the cash drop" is answered by why, in
+lines that need not say "decrease" again (``reader_terms``' ``changes``)."""
 
 
 def _stems(phrase: str) -> tuple[str, ...]:
@@ -122,29 +129,28 @@ def _stems(phrase: str) -> tuple[str, ...]:
 
 
 @cache
-def _table() -> dict[tuple[str, ...], tuple[str, ...]]:
-    """``READER_TERMS`` by stems: each reader's phrase's stems -> the report's words."""
+def _table(changes: bool) -> dict[tuple[str, ...], tuple[str, ...]]:
+    """``READER_TERMS`` (and ``READER_CHANGES`` with ``changes``) by stems: each reader's
+    phrase's stems -> the report's words."""
     table: dict[tuple[str, ...], tuple[str, ...]] = {}
-    for reader, stated in READER_TERMS.items():
+    entries = [*READER_TERMS.items(), *(READER_CHANGES.items() if changes else ())]
+    for reader, stated in entries:
         key = _stems(reader)
         table[key] = tuple(dict.fromkeys(table.get(key, ()) + stated))
     return table
 
 
-@cache
-def _longest() -> int:
-    return max(len(key) for key in _table())
-
-
-def reader_terms(query: str) -> dict[str, list[str]]:
+def reader_terms(query: str, *, changes: bool = True) -> dict[str, list[str]]:
     """Each reader's phrase ``query`` holds (a run of its words, compared by stem), as the
-    query words it, with the report's phrases for it, each once, in the order found."""
+    query words it, with the report's phrases for it, each once, in the order found; its
+    words for a change too with ``changes``."""
     words = tokens(query)
     asked = [stem(word) for word in words]
-    table = _table()
+    table = _table(changes)
+    longest = max(len(key) for key in table)
     found: dict[str, list[str]] = {}
     for first in range(len(asked)):
-        for size in range(1, min(_longest(), len(asked) - first) + 1):
+        for size in range(1, min(longest, len(asked) - first) + 1):
             stated = table.get(tuple(asked[first : first + size]), ())
             if stated:
                 known = found.setdefault(" ".join(words[first : first + size]), [])

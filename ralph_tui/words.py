@@ -65,7 +65,7 @@ INSTRUCTION_WORDS = word_set(
     describe explain summarize summarise list identify analyze analyse compare discuss
     provide outline determine give tell write document text section overview detail review
     find extract assess evaluate report note please often happen kind type way make take
-    need use
+    need use many
     """
 )
 """Words a question or task is phrased with rather than about (compared by stem, so

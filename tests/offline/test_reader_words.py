@@ -72,3 +72,18 @@ def test_the_keyless_answer_is_the_line_in_the_reports_words(
     assert ANSWER in answer
     assert not any(filler.split(" was")[0] in answer for filler in FILLERS), answer
     assert code == (0 if result["status"] == "passed" else 1)
+
+
+async def test_a_readers_word_for_a_change_is_searched_for_but_need_not_be_said(
+    tmp_path: Path,
+) -> None:
+    text = "\n\n".join([*OTHER, "Net cash provided by operating activities decreased in 2023."])
+    asked = Asked.question("Why did Acme's cash from operations drop in 2023?")
+    weighed = asked.weighed(await rarity_of(text))
+    assert [reader.phrase for reader in asked.readers] == ["cash from operations"]
+    assert weighed.addressed_by("Acme's operating activities used more cash for inventory.")
+
+
+def test_how_many_is_how_a_question_is_phrased() -> None:
+    asked = Asked.question("Roughly how many employees did Acme have at the end of 2023?")
+    assert "mani" not in asked.words and "employe" in asked.words

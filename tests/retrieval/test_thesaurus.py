@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from ralph_tui.cli import run_cli
-from ralph_tui.thesaurus import READER_TERMS, expansions, reader_terms
+from ralph_tui.thesaurus import READER_CHANGES, READER_TERMS, expansions, reader_terms
 
 from .helpers import paragraphs_document, retriever_of
 
@@ -79,7 +79,7 @@ def test_reader_phrases_are_matched_by_stem_and_as_runs_of_words() -> None:
 
 
 def test_every_entry_names_report_words_and_no_entry_maps_to_itself() -> None:
-    for reader, stated in READER_TERMS.items():
+    for reader, stated in [*READER_TERMS.items(), *READER_CHANGES.items()]:
         assert reader == reader.lower() and stated, reader
         assert reader not in stated, reader
 

@@ -88,8 +88,10 @@ subject ("duty manager" in a quarter of its passages) stays above it."""
 
 @dataclass(frozen=True)
 class ReaderPhrase:
-    """A phrase of a question in a reader's words ("headcount"), with the words a report
-    states it in ("employees", "workforce"; ``ralph_tui.thesaurus``), and the terms of both."""
+    """A phrase of a question naming a thing in a reader's words ("headcount"), with the
+    words a report names it by ("employees", "workforce"; ``ralph_tui.thesaurus``), and the
+    terms of both. A reader's word for a change ("drop") is not one: a line answering why
+    the cash dropped need not say "decrease" again."""
 
     phrase: str
     terms: frozenset[str]
@@ -105,7 +107,7 @@ class ReaderPhrase:
                 tuple(said),
                 frozenset(term_set(" ".join(said))),
             )
-            for phrase, said in reader_terms(query).items()
+            for phrase, said in reader_terms(query, changes=False).items()
         )
 
 
