@@ -129,15 +129,15 @@ def _stems(phrase: str) -> tuple[str, ...]:
 
 
 @cache
-def _table(changes: bool) -> dict[tuple[str, ...], tuple[str, ...]]:
+def _table(changes: bool) -> tuple[dict[tuple[str, ...], tuple[str, ...]], int]:
     """``READER_TERMS`` (and ``READER_CHANGES`` with ``changes``) by stems: each reader's
-    phrase's stems -> the report's words."""
+    phrase's stems -> the report's words; and the most words a reader's phrase has."""
     table: dict[tuple[str, ...], tuple[str, ...]] = {}
     entries = [*READER_TERMS.items(), *(READER_CHANGES.items() if changes else ())]
     for reader, stated in entries:
         key = _stems(reader)
         table[key] = tuple(dict.fromkeys(table.get(key, ()) + stated))
-    return table
+    return table, max(len(key) for key in table)
 
 
 def reader_terms(query: str, *, changes: bool = True) -> dict[str, list[str]]:
@@ -146,8 +146,7 @@ def reader_terms(query: str, *, changes: bool = True) -> dict[str, list[str]]:
     words for a change too with ``changes``."""
     words = tokens(query)
     asked = [stem(word) for word in words]
-    table = _table(changes)
-    longest = max(len(key) for key in table)
+    table, longest = _table(changes)
     found: dict[str, list[str]] = {}
     for first in range(len(asked)):
         for size in range(1, min(longest, len(asked) - first) + 1):
@@ -158,15 +157,16 @@ def reader_terms(query: str, *, changes: bool = True) -> dict[str, list[str]]:
     return found
 
 
-def expansions(query: str) -> list[str]:
-    """The report's phrases for the reader's phrases ``query`` holds (``reader_terms``),
-    each once; empty when it holds none."""
-    return list(dict.fromkeys(p for stated in reader_terms(query).values() for p in stated))
+def expansions(found: Mapping[str, Sequence[str]]) -> list[str]:
+    """The report's phrases for the reader's phrases a query holds (``found``, as
+    ``reader_terms`` gives them), each once; empty when it holds none."""
+    return list(dict.fromkeys(phrase for stated in found.values() for phrase in stated))
 
 
-def widened(query: str) -> str:
-    """``query`` and, after it, the report's phrases for the reader's phrases it holds."""
-    return " ".join([query, *expansions(query)])
+def widened(query: str, found: Mapping[str, Sequence[str]]) -> str:
+    """``query`` and, after it, the report's phrases for the reader's phrases it holds
+    (``found``, as ``reader_terms`` gives them for it)."""
+    return " ".join([query, *expansions(found)])
 
 
 def also_searched(found: object) -> str:

@@ -199,7 +199,8 @@ class Retriever:
         n = max(self.options.top_n, k)
 
         t = time.perf_counter()
-        searched = widened(query)
+        readers = reader_terms(query)
+        searched = widened(query, readers)
         allowed: dict[str, np.ndarray | None] = {}
         named: list[str] = []
         for source in sources:
@@ -280,7 +281,7 @@ class Retriever:
             },
             "fused": len(fused),
             "namedDocuments": named,
-            "readerTerms": reader_terms(query),
+            "readerTerms": readers,
             "exactPhrases": phrases,
             "selected": [
                 {key: value for key, value in p.to_json().items() if key != "text"}
