@@ -95,8 +95,14 @@ def passages(document: str) -> list[RetrievedPassage]:
     return found
 
 
-def write_searched_session(out_dir: Path, document: str) -> str:
-    """A passed run whose iterations each searched the document before the reader."""
+def write_searched_session(
+    out_dir: Path,
+    document: str,
+    query: str = SEARCH_QUERY,
+    diagnostics: dict[str, object] | None = None,
+) -> str:
+    """A passed run whose iterations each searched the document before the reader, for
+    ``query``, the search recording ``diagnostics``."""
     store = TraceStore(out_dir)
     handle = _session(store)
     events = scripted_events(handle.session_id)
@@ -109,8 +115,9 @@ def write_searched_session(out_dir: Path, document: str) -> str:
                     ts=event.ts,
                     iteration=event.iteration,
                     origin="prephase",
-                    query=SEARCH_QUERY,
+                    query=query,
                     passages=passages(document),
+                    diagnostics=diagnostics or {},
                 )
             )
     _finish(handle, searched, traces=2)

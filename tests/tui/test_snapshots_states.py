@@ -342,6 +342,24 @@ def test_session_screen_searches(
     assert snap_session(snap_compare, app, searched_session, "s", then=passages_listed)
 
 
+def test_session_screen_search_in_a_readers_words(
+    snap_compare: SnapCompare, make_app: MakeApp, out_dir: Path
+) -> None:
+    """A search that also looked for the report's words for a reader's: its heading says
+    which, as the CLI's ``search`` does."""
+    session_id = write_searched_session(
+        out_dir,
+        read_document_text(Path(DOC_NAME)),
+        query="What is the filter house's headcount on a night shift?",
+        diagnostics={
+            "ms": {"total": 21.0},
+            "readerTerms": {"headcount": ["employees", "workforce"]},
+        },
+    )
+    app = make_app(start_mode="sessions")
+    assert snap_session(snap_compare, app, session_id, "s", then=passages_listed)
+
+
 def test_passage_modal(snap_compare: SnapCompare, make_app: MakeApp, searched_session: str) -> None:
     async def opened(pilot: Pilot[Any]) -> None:
         await passages_listed(pilot)
